@@ -1,0 +1,12 @@
+// berth: one binary, several roles (see docs/architecture.md).
+#include <CLI/CLI.hpp>
+
+#include "cli/sim_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Berth: a GPU job scheduler for AI-training clusters"};
+  app.require_subcommand(1);
+  berth::cli::AddSimCommand(app);
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}

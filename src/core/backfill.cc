@@ -1,0 +1,91 @@
+// EASY backfill (Lifka, 1995; Slurm's sched/backfill with one reservation).
+//
+// Jobs start in order while they fit. The first that does not fit gets a
+// reservation: the earliest time its room frees up, from running jobs'
+// expected ends, and the exact GPUs it will take then. Every later job may
+// start now only if it cannot delay that promise:
+//   - it is expected to end before the reservation starts, so it may use any
+//     free GPU (checked on `cycle.work`), or
+//   - it keeps off the reserved GPUs, CPU and memory (checked on `shadow`, a
+//     copy of the free capacity with the reservation taken out).
+// Every backfilled job is taken out of `shadow` too, so later long jobs
+// cannot use what a short one holds now.
+#include <optional>
+
+#include "core/cycle.h"
+#include "core/eta.h"
+#include "core/failure_memo.h"
+
+namespace berth::core {
+namespace {
+
+// Starts jobs in order until one does not fit; returns its index.
+std::optional<size_t> StartInOrder(Cycle& cycle) {
+  for (size_t i = 0; i < cycle.order.size(); ++i) {
+    Candidate& candidate = cycle.order[i];
+    std::optional<Placement> placement = Place(cycle.work, candidate.request);
+    if (!placement) return i;
+    cycle.Start(candidate, std::move(*placement));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void RunBackfill(Cycle& cycle) {
+  const std::optional<size_t> head_index = StartInOrder(cycle);
+  if (!head_index) return;
+  Candidate& head = cycle.order[*head_index];
+
+  Capacity plan = cycle.work;
+  ReleaseSchedule ends(cycle);
+  std::optional<PlannedStart> reserved = ends.AdvanceUntilFits(plan, head.request, cycle.now);
+
+  Capacity shadow = cycle.work;
+  if (reserved) {
+    shadow.Reserve(reserved->placement);
+    head.reason = ReasonCode::kReserved;
+    cycle.decision.reservations.push_back(
+        Reservation{head.job->spec.id, reserved->at, reserved->placement});
+  } else {
+    // Its nodes are down or draining: nothing to protect yet.
+    cycle.Blocked(head, cycle.work);
+  }
+
+  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  FailureMemo fails_now;     // on cycle.work
+  FailureMemo fails_shadow;  // on shadow
+  for (size_t i = *head_index + 1; i < cycle.order.size(); ++i) {
+    Candidate& candidate = cycle.order[i];
+    const bool ends_before_reservation =
+        reserved && cycle.now + runtimes.Remaining(*candidate.job, cycle.now) <= reserved->at;
+    std::optional<Placement> placement;
+    if (ends_before_reservation) {
+      if (!fails_now.KnownToFail(candidate.request)) {
+        placement = Place(cycle.work, candidate.request);
+        if (!placement) fails_now.Record(candidate.request);
+      }
+    } else if (!fails_shadow.KnownToFail(candidate.request)) {
+      placement = Place(shadow, candidate.request);
+      if (!placement) fails_shadow.Record(candidate.request);
+    }
+    if (placement) {
+      shadow.Reserve(*placement);
+      cycle.Start(candidate, std::move(*placement));
+      continue;
+    }
+    if (!cycle.explaining()) continue;
+    // Would it fit if the reservation did not exist?
+    const bool fits_now = !fails_now.KnownToFail(candidate.request) &&
+                          Place(cycle.work, candidate.request).has_value();
+    if (fits_now) {
+      candidate.reason = ReasonCode::kReservation;
+      candidate.blocker = head.job->spec.id;
+    } else {
+      fails_now.Record(candidate.request);
+      cycle.Blocked(candidate, cycle.work);
+    }
+  }
+}
+
+}  // namespace berth::core

@@ -1,0 +1,131 @@
+#include "core/cluster_state.h"
+
+#include <utility>
+
+#include "common/check.h"
+
+namespace berth::core {
+
+ClusterState::ClusterState(ClusterOptions options)
+    : capacity_(&nodes_), usage_(options.usage_half_life) {}
+
+NodeId ClusterState::AddNode(NodeSpec spec) {
+  const NodeId id = nodes_.Add(std::move(spec));
+  node_states_.push_back(NodeState::kUp);
+  capacity_.SyncNodes();
+  return id;
+}
+
+void ClusterState::SetNodeState(NodeId node, NodeState state) {
+  node_states_[Index(node)] = state;
+  capacity_.SetSchedulable(node, state == NodeState::kUp);
+}
+
+void ClusterState::SetGpuHealth(NodeId node, int gpu, GpuHealth health) {
+  NodeSpec& spec = nodes_.mutable_spec(node);
+  BERTH_CHECK(gpu >= 0 && static_cast<size_t>(gpu) < spec.gpus.size()) << gpu;
+  spec.gpus[static_cast<size_t>(gpu)].health = health;
+  capacity_.SetGpuUsable(node, gpu, health == GpuHealth::kHealthy);
+}
+
+void ClusterState::Submit(JobSpec spec, Time now) {
+  BERTH_CHECK(spec.tasks >= 1) << "job " << Value(spec.id) << " tasks " << spec.tasks;
+  BERTH_CHECK(spec.task.valid()) << "job " << Value(spec.id) << " has an invalid task shape";
+  const JobId id = spec.id;
+  Job job;
+  job.spec = std::move(spec);
+  job.state = JobState::kPending;
+  job.queued_since = now;
+  auto [it, inserted] = jobs_.emplace(id, std::move(job));
+  BERTH_CHECK(inserted) << "duplicate job id " << Value(id);
+  pending_.emplace(id, &it->second);
+}
+
+void ClusterState::Hold(JobId id) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.state == JobState::kPending) << "hold of job " << Value(id);
+  job.state = JobState::kHeld;
+  pending_.erase(id);
+  ++held_count_;
+}
+
+void ClusterState::Release(JobId id) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.state == JobState::kHeld) << "release of job " << Value(id);
+  job.state = JobState::kPending;
+  pending_.emplace(id, &job);
+  --held_count_;
+}
+
+void ClusterState::Start(JobId id, Placement placement, Time now) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.state == JobState::kPending) << "start of job " << Value(id) << " in state "
+                                               << JobStateName(job.state);
+  BERTH_CHECK(placement.shape == job.spec.task &&
+              placement.tasks.size() == static_cast<size_t>(job.spec.tasks))
+      << "placement does not match job " << Value(id);
+  BERTH_CHECK(capacity_.CanAllocate(placement)) << "placement of job " << Value(id)
+                                                << " does not fit";
+  capacity_.Allocate(placement);
+  job.placement = std::move(placement);
+  job.state = JobState::kRunning;
+  job.started = now;
+  pending_.erase(id);
+  running_.emplace(id, &job);
+}
+
+void ClusterState::EndRun(Job& job, Time now) {
+  usage_.Charge(job.spec.user, job.spec.queue, job.spec.total_gpu(), job.started, now);
+  capacity_.Release(job.placement);
+  job.executed += now - job.started;
+  job.placement = Placement{};
+  running_.erase(job.spec.id);
+}
+
+void ClusterState::Finish(JobId id, Time now) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.running()) << "finish of job " << Value(id) << " that is not running";
+  EndRun(job, now);
+  jobs_.erase(id);
+}
+
+void ClusterState::Preempt(JobId id, Time now) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.running()) << "preemption of job " << Value(id) << " that is not running";
+  EndRun(job, now);
+  job.state = JobState::kPending;
+  job.queued_since = now;
+  ++job.preemptions;
+  pending_.emplace(id, &job);
+}
+
+void ClusterState::Cancel(JobId id, Time now) {
+  Job& job = GetMutable(id);
+  if (job.running()) {
+    EndRun(job, now);
+  } else if (job.state == JobState::kHeld) {
+    --held_count_;
+  } else {
+    pending_.erase(id);
+  }
+  jobs_.erase(id);
+}
+
+const Job* ClusterState::Find(JobId id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+const Job& ClusterState::Get(JobId id) const {
+  const Job* job = Find(id);
+  BERTH_CHECK(job != nullptr) << "unknown job " << Value(id);
+  return *job;
+}
+
+Job& ClusterState::GetMutable(JobId id) {
+  auto it = jobs_.find(id);
+  BERTH_CHECK(it != jobs_.end()) << "unknown job " << Value(id);
+  return it->second;
+}
+
+}  // namespace berth::core

@@ -1,0 +1,85 @@
+// ClusterState: the snapshot that Decide reads.
+//
+// The owner (simulator or server scheduler loop) keeps one ClusterState up to
+// date by applying events (nodes join or change, jobs arrive, start, finish,
+// get preempted) and calls Decide on it between events. It holds only what
+// scheduling needs: nodes and their free capacity, live jobs, decayed usage.
+// Finished jobs leave it; their history belongs to the owner.
+//
+// Pure and deterministic: no I/O, no clock (every event carries its time).
+// Not thread-safe: one owner applies events and decides in turn.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/capacity.h"
+#include "core/ids.h"
+#include "core/job.h"
+#include "core/node.h"
+#include "core/node_table.h"
+#include "core/usage_ledger.h"
+
+namespace berth::core {
+
+struct ClusterOptions {
+  // Fair-share usage decay (Slurm's PriorityDecayHalfLife); a cluster
+  // setting because usage is accumulated as jobs run, before any policy reads it.
+  Duration usage_half_life = Duration::Days(7);
+};
+
+class ClusterState {
+ public:
+  explicit ClusterState(ClusterOptions options = {});
+  ClusterState(const ClusterState&) = delete;
+  ClusterState& operator=(const ClusterState&) = delete;
+
+  // --- nodes ---
+  NodeId AddNode(NodeSpec spec);
+  void SetNodeState(NodeId node, NodeState state);
+  void SetGpuHealth(NodeId node, int gpu, GpuHealth health);
+  NodeState node_state(NodeId node) const { return node_states_[Index(node)]; }
+  const NodeTable& nodes() const { return nodes_; }
+  const Capacity& capacity() const { return capacity_; }
+
+  // --- jobs ---
+  // REQUIRES: the id is new, the shape is valid and tasks >= 1.
+  void Submit(JobSpec spec, Time now);
+  // Held jobs stay in the state but are never started.
+  void Hold(JobId id);
+  void Release(JobId id);
+  // REQUIRES: pending, and capacity().CanAllocate(placement).
+  void Start(JobId id, Placement placement, Time now);
+  // A running job ended (for any reason); it leaves the state.
+  void Finish(JobId id, Time now);
+  // A running job was stopped to make room and goes back to the queue.
+  void Preempt(JobId id, Time now);
+  // A pending, held or running job is removed.
+  void Cancel(JobId id, Time now);
+
+  const Job* Find(JobId id) const;
+  const Job& Get(JobId id) const;
+  // Live jobs by state, ascending id.
+  const std::map<JobId, Job*>& pending() const { return pending_; }
+  const std::map<JobId, Job*>& running() const { return running_; }
+  size_t held_count() const { return held_count_; }
+  const UsageLedger& usage() const { return usage_; }
+
+ private:
+  Job& GetMutable(JobId id);
+  // Charges the current run of a running job to the usage ledger, and
+  // returns its GPUs to the free pool.
+  void EndRun(Job& job, Time now);
+
+  NodeTable nodes_;
+  std::vector<NodeState> node_states_;
+  Capacity capacity_;
+  std::map<JobId, Job> jobs_;  // every live job; map keeps pointers stable
+  std::map<JobId, Job*> pending_;
+  std::map<JobId, Job*> running_;
+  size_t held_count_ = 0;
+  UsageLedger usage_;
+};
+
+}  // namespace berth::core

@@ -1,0 +1,102 @@
+#include "core/cluster_state.h"
+
+#include <gtest/gtest.h>
+
+#include "core/placer.h"
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::AddNodes;
+using testing::At;
+using testing::Id;
+using testing::NewJob;
+using testing::N;
+using testing::Secs;
+
+Placement PlaceOrDie(const ClusterState& state, const JobSpec& spec) {
+  std::optional<Placement> placement =
+      Place(state.capacity(), ResolveRequest(state.nodes(), spec).request);
+  EXPECT_TRUE(placement);
+  return *placement;
+}
+
+TEST(ClusterStateTest, JobLifecycleMovesCapacity) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec spec = NewJob(1).Gpus(4);
+  state.Submit(spec, At(10));
+  EXPECT_EQ(state.pending().size(), 1u);
+  EXPECT_EQ(state.Get(Id(1)).queued_since, At(10));
+
+  state.Start(Id(1), PlaceOrDie(state, spec), At(20));
+  EXPECT_TRUE(state.pending().empty());
+  EXPECT_EQ(state.running().size(), 1u);
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 4);
+  EXPECT_EQ(state.Get(Id(1)).RunTime(At(50)), Secs(30));
+
+  state.Finish(Id(1), At(120));
+  EXPECT_EQ(state.Find(Id(1)), nullptr);
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 8);
+  EXPECT_NEAR(state.usage().QueueUsage("default", At(120)), 400.0, 0.1);
+}
+
+TEST(ClusterStateTest, PreemptionRequeuesAndKeepsAttainedService) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec spec = NewJob(7).Gpus(2);
+  state.Submit(spec, At(0));
+  state.Start(Id(7), PlaceOrDie(state, spec), At(100));
+  state.Preempt(Id(7), At(400));
+
+  const Job& job = state.Get(Id(7));
+  EXPECT_EQ(job.state, JobState::kPending);
+  EXPECT_EQ(job.preemptions, 1);
+  EXPECT_EQ(job.executed, Secs(300));
+  EXPECT_EQ(job.queued_since, At(400));
+  EXPECT_DOUBLE_EQ(job.AttainedGpuSeconds(At(1000)), 600.0);
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 8);
+
+  state.Start(Id(7), PlaceOrDie(state, spec), At(500));
+  EXPECT_EQ(state.Get(Id(7)).RunTime(At(600)), Secs(400));
+}
+
+TEST(ClusterStateTest, HoldKeepsAJobOutOfThePendingSet) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  state.Submit(NewJob(1), At(0));
+  state.Hold(Id(1));
+  EXPECT_TRUE(state.pending().empty());
+  EXPECT_EQ(state.held_count(), 1u);
+  state.Release(Id(1));
+  EXPECT_EQ(state.pending().size(), 1u);
+  state.Cancel(Id(1), At(5));
+  EXPECT_EQ(state.Find(Id(1)), nullptr);
+}
+
+TEST(ClusterStateTest, CancelOfARunningJobFreesItsGpus) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec spec = NewJob(3).Gpus(8);
+  state.Submit(spec, At(0));
+  state.Start(Id(3), PlaceOrDie(state, spec), At(0));
+  state.Cancel(Id(3), At(10));
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 8);
+  EXPECT_TRUE(state.running().empty());
+}
+
+TEST(ClusterStateDeathTest, RefusesAPlacementThatDoesNotFit) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec a = NewJob(1).Gpus(8);
+  const JobSpec b = NewJob(2).Gpus(8);
+  state.Submit(a, At(0));
+  state.Submit(b, At(0));
+  const Placement placement = PlaceOrDie(state, a);
+  state.Start(Id(1), placement, At(0));
+  EXPECT_DEATH(state.Start(Id(2), placement, At(0)), "does not fit");
+}
+
+}  // namespace
+}  // namespace berth::core

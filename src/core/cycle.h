@@ -1,0 +1,67 @@
+// One decision cycle's working data, shared by the disciplines (decide.cc,
+// backfill.cc, preemption.cc) and the ETA planner (eta.cc). Internal to the
+// core: owners only see Decide and Decision.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/capacity.h"
+#include "core/cluster_state.h"
+#include "core/decide.h"
+#include "core/decision.h"
+#include "core/orderer.h"
+#include "core/placer.h"
+#include "core/policy.h"
+
+namespace berth::core {
+
+struct Candidate {
+  const Job* job = nullptr;
+  PlacementRequest request;
+  OrderKey key;
+  bool started = false;
+  ReasonCode reason = ReasonCode::kResources;
+  std::optional<JobId> blocker;
+};
+
+struct Cycle {
+  Cycle(const ClusterState& state_in, Time now_in, const Policy& policy_in,
+        ExplainLevel explain_in)
+      : state(state_in),
+        now(now_in),
+        policy(policy_in),
+        explain(explain_in),
+        work(state_in.capacity()) {}
+
+  bool explaining() const { return explain != ExplainLevel::kNone; }
+  OrderContext order_context() const { return OrderContext{state, now, *policy.runtimes}; }
+
+  // Commits a start to the tentative capacity and the decision.
+  void Start(Candidate& candidate, Placement placement, std::vector<JobId> preempts = {}) {
+    work.Allocate(placement);
+    candidate.started = true;
+    decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
+                                       std::move(preempts)});
+  }
+  // Records why a candidate stays pending, when someone will read it.
+  void Blocked(Candidate& candidate, const Capacity& capacity) {
+    if (explaining()) candidate.reason = DiagnoseBlocked(capacity, candidate.request);
+  }
+
+  const ClusterState& state;
+  const Time now;
+  const Policy& policy;
+  const ExplainLevel explain;
+  Capacity work;                   // live capacity minus this cycle's starts
+  std::vector<Candidate> order;    // pending jobs that can fit, in policy order
+  std::vector<const Job*> never_fit;  // pending jobs that can never fit, by id
+  Decision decision;
+};
+
+// The disciplines. Each walks cycle.order and fills cycle.decision.
+void RunStrict(Cycle& cycle);
+void RunBackfill(Cycle& cycle);
+void RunPreemptive(Cycle& cycle);
+
+}  // namespace berth::core

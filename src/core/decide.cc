@@ -1,0 +1,108 @@
+#include "core/decide.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "common/check.h"
+#include "core/cycle.h"
+#include "core/eta.h"
+#include "core/placer.h"
+
+namespace berth::core {
+namespace {
+
+// Step 1: pending jobs that could fit the cluster become candidates; the
+// rest are set aside so they never block anyone. Feasibility depends only on
+// the request and the node table, so it is computed once per distinct request.
+void CollectCandidates(Cycle& cycle) {
+  using RequestKey = std::tuple<std::optional<GpuTypeId>, int32_t, TaskShape>;
+  std::map<RequestKey, bool> fits_cache;
+  const NodeTable& nodes = cycle.state.nodes();
+  cycle.order.reserve(cycle.state.pending().size());
+  for (const auto& [id, job] : cycle.state.pending()) {
+    const ResolvedRequest resolved = ResolveRequest(nodes, job->spec);
+    bool fits = resolved.known_type;
+    if (fits) {
+      const PlacementRequest& r = resolved.request;
+      auto [it, inserted] = fits_cache.try_emplace(RequestKey{r.type, r.tasks, r.shape}, false);
+      if (inserted) it->second = FitsEmptyCluster(nodes, r);
+      fits = it->second;
+    }
+    if (fits) {
+      Candidate candidate;
+      candidate.job = job;
+      candidate.request = resolved.request;
+      cycle.order.push_back(std::move(candidate));
+    } else {
+      cycle.never_fit.push_back(job);
+    }
+  }
+}
+
+// Step 2: the policy's order; equal keys fall back to the job id.
+void OrderCandidates(Cycle& cycle) {
+  std::vector<const Job*> jobs;
+  jobs.reserve(cycle.order.size());
+  for (const Candidate& candidate : cycle.order) jobs.push_back(candidate.job);
+  std::vector<OrderKey> keys;
+  cycle.policy.orderer->Keys(jobs, cycle.order_context(), keys);
+  BERTH_CHECK(keys.size() == jobs.size());
+  for (size_t i = 0; i < keys.size(); ++i) cycle.order[i].key = keys[i];
+  std::sort(cycle.order.begin(), cycle.order.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.key != b.key) return a.key < b.key;
+    return a.job->spec.id < b.job->spec.id;
+  });
+}
+
+// Step 4: a reason and position for every job left pending.
+void Explain(Cycle& cycle) {
+  int64_t position = 0;
+  for (const Candidate& candidate : cycle.order) {
+    if (candidate.started) continue;
+    cycle.decision.pending.push_back(PendingJob{candidate.job->spec.id, candidate.reason,
+                                                position++, candidate.blocker, {}, {}});
+  }
+  for (const Job* job : cycle.never_fit) {
+    cycle.decision.pending.push_back(
+        PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
+  }
+  if (cycle.explain == ExplainLevel::kFull) PlanEtas(cycle);
+}
+
+}  // namespace
+
+// Head-of-line blocking: the first job that does not fit stops the line.
+void RunStrict(Cycle& cycle) {
+  for (size_t i = 0; i < cycle.order.size(); ++i) {
+    Candidate& candidate = cycle.order[i];
+    if (std::optional<Placement> placement = Place(cycle.work, candidate.request)) {
+      cycle.Start(candidate, std::move(*placement));
+      continue;
+    }
+    cycle.Blocked(candidate, cycle.work);
+    for (size_t j = i + 1; j < cycle.order.size(); ++j) {
+      cycle.order[j].reason = ReasonCode::kPriority;
+      cycle.order[j].blocker = candidate.job->spec.id;
+    }
+    return;
+  }
+}
+
+Decision Decide(const ClusterState& state, Time now, const Policy& policy,
+                const DecideOptions& options) {
+  BERTH_CHECK(policy.runtimes != nullptr) << "policy " << policy.name << " has no estimator";
+  Cycle cycle(state, now, policy, options.explain);
+  CollectCandidates(cycle);
+  OrderCandidates(cycle);
+  switch (policy.discipline) {
+    case Discipline::kStrict: RunStrict(cycle); break;
+    case Discipline::kBackfill: RunBackfill(cycle); break;
+    case Discipline::kPreemptive: RunPreemptive(cycle); break;
+  }
+  if (cycle.explaining()) Explain(cycle);
+  cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());
+  return std::move(cycle.decision);
+}
+
+}  // namespace berth::core

@@ -1,0 +1,59 @@
+// What one decision cycle concludes. Plain values: the owner applies them
+// (the simulator at once, the server through its plan applier, which
+// re-checks each start against the latest state).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/placement.h"
+#include "core/reason.h"
+#include "core/time.h"
+
+namespace berth::core {
+
+struct JobStart {
+  JobId job{};
+  Placement placement;
+  // Running jobs that must stop first: the placement uses their GPUs.
+  std::vector<JobId> preempts;
+};
+
+struct Preemption {
+  JobId job{};      // the victim
+  JobId for_job{};  // the job it makes room for
+};
+
+// A promise: `job` starts at `start` on `placement`; backfill may not delay it.
+struct Reservation {
+  JobId job{};
+  Time start;
+  Placement placement;
+};
+
+struct PendingJob {
+  JobId job{};
+  ReasonCode reason = ReasonCode::kResources;
+  // 0 = next in line. Jobs that can never fit come last.
+  int64_t position = 0;
+  // The job ahead that holds it back: the head of the line (kPriority) or
+  // the reserved job (kReservation).
+  std::optional<JobId> blocker;
+  // ExplainLevel::kFull only: the expected start, and the running job whose
+  // expected end completes the room it needs.
+  std::optional<Time> eta;
+  std::optional<JobId> after_job;
+};
+
+struct Decision {
+  std::vector<JobStart> starts;  // in decision order
+  std::vector<Preemption> preemptions;
+  std::vector<Reservation> reservations;
+  std::vector<PendingJob> pending;  // in queue order; empty with ExplainLevel::kNone
+  // Decide again no later than this, even if no event arrives (a running job
+  // crosses a priority threshold, for example).
+  std::optional<Time> next_decision;
+};
+
+}  // namespace berth::core

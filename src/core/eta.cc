@@ -1,0 +1,73 @@
+#include "core/eta.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace berth::core {
+
+ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : clock_(cycle.now) {
+  std::set<JobId> preempted;
+  for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
+  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  for (const auto& [id, job] : cycle.state.running()) {
+    if (preempted.contains(id)) continue;
+    Add(cycle.now + runtimes.Remaining(*job, cycle.now), id, &job->placement);
+  }
+  for (const JobStart& start : cycle.decision.starts) {
+    const Job& job = cycle.state.Get(start.job);
+    Add(cycle.now + runtimes.Remaining(job, cycle.now), start.job, &start.placement);
+  }
+}
+
+void ReleaseSchedule::Add(Time end, JobId job, const Placement* placement) {
+  ends_.push(End{end, job, placement});
+}
+
+const Placement* ReleaseSchedule::Own(Placement placement) {
+  owned_.push_back(std::move(placement));
+  return &owned_.back();
+}
+
+std::optional<PlannedStart> ReleaseSchedule::AdvanceUntilFits(Capacity& capacity,
+                                                              const PlacementRequest& request,
+                                                              Time not_before) {
+  clock_ = Max(clock_, not_before);
+  std::optional<JobId> after;
+  while (true) {
+    if (std::optional<Placement> placement = Place(capacity, request)) {
+      return PlannedStart{clock_, std::move(*placement), after};
+    }
+    if (ends_.empty()) return std::nullopt;
+    const End end = ends_.top();
+    ends_.pop();
+    capacity.Release(*end.placement);
+    clock_ = Max(clock_, end.at);
+    after = end.job;
+  }
+}
+
+void PlanEtas(Cycle& cycle) {
+  Capacity plan = cycle.work;
+  ReleaseSchedule ends(cycle);
+  std::map<JobId, const Candidate*> by_id;
+  for (const Candidate& candidate : cycle.order) by_id.emplace(candidate.job->spec.id, &candidate);
+
+  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  Time clock = cycle.now;
+  for (PendingJob& pending : cycle.decision.pending) {
+    auto it = by_id.find(pending.job);
+    if (it == by_id.end()) continue;  // can never fit: no ETA
+    const Candidate& candidate = *it->second;
+    std::optional<PlannedStart> start = ends.AdvanceUntilFits(plan, candidate.request, clock);
+    if (!start) continue;  // needs nodes that are down or draining
+    clock = start->at;
+    pending.eta = start->at;
+    pending.after_job = start->after_job;
+    const Placement* placement = ends.Own(std::move(start->placement));
+    plan.Allocate(*placement);
+    ends.Add(start->at + runtimes.Remaining(*candidate.job, cycle.now), pending.job, placement);
+  }
+}
+
+}  // namespace berth::core

@@ -1,0 +1,65 @@
+// Forward planning over expected job ends: when will a job fit?
+//
+// Used twice per cycle: for the EASY reservation of the first blocked job
+// (backfill.cc) and, with ExplainLevel::kFull, for an ETA for every pending
+// job (PlanEtas). Expected ends come from the policy's RuntimeEstimator, so
+// Slurm plans with time limits, oracles with the truth.
+//
+// The ETA plan starts pending jobs in policy order, each no earlier than the
+// one before it (no backfill, no future preemption), so it is a
+// conservative estimate: a backfilled job may start sooner than its ETA.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include "core/capacity.h"
+#include "core/cycle.h"
+#include "core/placement.h"
+
+namespace berth::core {
+
+struct PlannedStart {
+  Time at;
+  Placement placement;
+  // The running job whose end completed the room (none if it fits now).
+  std::optional<JobId> after_job;
+};
+
+// Expected ends of running work, consumed in time order.
+class ReleaseSchedule {
+ public:
+  // The state's running jobs the cycle did not preempt, plus the cycle's own
+  // starts; each ends `Remaining` after the cycle's `now`.
+  explicit ReleaseSchedule(const Cycle& cycle);
+
+  // REQUIRES: `placement` outlives this schedule or is owned by it via Own().
+  void Add(Time end, JobId job, const Placement* placement);
+  const Placement* Own(Placement placement);
+
+  // Releases ends (earliest first, ties by job id) into `capacity` until
+  // `request` fits, at or after `not_before`. nullopt when it never fits.
+  std::optional<PlannedStart> AdvanceUntilFits(Capacity& capacity,
+                                               const PlacementRequest& request,
+                                               Time not_before);
+
+ private:
+  struct End {
+    Time at;
+    JobId job;
+    const Placement* placement;
+    bool operator>(const End& o) const {
+      return at != o.at ? at > o.at : job > o.job;
+    }
+  };
+  std::priority_queue<End, std::vector<End>, std::greater<>> ends_;
+  std::deque<Placement> owned_;
+  Time clock_;
+};
+
+// Fills eta and after_job for every pending entry of cycle.decision.
+void PlanEtas(Cycle& cycle);
+
+}  // namespace berth::core

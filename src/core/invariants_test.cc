@@ -1,0 +1,153 @@
+// Invariant loops over seeded random workloads, for every policy: no GPU
+// over-allocated, gangs whole, backfill never delays the reservation, ETAs
+// never in the past, only allowed victims preempted.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+
+#include "core/decide.h"
+#include "core/random_scenario.h"
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::MakeRandomScenario;
+using testing::RandomScenario;
+
+// Recomputes every node's use from the running jobs and checks it against
+// the node's capacity: whole GPUs held once, shares summing to <= 1000.
+void ExpectNoOverAllocation(const ClusterState& state) {
+  std::map<std::pair<NodeId, int>, int64_t> milli;
+  std::map<NodeId, int64_t> memory;
+  for (const auto& [id, job] : state.running()) {
+    ASSERT_EQ(job->placement.tasks.size(), static_cast<size_t>(job->spec.tasks))
+        << "gang " << Value(id) << " is not whole";
+    for (const TaskPlacement& task : job->placement.tasks) {
+      const int64_t per_device = job->spec.task.wants_share() ? job->spec.task.gpu.value() : 1000;
+      ASSERT_EQ(CountGpus(task.gpus), job->spec.task.wants_share() ? 1 : job->spec.task.whole_gpus());
+      for (GpuMask bits = task.gpus; bits != 0; bits &= bits - 1) {
+        milli[{task.node, std::countr_zero(bits)}] += per_device;
+      }
+      memory[task.node] += job->spec.task.memory.value();
+    }
+  }
+  for (const auto& [device, used] : milli) {
+    EXPECT_LE(used, 1000) << "node " << Value(device.first) << " gpu " << device.second;
+  }
+  for (const auto& [node, used] : memory) {
+    EXPECT_LE(used, state.nodes().spec(node).memory.value());
+  }
+}
+
+class InvariantsTest : public ::testing::TestWithParam<std::string_view> {};
+
+TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
+  // What the workloads exercised, so the loop cannot pass vacuously.
+  int64_t starts = 0;
+  int64_t preemptions = 0;
+  int64_t backfills = 0;
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    const RandomScenario scenario = MakeRandomScenario(seed, 10, 150);
+    ClusterState state;
+    for (const NodeSpec& node : scenario.nodes) state.AddNode(node);
+    Policy policy = testing::NamedPolicy(
+        GetParam(), std::make_shared<UserLimitEstimator>(Duration::Days(1)));
+
+    // True run time: a seeded fraction of the limit, so limits hold.
+    std::mt19937 rng(seed);
+    std::map<JobId, Duration> actual;
+    for (const JobSpec& job : scenario.jobs) {
+      actual[job.id] = *job.time_limit * std::uniform_int_distribution<int>(1, 10)(rng) / 10;
+    }
+    using End = std::pair<Time, JobId>;
+    std::priority_queue<End, std::vector<End>, std::greater<>> ends;
+    std::map<JobId, Time> end_of;
+    size_t next_arrival = 0;
+    for (int step = 0; step < 400; ++step) {
+      Time now = Time::Infinite();
+      if (next_arrival < scenario.jobs.size()) now = scenario.jobs[next_arrival].submit_time;
+      if (!ends.empty()) now = Min(now, ends.top().first);
+      if (now.is_infinite()) break;
+      while (!ends.empty() && ends.top().first == now) {
+        const JobId id = ends.top().second;
+        ends.pop();
+        if (end_of.contains(id) && end_of[id] == now) {
+          state.Finish(id, now);
+          end_of.erase(id);
+        }
+      }
+      while (next_arrival < scenario.jobs.size() &&
+             scenario.jobs[next_arrival].submit_time == now) {
+        state.Submit(scenario.jobs[next_arrival], now);
+        ++next_arrival;
+      }
+
+      const Decision decision = Decide(state, now, policy, DecideOptions{ExplainLevel::kFull});
+      for (const PendingJob& pending : decision.pending) {
+        if (pending.eta) {
+          EXPECT_GE(*pending.eta, now);
+        }
+      }
+      for (const Preemption& preemption : decision.preemptions) {
+        const Job* victim = state.Find(preemption.job);
+        ASSERT_NE(victim, nullptr);
+        ASSERT_TRUE(victim->running());
+        if (policy.preemption_scope == PreemptionScope::kPreemptibleOnly) {
+          EXPECT_TRUE(victim->spec.preemptible);
+        }
+      }
+      starts += static_cast<int64_t>(decision.starts.size());
+      preemptions += static_cast<int64_t>(decision.preemptions.size());
+      if (!decision.reservations.empty()) {
+        for (const JobStart& start : decision.starts) {
+          const Job& job = state.Get(start.job);
+          const Job& reserved = state.Get(decision.reservations.front().job);
+          if (job.spec.submit_time > reserved.spec.submit_time) {
+            ++backfills;  // started although submitted after the reserved job
+          }
+        }
+      }
+      testing::Apply(state, decision, now);  // Start() re-checks every placement
+      ExpectNoOverAllocation(state);
+
+      if (!decision.reservations.empty()) {
+        // Backfill must not have delayed the promise: deciding again on the
+        // state with the backfilled jobs running starts the reserved job or
+        // promises it no later.
+        const Reservation& promised = decision.reservations.front();
+        const Decision again = Decide(state, now, policy, DecideOptions{ExplainLevel::kNone});
+        bool started = false;
+        for (const JobStart& start : again.starts) started |= start.job == promised.job;
+        if (!started) {
+          ASSERT_FALSE(again.reservations.empty());
+          EXPECT_EQ(again.reservations.front().job, promised.job);
+          EXPECT_LE(again.reservations.front().start, promised.start);
+        }
+      }
+      for (const Preemption& preemption : decision.preemptions) end_of.erase(preemption.job);
+      for (const JobStart& start : decision.starts) {
+        const Job& job = state.Get(start.job);
+        const Time end = now + Max(Duration::Micros(1), actual[start.job] - job.executed);
+        end_of[start.job] = end;
+        ends.emplace(end, start.job);
+      }
+    }
+  }
+  EXPECT_GT(starts, 500);
+  if (GetParam() == "srtf-oracle" || GetParam() == "las") {
+    EXPECT_GT(preemptions, 0);
+  }
+  if (GetParam() == "slurm") {
+    EXPECT_GT(backfills, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, InvariantsTest,
+                         ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm"));
+
+}  // namespace
+}  // namespace berth::core

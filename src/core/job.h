@@ -1,0 +1,60 @@
+// Jobs as the core sees them: what was asked (JobSpec) and where the job
+// stands (Job). Everything about how the job was submitted, its command,
+// environment and logs belongs to the server, not here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/ids.h"
+#include "core/job_state.h"
+#include "core/placement.h"
+#include "core/resources.h"
+#include "core/time.h"
+
+namespace berth::core {
+
+struct JobSpec {
+  JobId id{};
+  std::string user;
+  std::string queue;  // team / virtual cluster
+  // Priority class: higher classes are ordered first by policies that honour
+  // classes and may preempt lower ones.
+  int32_t priority = 0;
+  // A job of several tasks is a gang: all tasks start together or none does.
+  int32_t tasks = 1;
+  TaskShape task;        // per task
+  std::string gpu_type;  // required GPU model; empty = any
+  std::optional<Duration> time_limit;  // hard limit; the job is stopped there
+  std::optional<Duration> estimate;    // the user's own runtime estimate
+  bool preemptible = false;
+  Duration grace;  // time between SIGTERM and SIGKILL when stopped
+  Time submit_time;
+
+  MilliGpu total_gpu() const { return task.gpu * tasks; }
+  // GPUs as a whole number for reports (shares count as their thousandths).
+  double gpus() const { return static_cast<double>(total_gpu().value()) / 1000.0; }
+};
+
+struct Job {
+  JobSpec spec;
+  JobState state = JobState::kPending;  // kPending, kHeld or kRunning inside the core
+  Placement placement;                  // set while running
+  Time started;                         // start of the current run
+  Duration executed;                    // run time of earlier runs
+  int32_t preemptions = 0;
+  // The time the job last entered the queue (submit, or its last preemption).
+  Time queued_since;
+
+  bool running() const { return state == JobState::kRunning; }
+  // Total run time so far, including the current run.
+  Duration RunTime(Time now) const { return running() ? executed + (now - started) : executed; }
+  // Attained service in GPU-seconds (Tiresias' 2D "GPU time"), exact to the
+  // microsecond: run time x GPUs.
+  double AttainedGpuSeconds(Time now) const {
+    return RunTime(now).seconds() * static_cast<double>(spec.total_gpu().value()) / 1000.0;
+  }
+};
+
+}  // namespace berth::core

@@ -1,0 +1,63 @@
+#include "core/job_state.h"
+
+#include <array>
+#include <utility>
+
+namespace berth::core {
+namespace {
+
+constexpr std::array<std::pair<JobState, std::string_view>, 10> kNames = {{
+    {JobState::kPending, "pending"},
+    {JobState::kHeld, "held"},
+    {JobState::kStarting, "starting"},
+    {JobState::kRunning, "running"},
+    {JobState::kCompleting, "completing"},
+    {JobState::kPreempted, "preempted"},
+    {JobState::kSucceeded, "succeeded"},
+    {JobState::kFailed, "failed"},
+    {JobState::kCancelled, "cancelled"},
+    {JobState::kLost, "lost"},
+}};
+
+}  // namespace
+
+std::string_view JobStateName(JobState state) {
+  for (const auto& [value, name] : kNames) {
+    if (value == state) return name;
+  }
+  return "unknown";
+}
+
+std::optional<JobState> ParseJobState(std::string_view name) {
+  for (const auto& [value, text] : kNames) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
+}
+
+bool IsTerminal(JobState state) {
+  return state == JobState::kSucceeded || state == JobState::kFailed ||
+         state == JobState::kCancelled;
+}
+
+bool CanTransition(JobState from, JobState to) {
+  using S = JobState;
+  if (IsTerminal(from)) return false;
+  if (to == S::kCancelled) return true;  // any live job can be cancelled
+  switch (from) {
+    case S::kHeld: return to == S::kPending;
+    case S::kPending: return to == S::kHeld || to == S::kStarting;
+    case S::kStarting:
+      return to == S::kRunning || to == S::kFailed || to == S::kLost || to == S::kPending;
+    case S::kRunning:
+      return to == S::kCompleting || to == S::kSucceeded || to == S::kFailed ||
+             to == S::kLost || to == S::kPreempted;
+    case S::kCompleting:
+      return to == S::kSucceeded || to == S::kFailed || to == S::kPreempted || to == S::kLost;
+    case S::kPreempted: return to == S::kPending;
+    case S::kLost: return to == S::kPending || to == S::kFailed;
+    default: return false;
+  }
+}
+
+}  // namespace berth::core

@@ -1,0 +1,54 @@
+// Orderers: which job goes first. One narrow interface, several small
+// implementations (orderers.h), chosen by name in policy.cc.
+//
+// An orderer maps each job to a key; smaller keys go first and equal keys
+// fall back to the job id, so every order is total and deterministic. Keys
+// are integers (scores are scaled and rounded once), so no platform's
+// floating-point quirks can reorder jobs between two runs.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/cluster_state.h"
+#include "core/job.h"
+#include "core/runtime_estimator.h"
+#include "core/time.h"
+
+namespace berth::core {
+
+struct OrderKey {
+  int64_t primary = 0;
+  int64_t secondary = 0;
+  int64_t tertiary = 0;
+  constexpr auto operator<=>(const OrderKey&) const = default;
+};
+
+struct OrderContext {
+  const ClusterState& state;
+  Time now;
+  const RuntimeEstimator& runtimes;
+};
+
+class Orderer {
+ public:
+  virtual ~Orderer() = default;
+  // Keys for `jobs` (pending or running), written to `keys` in the same
+  // order. Batch form so an orderer can prepare shared inputs (fair-share
+  // factors) once per cycle.
+  virtual void Keys(std::span<const Job* const> jobs, const OrderContext& context,
+                    std::vector<OrderKey>& keys) const = 0;
+  // The earliest time after `context.now` at which a key changes other than
+  // by the passage of time shared by every job (for LAS: a running job
+  // crossing a queue threshold). The owner re-decides then.
+  virtual std::optional<Time> NextKeyChange(const OrderContext& context) const {
+    (void)context;
+    return std::nullopt;
+  }
+};
+
+}  // namespace berth::core

@@ -1,0 +1,42 @@
+// Where a job's tasks go: for each task, a node and the exact GPUs on it, so
+// the agent can set CUDA_VISIBLE_DEVICES from the placement.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/resources.h"
+
+namespace berth::core {
+
+// Bit i set = GPU index i of a node.
+using GpuMask = uint64_t;
+
+inline int CountGpus(GpuMask mask) { return std::popcount(mask); }
+
+struct TaskPlacement {
+  NodeId node{};
+  // Whole-GPU task: the devices it owns. Share task: exactly one device.
+  // CPU-only task: empty.
+  GpuMask gpus = 0;
+
+  bool operator==(const TaskPlacement&) const = default;
+};
+
+// A whole job's placement. Every task has the same shape; tasks[i] is rank i.
+struct Placement {
+  TaskShape shape;
+  std::vector<TaskPlacement> tasks;
+
+  bool empty() const { return tasks.empty(); }
+  // Distinct nodes, ascending.
+  std::vector<NodeId> Nodes() const;
+  // GPU thousandths held by the whole job.
+  MilliGpu TotalGpu() const { return shape.gpu * static_cast<int64_t>(tasks.size()); }
+
+  bool operator==(const Placement&) const = default;
+};
+
+}  // namespace berth::core

@@ -1,0 +1,282 @@
+#include "core/placer.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <vector>
+
+#include "common/check.h"
+
+namespace berth::core {
+namespace {
+
+// The models a request may use, ascending id.
+std::vector<GpuTypeId> CandidateTypes(const NodeTable& nodes, const PlacementRequest& request) {
+  if (request.type) return {*request.type};
+  std::vector<GpuTypeId> types;
+  for (size_t t = 0; t < nodes.type_count(); ++t) types.push_back(static_cast<GpuTypeId>(t));
+  return types;
+}
+
+// How many tasks of `shape` fit on the node's free capacity (whole-GPU and
+// CPU-only shapes).
+int64_t TasksThatFit(const Capacity& capacity, NodeId node, const TaskShape& shape) {
+  int64_t fit = shape.whole_gpus() > 0 ? capacity.free_gpu_count(node) / shape.whole_gpus()
+                                       : int64_t{1} << 30;
+  if (shape.cpu.value() > 0) fit = std::min(fit, capacity.free_cpu(node).value() / shape.cpu.value());
+  if (shape.memory.value() > 0) {
+    fit = std::min(fit, capacity.free_memory(node).value() / shape.memory.value());
+  }
+  return fit;
+}
+
+GpuMask LowestBits(GpuMask mask, int count) {
+  GpuMask out = 0;
+  for (int i = 0; i < count; ++i) {
+    BERTH_CHECK(mask != 0) << "not enough devices";
+    const GpuMask bit = mask & (~mask + 1);
+    out |= bit;
+    mask &= ~bit;
+  }
+  return out;
+}
+
+// Picks `count` devices from `free` on a node, keeping a task inside one
+// interconnect group when one has room (the fullest such group, so roomy
+// groups stay whole for bigger tasks), else spanning the fewest groups.
+GpuMask PickDevices(const NodeSpec& spec, GpuMask free, int count) {
+  std::map<int, GpuMask> by_group;  // group id -> its free devices
+  for (GpuMask bits = free; bits != 0; bits &= bits - 1) {
+    const int gpu = std::countr_zero(bits);
+    by_group[spec.gpus[static_cast<size_t>(gpu)].interconnect_group] |= GpuMask{1} << gpu;
+  }
+  if (by_group.size() <= 1) return LowestBits(free, count);
+
+  const GpuMask* best = nullptr;
+  for (const auto& [group, mask] : by_group) {
+    if (CountGpus(mask) >= count && (best == nullptr || CountGpus(mask) < CountGpus(*best))) {
+      best = &mask;
+    }
+  }
+  if (best != nullptr) return LowestBits(*best, count);
+
+  std::vector<std::pair<int, GpuMask>> groups(by_group.begin(), by_group.end());
+  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+    return CountGpus(a.second) > CountGpus(b.second);
+  });
+  GpuMask out = 0;
+  int left = count;
+  for (const auto& [group, mask] : groups) {
+    const int take = std::min(left, CountGpus(mask));
+    out |= LowestBits(mask, take);
+    left -= take;
+    if (left == 0) break;
+  }
+  return out;
+}
+
+// Adds `count` whole-GPU tasks on `node` to the placement.
+void AddTasksOnNode(const Capacity& capacity, NodeId node, int64_t count,
+                    Placement& placement) {
+  const NodeSpec& spec = capacity.nodes().spec(node);
+  GpuMask free = capacity.free_gpus(node);
+  for (int64_t i = 0; i < count; ++i) {
+    const GpuMask gpus = PickDevices(spec, free, placement.shape.whole_gpus());
+    free &= ~gpus;
+    placement.tasks.push_back(TaskPlacement{node, gpus});
+  }
+}
+
+// Best fit for all tasks on one node: the schedulable node with the fewest
+// free GPUs that fits them, ties to the lowest id.
+std::optional<NodeId> BestSingleNode(const Capacity& capacity, const PlacementRequest& request,
+                                     const std::vector<GpuTypeId>& types) {
+  const int need = request.shape.whole_gpus() * request.tasks;
+  const int max_free = capacity.nodes().max_gpus_any();
+  for (int free = need; free <= max_free; ++free) {
+    std::optional<NodeId> best;
+    for (GpuTypeId type : types) {
+      if (free > capacity.nodes().max_gpus(type)) continue;
+      capacity.ForEachWithFree(type, free, [&](NodeId node) {
+        if (best && *best < node) return true;  // cannot beat the best of another model
+        if (TasksThatFit(capacity, node, request.shape) < request.tasks) return false;
+        best = node;
+        return true;
+      });
+    }
+    if (best) return best;
+  }
+  return std::nullopt;
+}
+
+// Fewest nodes for a gang of one model: most free GPUs first, then the last
+// node replaced by the best fit for what is left.
+std::optional<Placement> PlaceGangOnType(const Capacity& capacity,
+                                         const PlacementRequest& request, GpuTypeId type) {
+  const int per_task = request.shape.whole_gpus();
+  std::vector<std::pair<NodeId, int64_t>> chosen;
+  int64_t left = request.tasks;
+  for (int free = capacity.nodes().max_gpus(type); free >= per_task && left > 0; --free) {
+    capacity.ForEachWithFree(type, free, [&](NodeId node) {
+      const int64_t take = std::min(left, TasksThatFit(capacity, node, request.shape));
+      if (take <= 0) return false;
+      chosen.emplace_back(node, take);
+      left -= take;
+      return left == 0;
+    });
+  }
+  if (left > 0) return std::nullopt;
+
+  // Nodes with fewer free GPUs than the last pick were never visited, so any
+  // of them that holds the last pick's tasks is a better fit.
+  auto& [last_node, last_tasks] = chosen.back();
+  const int last_free = capacity.free_gpu_count(last_node);
+  for (int free = static_cast<int>(last_tasks) * per_task; free < last_free; ++free) {
+    const bool found = capacity.ForEachWithFree(type, free, [&](NodeId node) {
+      if (TasksThatFit(capacity, node, request.shape) < last_tasks) return false;
+      last_node = node;
+      return true;
+    });
+    if (found) break;
+  }
+
+  Placement placement;
+  placement.shape = request.shape;
+  for (const auto& [node, count] : chosen) AddTasksOnNode(capacity, node, count, placement);
+  return placement;
+}
+
+std::optional<Placement> PlaceWholeGpus(const Capacity& capacity,
+                                        const PlacementRequest& request) {
+  const std::vector<GpuTypeId> types = CandidateTypes(capacity.nodes(), request);
+  // Cheap bound first: blocked jobs are asked about on every cycle.
+  int64_t free = 0;
+  for (GpuTypeId type : types) free += capacity.free_gpus_of_type(type);
+  if (free < static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks) return std::nullopt;
+  if (std::optional<NodeId> node = BestSingleNode(capacity, request, types)) {
+    Placement placement;
+    placement.shape = request.shape;
+    AddTasksOnNode(capacity, *node, request.tasks, placement);
+    return placement;
+  }
+  if (request.tasks == 1) return std::nullopt;
+  // A gang never mixes GPU models; with no model named, the first model (by
+  // id) that holds it wins.
+  for (GpuTypeId type : types) {
+    if (std::optional<Placement> placement = PlaceGangOnType(capacity, request, type)) {
+      return placement;
+    }
+  }
+  return std::nullopt;
+}
+
+// Shares of one GPU and CPU-only tasks: few enough in practice that a scan
+// of the nodes is fine. Each task independently takes the tightest fit.
+std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRequest& request) {
+  const std::vector<GpuTypeId> types = CandidateTypes(capacity.nodes(), request);
+  const bool share = request.shape.wants_share();
+  const int64_t want = request.shape.gpu.value();
+  std::map<std::pair<NodeId, int>, int64_t> taken_milli;  // by this job so far
+  std::map<NodeId, int64_t> taken_tasks;
+
+  Placement placement;
+  placement.shape = request.shape;
+  for (int32_t t = 0; t < request.tasks; ++t) {
+    std::optional<TaskPlacement> best;
+    int64_t best_left = 0;
+    for (size_t n = 0; n < capacity.node_count(); ++n) {
+      const NodeId node = static_cast<NodeId>(n);
+      if (!capacity.schedulable(node)) continue;
+      if (std::find(types.begin(), types.end(), capacity.nodes().type_of(node)) == types.end()) {
+        continue;
+      }
+      const int64_t tasks_here = taken_tasks[node] + 1;
+      if (request.shape.cpu.value() * tasks_here > capacity.free_cpu(node).value() ||
+          request.shape.memory.value() * tasks_here > capacity.free_memory(node).value()) {
+        continue;
+      }
+      if (!share) {
+        // CPU-only: the node with the least CPU left that fits.
+        const int64_t left = capacity.free_cpu(node).value() - request.shape.cpu.value() * tasks_here;
+        if (!best || left < best_left) {
+          best = TaskPlacement{node, 0};
+          best_left = left;
+        }
+        continue;
+      }
+      const size_t gpu_count = capacity.nodes().spec(node).gpus.size();
+      for (size_t g = 0; g < gpu_count; ++g) {
+        const int gpu = static_cast<int>(g);
+        const int64_t left = capacity.free_milli(node, gpu) - taken_milli[{node, gpu}] - want;
+        if (left < 0) continue;
+        if (!best || left < best_left) {
+          best = TaskPlacement{node, GpuMask{1} << g};
+          best_left = left;
+        }
+      }
+    }
+    if (!best) return std::nullopt;
+    if (share) taken_milli[{best->node, std::countr_zero(best->gpus)}] += want;
+    ++taken_tasks[best->node];
+    placement.tasks.push_back(*best);
+  }
+  return placement;
+}
+
+}  // namespace
+
+ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec) {
+  ResolvedRequest resolved;
+  resolved.request.tasks = spec.tasks;
+  resolved.request.shape = spec.task;
+  if (!spec.gpu_type.empty()) {
+    resolved.request.type = nodes.FindType(spec.gpu_type);
+    resolved.known_type = resolved.request.type.has_value();
+  }
+  return resolved;
+}
+
+std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request) {
+  BERTH_CHECK(request.tasks >= 1 && request.shape.valid());
+  if (request.shape.whole_gpus() > 0) return PlaceWholeGpus(capacity, request);
+  return PlaceByScan(capacity, request);
+}
+
+bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request) {
+  const TaskShape& shape = request.shape;
+  int64_t tasks_fit = 0;
+  // Per model, since a gang never mixes models.
+  std::map<GpuTypeId, int64_t> by_type;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const NodeId node = static_cast<NodeId>(n);
+    if (request.type && nodes.type_of(node) != *request.type) continue;
+    const NodeSpec& spec = nodes.spec(node);
+    int64_t fit = int64_t{1} << 30;
+    if (shape.whole_gpus() > 0) {
+      fit = static_cast<int64_t>(spec.gpus.size()) / shape.whole_gpus();
+    } else if (shape.wants_share()) {
+      fit = static_cast<int64_t>(spec.gpus.size()) * (1000 / shape.gpu.value());
+    }
+    if (shape.cpu.value() > 0) fit = std::min(fit, spec.cpu.value() / shape.cpu.value());
+    if (shape.memory.value() > 0) fit = std::min(fit, spec.memory.value() / shape.memory.value());
+    by_type[nodes.type_of(node)] += fit;
+  }
+  for (const auto& [type, fit] : by_type) {
+    tasks_fit = std::max(tasks_fit, fit);
+  }
+  return tasks_fit >= request.tasks;
+}
+
+ReasonCode DiagnoseBlocked(const Capacity& capacity, const PlacementRequest& request) {
+  const std::vector<GpuTypeId> types = CandidateTypes(capacity.nodes(), request);
+  int64_t schedulable = 0;
+  for (GpuTypeId type : types) schedulable += capacity.schedulable_nodes_of_type(type);
+  if (schedulable == 0) return ReasonCode::kNodesUnavailable;
+  if (request.shape.whole_gpus() == 0) return ReasonCode::kResources;
+  int64_t free = 0;
+  for (GpuTypeId type : types) free = std::max(free, capacity.free_gpus_of_type(type));
+  const int64_t need = static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks;
+  return free >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
+}
+
+}  // namespace berth::core

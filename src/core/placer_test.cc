@@ -1,0 +1,206 @@
+#include "core/placer.h"
+
+#include <gtest/gtest.h>
+
+#include "core/cluster_state.h"
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::AddNodes;
+using testing::At;
+using testing::Id;
+using testing::NewJob;
+using testing::N;
+
+// Occupies `gpus` GPUs on `node` with a throwaway running job.
+void Occupy(ClusterState& state, int64_t id, NodeId node, int gpus) {
+  JobSpec spec = NewJob(id).Gpus(gpus);
+  state.Submit(spec, At(0));
+  Placement placement;
+  placement.shape = spec.task;
+  GpuMask free = state.capacity().free_gpus(node);
+  GpuMask take = 0;
+  for (int i = 0; i < gpus; ++i) {
+    const GpuMask bit = free & (~free + 1);
+    take |= bit;
+    free &= ~bit;
+  }
+  placement.tasks.push_back(TaskPlacement{node, take});
+  state.Start(spec.id, placement, At(0));
+}
+
+PlacementRequest Request(int tasks, int gpus_per_task) {
+  PlacementRequest request;
+  request.tasks = tasks;
+  request.shape.gpu = WholeGpus(gpus_per_task);
+  return request;
+}
+
+TEST(PlacerTest, SingleTaskGoesToTheFullestNodeThatFits) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  Occupy(state, 100, N(0), 2);  // 6 free
+  Occupy(state, 101, N(1), 5);      // 3 free
+  // n2 idle: 8 free.
+  std::optional<Placement> placement = Place(state.capacity(), Request(1, 2));
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->tasks.size(), 1u);
+  EXPECT_EQ(placement->tasks[0].node, N(1));
+  EXPECT_EQ(CountGpus(placement->tasks[0].gpus), 2);
+}
+
+TEST(PlacerTest, TiesGoToTheLowestNodeId) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  Occupy(state, 100, N(1), 4);
+  Occupy(state, 101, N(2), 4);
+  std::optional<Placement> placement = Place(state.capacity(), Request(1, 4));
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->tasks[0].node, N(1));
+}
+
+TEST(PlacerTest, WholeNodeGangTakesIdleNodesLowestFirst) {
+  ClusterState state;
+  AddNodes(state, 4, 8);
+  Occupy(state, 100, N(0), 1);
+  std::optional<Placement> placement = Place(state.capacity(), Request(2, 8));
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->Nodes(), (std::vector<NodeId>{N(1), N(2)}));
+  for (const TaskPlacement& task : placement->tasks) EXPECT_EQ(CountGpus(task.gpus), 8);
+}
+
+TEST(PlacerTest, GangThatFitsOneNodeStaysOnOneNode) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  std::optional<Placement> placement = Place(state.capacity(), Request(4, 2));
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->Nodes(), (std::vector<NodeId>{N(0)}));
+  GpuMask all = 0;
+  for (const TaskPlacement& task : placement->tasks) {
+    EXPECT_EQ(all & task.gpus, 0u) << "two tasks share a GPU";
+    all |= task.gpus;
+  }
+  EXPECT_EQ(CountGpus(all), 8);
+}
+
+TEST(PlacerTest, GangUsesFewestNodesAndBestFitsTheRemainder) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  Occupy(state, 100, N(2), 4);  // n2: 4 free, n0/n1 idle
+  // 3 tasks x 4 GPUs: n0 holds two, the third best-fits on n2, not idle n1.
+  std::optional<Placement> placement = Place(state.capacity(), Request(3, 4));
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->tasks.size(), 3u);
+  EXPECT_EQ(placement->tasks[0].node, N(0));
+  EXPECT_EQ(placement->tasks[1].node, N(0));
+  EXPECT_EQ(placement->tasks[2].node, N(2));
+}
+
+TEST(PlacerTest, GangIsAllOrNothing) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  Occupy(state, 100, N(0), 4);
+  Occupy(state, 101, N(1), 4);
+  // 8 free GPUs in total, but no node has 8.
+  EXPECT_FALSE(Place(state.capacity(), Request(1, 8)));
+  EXPECT_FALSE(Place(state.capacity(), Request(2, 8)));
+  EXPECT_EQ(DiagnoseBlocked(state.capacity(), Request(1, 8)), ReasonCode::kFragmentation);
+  EXPECT_EQ(DiagnoseBlocked(state.capacity(), Request(2, 8)), ReasonCode::kResources);
+}
+
+TEST(PlacerTest, RespectsGpuModel) {
+  ClusterState state;
+  AddNodes(state, 1, 8, "V100");
+  AddNodes(state, 1, 8, "A100");
+  ResolvedRequest resolved = ResolveRequest(state.nodes(), NewJob(1).Gpus(2).Type("A100"));
+  ASSERT_TRUE(resolved.known_type);
+  std::optional<Placement> placement = Place(state.capacity(), resolved.request);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->tasks[0].node, N(1));
+
+  EXPECT_FALSE(ResolveRequest(state.nodes(), NewJob(2).Type("H100")).known_type);
+}
+
+TEST(PlacerTest, KeepsATaskInsideOneInterconnectGroup) {
+  ClusterState state;
+  NodeSpec spec = MakeNodeSpec("n0", "H100", 8);
+  for (int i = 4; i < 8; ++i) spec.gpus[static_cast<size_t>(i)].interconnect_group = 1;
+  state.AddNode(spec);
+  Occupy(state, 100, N(0), 2);  // GPUs 0,1 of group 0 busy: group 0 has 2 free, group 1 has 4
+
+  // Two GPUs: the fullest group that fits (group 0: GPUs 2,3).
+  std::optional<Placement> two = Place(state.capacity(), Request(1, 2));
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->tasks[0].gpus, GpuMask{0b00001100});
+  // Three GPUs: only group 1 has room.
+  std::optional<Placement> three = Place(state.capacity(), Request(1, 3));
+  ASSERT_TRUE(three);
+  EXPECT_EQ(three->tasks[0].gpus, GpuMask{0b01110000});
+  // Five GPUs must span groups: all of group 1 plus one of group 0.
+  std::optional<Placement> five = Place(state.capacity(), Request(1, 5));
+  ASSERT_TRUE(five);
+  EXPECT_EQ(five->tasks[0].gpus, GpuMask{0b11110100});
+}
+
+TEST(PlacerTest, SkipsUnhealthyGpusAndUnschedulableNodes) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  state.SetGpuHealth(N(0), 0, GpuHealth::kUnhealthy);
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 7);
+  // 8 GPUs: n0 lacks one healthy GPU, so n1.
+  std::optional<Placement> placement = Place(state.capacity(), Request(1, 8));
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->tasks[0].node, N(1));
+
+  state.SetNodeState(N(1), NodeState::kDraining);
+  EXPECT_FALSE(Place(state.capacity(), Request(1, 8)));
+  state.SetNodeState(N(0), NodeState::kDown);
+  EXPECT_EQ(DiagnoseBlocked(state.capacity(), Request(1, 1)), ReasonCode::kNodesUnavailable);
+}
+
+TEST(PlacerTest, ChecksCpuAndMemoryPerNode) {
+  ClusterState state;
+  state.AddNode(MakeNodeSpec("small", "V100", 8, Cores(8), MemoryMiB(1024)));
+  state.AddNode(MakeNodeSpec("big", "V100", 8, Cores(64), MemoryMiB(65536)));
+  PlacementRequest request = Request(1, 1);
+  request.shape.memory = MemoryMiB(2048);
+  std::optional<Placement> placement = Place(state.capacity(), request);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->tasks[0].node, N(1));
+}
+
+TEST(PlacerTest, GpuShareGoesToTheTightestDevice) {
+  ClusterState state;
+  AddNodes(state, 1, 2);
+  JobSpec half = NewJob(100).GpuMilli(500);
+  state.Submit(half, At(0));
+  Placement placement;
+  placement.shape = half.task;
+  placement.tasks.push_back(TaskPlacement{N(0), GpuMask{0b10}});
+  state.Start(half.id, placement, At(0));
+
+  PlacementRequest request;
+  request.shape.gpu = MilliGpu(300);
+  std::optional<Placement> share = Place(state.capacity(), request);
+  ASSERT_TRUE(share);
+  EXPECT_EQ(share->tasks[0].gpus, GpuMask{0b10});  // GPU 1 has 500 left: tighter than GPU 0
+
+  request.shape.gpu = MilliGpu(600);
+  share = Place(state.capacity(), request);
+  ASSERT_TRUE(share);
+  EXPECT_EQ(share->tasks[0].gpus, GpuMask{0b01});
+}
+
+TEST(PlacerTest, FeasibilityIsAgainstTheEmptyCluster) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  Occupy(state, 100, N(0), 8);
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Request(2, 8)));
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Request(3, 8)));
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Request(1, 16)));
+}
+
+}  // namespace
+}  // namespace berth::core

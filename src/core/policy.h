@@ -1,0 +1,70 @@
+// Named scheduling policies, built once from config into a fixed pipeline:
+// an orderer (who goes first) and a discipline (what happens when the job at
+// the front does not fit). Selected by name through the table in policy.cc;
+// nothing registers itself.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "core/multifactor_orderer.h"
+#include "core/orderer.h"
+#include "core/runtime_estimator.h"
+#include "core/time.h"
+
+namespace berth::core {
+
+enum class Discipline {
+  // In order; the first job that does not fit blocks everything behind it
+  // (head-of-line blocking, as the published FIFO/SJF baselines).
+  kStrict,
+  // EASY backfill: the first job that does not fit gets a reservation at the
+  // earliest time it fits; later jobs start now only if they do not delay it.
+  kBackfill,
+  // In order, skipping jobs that do not fit; a job may preempt running jobs
+  // ordered after it when that makes room.
+  kPreemptive,
+};
+
+// Which runtime knowledge drives the policy.
+enum class RuntimeKnowledge {
+  kUserLimits,  // what users declared; MakePolicy installs the estimator
+  kOracle,      // true durations: the simulator installs an oracle estimator
+};
+
+// Which running jobs a preemptive policy may stop.
+enum class PreemptionScope {
+  kPreemptibleOnly,  // only jobs submitted as preemptible
+  kAny,              // any job, as the reference SRTF and Tiresias simulators do
+};
+
+struct PolicyConfig {
+  // The limit assumed for jobs without one (a partition maximum). 60 days is
+  // above every job in the shipped traces.
+  Duration default_time_limit = Duration::Days(60);
+  // Tiresias 2D-LAS queue thresholds in GPU-seconds (the Lucid artifact's).
+  std::vector<double> las_thresholds_gpu_seconds = {18000};
+  MultifactorWeights multifactor;
+};
+
+struct Policy {
+  std::string name;
+  std::unique_ptr<Orderer> orderer;
+  Discipline discipline = Discipline::kStrict;
+  RuntimeKnowledge knowledge = RuntimeKnowledge::kUserLimits;
+  PreemptionScope preemption_scope = PreemptionScope::kPreemptibleOnly;
+  Duration default_time_limit;
+  // Never null when Decide runs. Shared because an owner may keep updating a
+  // learning estimator between decisions.
+  std::shared_ptr<const RuntimeEstimator> runtimes;
+};
+
+// Builds a policy by name; InvalidArgument names the known ones otherwise.
+Result<Policy> MakePolicy(std::string_view name, const PolicyConfig& config = {});
+// The names MakePolicy accepts, in table order.
+std::vector<std::string_view> PolicyNames();
+
+}  // namespace berth::core

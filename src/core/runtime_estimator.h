@@ -1,0 +1,46 @@
+// What a policy believes about how long jobs run.
+//
+// Policies never read a job's true duration directly: they ask an estimator.
+// The user-limit estimator uses what the user declared; the simulator plugs
+// in an oracle for the reference policies that are allowed to read the
+// future (sjf-oracle, srtf-oracle), and the Berth policy a predictor learned
+// from finished jobs.
+#pragma once
+
+#include "core/job.h"
+#include "core/time.h"
+
+namespace berth::core {
+
+class RuntimeEstimator {
+ public:
+  virtual ~RuntimeEstimator() = default;
+  // Expected run time of the whole job, from start to end, without restarts.
+  virtual Duration Expected(const Job& job) const = 0;
+  // Expected run time still ahead at `now`; never negative. The default
+  // subtracts what the job has run so far.
+  virtual Duration Remaining(const Job& job, Time now) const;
+};
+
+// The user's estimate when given, else the time limit, else a default limit
+// (a partition maximum, as when users leave Slurm's --time at its default).
+class UserLimitEstimator final : public RuntimeEstimator {
+ public:
+  explicit UserLimitEstimator(Duration default_limit) : default_limit_(default_limit) {}
+  Duration Expected(const Job& job) const override;
+
+ private:
+  Duration default_limit_;
+};
+
+// The time limit, else the default limit: what Slurm's backfill plans with.
+class TimeLimitEstimator final : public RuntimeEstimator {
+ public:
+  explicit TimeLimitEstimator(Duration default_limit) : default_limit_(default_limit) {}
+  Duration Expected(const Job& job) const override;
+
+ private:
+  Duration default_limit_;
+};
+
+}  // namespace berth::core

@@ -1,0 +1,98 @@
+#include "sim/cluster_spec.h"
+
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <set>
+
+#include "core/node.h"
+
+namespace berth::sim {
+namespace {
+
+std::optional<int> ParsePositive(std::string_view text, int max) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 || value > max) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string NodeName(std::string_view prefix, size_t index) {
+  std::string number = std::to_string(index);
+  if (number.size() < 4) number.insert(0, 4 - number.size(), '0');
+  return std::string(prefix) + number;
+}
+
+std::vector<core::NodeSpec> MakeNodes(std::string_view prefix, int count, int gpus,
+                                      const std::string& type) {
+  std::vector<core::NodeSpec> nodes;
+  nodes.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    nodes.push_back(core::MakeNodeSpec(NodeName(prefix, static_cast<size_t>(i)), type, gpus));
+  }
+  return nodes;
+}
+
+std::string Trim(std::string text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  const auto last = text.find_last_not_of(" \t\r");
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+Result<Partition> ParsePool(std::string_view shape) {
+  const std::string text(shape);
+  const size_t x1 = text.find('x');
+  const size_t x2 = x1 == std::string::npos ? x1 : text.find('x', x1 + 1);
+  const std::string usage = "--cluster: expected NODESxGPUSxTYPE such as 80x8xP100, got '" +
+                            text + "'";
+  if (x2 == std::string::npos || x2 + 1 >= text.size()) return InvalidArgument(usage);
+  const auto nodes = ParsePositive(std::string_view(text).substr(0, x1), 1'000'000);
+  const auto gpus = ParsePositive(std::string_view(text).substr(x1 + 1, x2 - x1 - 1),
+                                  core::kMaxGpusPerNode);
+  if (!nodes) return InvalidArgument(usage + " (node count must be 1..1000000)");
+  if (!gpus) {
+    return InvalidArgument(usage + " (GPUs per node must be 1.." +
+                           std::to_string(core::kMaxGpusPerNode) + ")");
+  }
+  return Partition{"", MakeNodes("node", *nodes, *gpus, text.substr(x2 + 1))};
+}
+
+Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpus_per_node,
+                                                const std::string& gpu_type) {
+  if (gpus_per_node < 1 || gpus_per_node > core::kMaxGpusPerNode) {
+    return InvalidArgument("--gpus-per-node: must be 1.." +
+                           std::to_string(core::kMaxGpusPerNode) + ", got " +
+                           std::to_string(gpus_per_node));
+  }
+  std::ifstream in(path);
+  if (!in) return NotFound("--vc-nodes: cannot open " + path);
+  std::string line;
+  std::getline(in, line);
+  if (Trim(line) != "vc,node num") {
+    return InvalidArgument(path + ":1: expected the header 'vc,node num', got '" + Trim(line) +
+                           "'");
+  }
+  std::vector<Partition> partitions;
+  std::set<std::string> seen;
+  for (int number = 2; std::getline(in, line); ++number) {
+    line = Trim(line);
+    if (line.empty()) continue;
+    const size_t comma = line.find(',');
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    if (comma == std::string::npos) return InvalidArgument(where + "expected 'vc,node num'");
+    std::string vc = Trim(line.substr(0, comma));
+    const auto count = ParsePositive(Trim(line.substr(comma + 1)), 1'000'000);
+    if (vc.empty()) return InvalidArgument(where + "empty vc name");
+    if (!count) return InvalidArgument(where + "node num must be a positive integer");
+    if (!seen.insert(vc).second) return InvalidArgument(where + "vc '" + vc + "' listed twice");
+    partitions.push_back(Partition{vc, MakeNodes(vc + "-node", *count, gpus_per_node, gpu_type)});
+  }
+  if (partitions.empty()) return InvalidArgument(path + ": no virtual clusters listed");
+  return partitions;
+}
+
+}  // namespace berth::sim

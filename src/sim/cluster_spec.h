@@ -1,0 +1,28 @@
+// The simulated cluster: one shared pool ("80x8xP100") or one partition per
+// virtual cluster (a Helios-style "vc,node num" file), each a list of nodes.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "core/node.h"
+
+namespace berth::sim {
+
+struct Partition {
+  std::string name;  // the queue (VC) it serves; empty for the shared pool
+  std::vector<core::NodeSpec> nodes;
+};
+
+// "NODESxGPUSxTYPE", e.g. "80x8xP100": nodes named node0000.. with GPUs of
+// that model in one interconnect group.
+Result<Partition> ParsePool(std::string_view shape);
+
+// A "vc,node num" CSV (HeliosArtifact's philly_vc.csv): one partition per
+// VC of that many nodes of `gpus_per_node` GPUs of `gpu_type`.
+Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpus_per_node,
+                                                const std::string& gpu_type);
+
+}  // namespace berth::sim

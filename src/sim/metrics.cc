@@ -1,0 +1,107 @@
+#include "sim/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <queue>
+
+#include "common/check.h"
+
+namespace berth::sim {
+
+double Percentile(std::vector<double> values, double p) {
+  BERTH_CHECK(p > 0 && p <= 100) << p;
+  if (values.empty()) return 0;
+  const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size())));
+  const size_t index = std::max<size_t>(rank, 1) - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(index),
+                   values.end());
+  return values[index];
+}
+
+double FluidSrptAverageJct(const std::vector<JobOutcome>& jobs, int64_t total_gpus) {
+  if (jobs.empty() || total_gpus <= 0) return 0;
+  struct Arrival {
+    double release;
+    double processing;  // seconds on a machine as fast as the whole cluster
+  };
+  std::vector<Arrival> arrivals;
+  arrivals.reserve(jobs.size());
+  const double origin = jobs.front().submit.seconds();
+  for (const JobOutcome& job : jobs) {
+    arrivals.push_back(Arrival{job.submit.seconds() - origin,
+                               job.duration.seconds() * job.gpus / static_cast<double>(total_gpus)});
+  }
+  std::sort(arrivals.begin(), arrivals.end(),
+            [](const Arrival& a, const Arrival& b) { return a.release < b.release; });
+
+  // Remaining processing and release time, shortest remaining first.
+  using Live = std::pair<double, double>;
+  std::priority_queue<Live, std::vector<Live>, std::greater<>> live;
+  double now = 0;
+  double total_flow = 0;
+  size_t next = 0;
+  while (next < arrivals.size() || !live.empty()) {
+    if (live.empty()) now = std::max(now, arrivals[next].release);
+    while (next < arrivals.size() && arrivals[next].release <= now) {
+      live.emplace(arrivals[next].processing, arrivals[next].release);
+      ++next;
+    }
+    auto [remaining, release] = live.top();
+    live.pop();
+    const double horizon = next < arrivals.size() ? arrivals[next].release : INFINITY;
+    if (now + remaining <= horizon) {
+      now += remaining;
+      total_flow += now - release;
+    } else {
+      live.emplace(remaining - (horizon - now), release);
+      now = horizon;
+    }
+  }
+  return total_flow / static_cast<double>(arrivals.size());
+}
+
+Summary Summarize(const SimResult& result) {
+  Summary summary;
+  summary.policy = result.policy;
+  summary.jobs = static_cast<int64_t>(result.jobs.size());
+  summary.events = result.events;
+  summary.sim_wall_s = result.wall_seconds;
+  if (result.jobs.empty()) return summary;
+
+  std::vector<double> jct;
+  std::vector<double> wait;
+  jct.reserve(result.jobs.size());
+  wait.reserve(result.jobs.size());
+  double gpu_seconds = 0;
+  double duration_sum = 0;
+  core::Time first_submit = core::Time::Infinite();
+  core::Time last_finish = core::Time::Epoch();
+  for (const JobOutcome& job : result.jobs) {
+    jct.push_back(job.jct().seconds());
+    wait.push_back(job.wait.seconds());
+    gpu_seconds += (job.jct() - job.wait).seconds() * job.gpus;
+    duration_sum += job.duration.seconds();
+    summary.preemptions += job.preemptions;
+    first_submit = core::Min(first_submit, job.submit);
+    last_finish = core::Max(last_finish, job.finish);
+  }
+  const double n = static_cast<double>(result.jobs.size());
+  summary.avg_jct_s = std::accumulate(jct.begin(), jct.end(), 0.0) / n;
+  summary.avg_wait_s = std::accumulate(wait.begin(), wait.end(), 0.0) / n;
+  summary.max_wait_s = *std::max_element(wait.begin(), wait.end());
+  summary.p50_jct_s = Percentile(jct, 50);
+  summary.p99_jct_s = Percentile(jct, 99);
+  summary.p50_wait_s = Percentile(wait, 50);
+  summary.p99_wait_s = Percentile(wait, 99);
+  summary.makespan_s = (last_finish - first_submit).seconds();
+  if (summary.makespan_s > 0 && result.total_gpus > 0) {
+    summary.gpu_utilization =
+        gpu_seconds / (static_cast<double>(result.total_gpus) * summary.makespan_s);
+  }
+  summary.lb_avg_jct_s =
+      std::max(duration_sum / n, FluidSrptAverageJct(result.jobs, result.total_gpus));
+  return summary;
+}
+
+}  // namespace berth::sim

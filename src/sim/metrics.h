@@ -1,0 +1,51 @@
+// Summary metrics of a simulated run, as `berth sim --json` prints them.
+//
+// Definitions (seconds):
+//   JCT     finish - submit.
+//   wait    time spent queued: the first wait plus every wait after a
+//           preemption (restart overhead counts as run time, not wait).
+//   pXX     nearest-rank percentile: the smallest value with at least XX% of
+//           jobs at or below it.
+//   makespan  last finish - first submit.
+//   gpu_utilization  GPU-seconds held by jobs / (GPUs x makespan).
+//   lb_avg_jct_s  a lower bound on the average JCT of any schedule: the
+//           larger of the no-wait bound (mean duration) and the fluid bound
+//           (preemptive SRPT on one machine as fast as the whole cluster,
+//           each job's work being duration x GPUs; optimal for that relaxed
+//           problem, so no real schedule does better).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/sim_result.h"
+
+namespace berth::sim {
+
+struct Summary {
+  std::string policy;
+  int64_t jobs = 0;
+  double avg_jct_s = 0;
+  double p50_jct_s = 0;
+  double p99_jct_s = 0;
+  double avg_wait_s = 0;
+  double p50_wait_s = 0;
+  double p99_wait_s = 0;
+  double max_wait_s = 0;
+  double makespan_s = 0;
+  double gpu_utilization = 0;
+  double lb_avg_jct_s = 0;
+  int64_t preemptions = 0;
+  int64_t events = 0;
+  double sim_wall_s = 0;
+};
+
+Summary Summarize(const SimResult& result);
+
+// Nearest-rank percentile of unsorted values; 0 for none. REQUIRES 0 < p <= 100.
+double Percentile(std::vector<double> values, double p);
+
+// The fluid single-machine SRPT bound on average JCT (see above).
+double FluidSrptAverageJct(const std::vector<JobOutcome>& jobs, int64_t total_gpus);
+
+}  // namespace berth::sim

@@ -1,0 +1,48 @@
+// The discrete-event simulator: replays a workload through the scheduling
+// core, exactly as the server drives it, with no wall-clock sleeping.
+//
+// Events: arrivals (a job joins ClusterState), completions (its true
+// duration, plus restart overhead after a preemption, has elapsed) and
+// wake-ups the policy asks for (Decision::next_decision). At one instant,
+// completions are applied before arrivals; then Decide runs once and its
+// preemptions and starts are applied at that instant. A preempted job keeps
+// the work it did (it restarts from its checkpoint) and pays the restart
+// cost again on its next start.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "common/status.h"
+#include "core/policy.h"
+#include "core/restart_cost.h"
+#include "sim/sim_result.h"
+#include "sim/workload.h"
+
+namespace berth::sim {
+
+struct SimProgress {
+  std::string_view policy;
+  std::string_view partition;
+  core::Time now;
+  int64_t finished = 0;
+  int64_t total = 0;
+};
+
+struct SimOptions {
+  core::PolicyConfig policy_config;
+  core::RestartCostModel restart_cost;
+  // Called every `progress_every` events, for progress reports on long runs.
+  std::function<void(const SimProgress&)> on_progress;
+  int64_t progress_every = 50'000;
+};
+
+// Runs one policy over one partition's workload.
+Result<SimResult> Simulate(const Workload& workload, std::string_view policy,
+                           const SimOptions& options = {});
+
+// Joins per-partition results of one policy into one (jobs by id, timelines
+// summed as step functions).
+SimResult MergeResults(std::vector<SimResult> parts);
+
+}  // namespace berth::sim

@@ -1,0 +1,194 @@
+#include "sim/simulator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "sim/metrics.h"
+#include "sim/workload.h"
+
+namespace berth::sim {
+namespace {
+
+using core::Duration;
+using core::Time;
+
+TraceJob Row(int64_t submit_s, int64_t duration_s, int32_t gpus, std::string queue = "") {
+  TraceJob job;
+  job.submit = Time::FromSeconds(submit_s);
+  job.duration = Duration::Seconds(duration_s);
+  job.gpus = gpus;
+  job.queue = std::move(queue);
+  return job;
+}
+
+Workload Pool(int nodes, int gpus, const std::vector<TraceJob>& trace) {
+  Partition pool;
+  for (int i = 0; i < nodes; ++i) {
+    pool.nodes.push_back(core::MakeNodeSpec("n" + std::to_string(i), "V100", gpus));
+  }
+  WorkloadSet set = BuildWorkloads(trace, {pool});
+  EXPECT_TRUE(set.skipped.empty());
+  return std::move(set.workloads.front());
+}
+
+const JobOutcome& Outcome(const SimResult& result, int64_t id) {
+  for (const JobOutcome& job : result.jobs) {
+    if (core::Value(job.id) == id) return job;
+  }
+  ADD_FAILURE() << "no job " << id;
+  return result.jobs.front();
+}
+
+TEST(SimulatorTest, FifoOnOneNodeQueuesInArrivalOrder) {
+  const Workload workload = Pool(1, 8, {Row(0, 100, 8), Row(10, 50, 4), Row(20, 10, 4)});
+  const SimResult result = Simulate(workload, "fifo").value();
+  ASSERT_EQ(result.jobs.size(), 3u);
+  EXPECT_EQ(Outcome(result, 1).first_start, Time::FromSeconds(0));
+  EXPECT_EQ(Outcome(result, 2).first_start, Time::FromSeconds(100));
+  EXPECT_EQ(Outcome(result, 3).first_start, Time::FromSeconds(100));
+  EXPECT_EQ(Outcome(result, 2).wait, Duration::Seconds(90));
+  EXPECT_EQ(Outcome(result, 3).finish, Time::FromSeconds(110));
+  EXPECT_EQ(result.total_gpus, 8);
+}
+
+TEST(SimulatorTest, CompletionsFreeGpusBeforeSimultaneousArrivals) {
+  // Job 2 arrives exactly when job 1 ends; it must start at once, and job 3
+  // (same submit time, later in the file) right behind it in file order.
+  const Workload workload = Pool(1, 8, {Row(0, 100, 8), Row(100, 10, 8), Row(100, 10, 8)});
+  const SimResult result = Simulate(workload, "fifo").value();
+  EXPECT_EQ(Outcome(result, 2).first_start, Time::FromSeconds(100));
+  EXPECT_EQ(Outcome(result, 3).first_start, Time::FromSeconds(110));
+}
+
+TEST(SimulatorTest, PreemptionChargesRestartCostAndKeepsWork) {
+  // srtf-oracle: the long job runs until the short one arrives, resumes after
+  // it with 30 s restart overhead (8 GPUs), and keeps the 100 s it had done.
+  const Workload workload = Pool(1, 8, {Row(0, 1000, 8), Row(100, 50, 8)});
+  const SimResult result = Simulate(workload, "srtf-oracle").value();
+  const JobOutcome& long_job = Outcome(result, 1);
+  const JobOutcome& short_job = Outcome(result, 2);
+  EXPECT_EQ(short_job.first_start, Time::FromSeconds(100));
+  EXPECT_EQ(short_job.finish, Time::FromSeconds(150));
+  EXPECT_EQ(long_job.preemptions, 1);
+  EXPECT_EQ(long_job.finish, Time::FromSeconds(150 + 30 + 900));
+  EXPECT_EQ(long_job.wait, Duration::Seconds(50));
+  EXPECT_EQ(long_job.jct() - long_job.wait, Duration::Seconds(1000 + 30));
+}
+
+TEST(SimulatorTest, RestartCostIsConfigurable) {
+  const Workload workload = Pool(1, 8, {Row(0, 1000, 1), Row(0, 1000, 7), Row(100, 50, 8)});
+  SimOptions options;
+  options.restart_cost.one_gpu = Duration::Seconds(3);
+  options.restart_cost.up_to_one_node = Duration::Seconds(11);
+  const SimResult result = Simulate(workload, "srtf-oracle", options).value();
+  EXPECT_EQ(Outcome(result, 1).finish, Time::FromSeconds(150 + 3 + 900));
+  EXPECT_EQ(Outcome(result, 2).finish, Time::FromSeconds(150 + 11 + 900));
+}
+
+TEST(SimulatorTest, LasWakesUpToDemoteARunningJob) {
+  // Job 1 (8 GPUs) crosses 18,000 GPU-seconds at 2,250 s; job 2 waits in the
+  // same queue until then and preempts it at that moment, with no other event.
+  const Workload workload = Pool(1, 8, {Row(0, 10000, 8), Row(100, 500, 8)});
+  const SimResult result = Simulate(workload, "las").value();
+  const JobOutcome& second = Outcome(result, 2);
+  EXPECT_GE(second.first_start, Time::FromSeconds(2250));
+  EXPECT_LT(second.first_start, Time::FromSeconds(2251));
+  EXPECT_EQ(Outcome(result, 1).preemptions, 1);
+}
+
+TEST(SimulatorTest, SameInputSameResult) {
+  std::vector<TraceJob> trace;
+  for (int i = 0; i < 300; ++i) {
+    trace.push_back(Row(i * 37 % 900, 50 + (i * 7919) % 3000, 1 << (i % 4)));
+  }
+  std::stable_sort(trace.begin(), trace.end(),
+                   [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
+  const Workload workload = Pool(3, 8, trace);
+  for (const char* policy : {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm"}) {
+    const SimResult a = Simulate(workload, policy).value();
+    const SimResult b = Simulate(workload, policy).value();
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    for (size_t i = 0; i < a.jobs.size(); ++i) {
+      EXPECT_EQ(a.jobs[i].first_start, b.jobs[i].first_start) << policy;
+      EXPECT_EQ(a.jobs[i].finish, b.jobs[i].finish) << policy;
+    }
+    EXPECT_EQ(a.events, b.events);
+  }
+}
+
+TEST(WorkloadTest, JobsLargerThanANodeHoldWholeNodes) {
+  Partition pool;
+  for (int i = 0; i < 4; ++i) pool.nodes.push_back(core::MakeNodeSpec("n" + std::to_string(i), "V100", 8));
+  const WorkloadSet set = BuildWorkloads({Row(0, 10, 12), Row(0, 10, 32), Row(0, 10, 40)}, {pool});
+  ASSERT_EQ(set.workloads[0].jobs.size(), 2u);
+  EXPECT_EQ(set.workloads[0].jobs[0].spec.tasks, 2);
+  EXPECT_EQ(set.workloads[0].jobs[0].spec.task.gpu, core::WholeGpus(8)) << "whole nodes";
+  EXPECT_EQ(set.workloads[0].jobs[1].spec.tasks, 4);
+  EXPECT_EQ(set.skipped.at("needs more GPUs than its cluster has"), 1);
+}
+
+TEST(WorkloadTest, PartitionsJobsByQueue) {
+  Partition a{"a", {core::MakeNodeSpec("a0", "V100", 8)}};
+  Partition b{"b", {core::MakeNodeSpec("b0", "V100", 8)}};
+  const WorkloadSet set =
+      BuildWorkloads({Row(0, 10, 1, "a"), Row(0, 10, 1, "b"), Row(0, 10, 1, "c")}, {a, b});
+  ASSERT_EQ(set.workloads.size(), 2u);
+  EXPECT_EQ(set.workloads[0].jobs.size(), 1u);
+  EXPECT_EQ(core::Value(set.workloads[1].jobs[0].spec.id), 2);
+  EXPECT_EQ(set.skipped.at("queue not in --vc-nodes"), 1);
+}
+
+TEST(MergeResultsTest, SumsTimelinesAsStepFunctions) {
+  SimResult a;
+  a.policy = "fifo";
+  a.total_gpus = 8;
+  a.timeline = {{Time::FromSeconds(0), 2, 8}, {Time::FromSeconds(10), 0, 4}};
+  SimResult b;
+  b.total_gpus = 16;
+  b.timeline = {{Time::FromSeconds(5), 1, 16}, {Time::FromSeconds(10), 0, 0}};
+  const SimResult merged = MergeResults({a, b});
+  EXPECT_EQ(merged.total_gpus, 24);
+  ASSERT_EQ(merged.timeline.size(), 3u);
+  EXPECT_EQ(merged.timeline[0].pending_jobs, 2);
+  EXPECT_EQ(merged.timeline[1].pending_jobs, 3);
+  EXPECT_EQ(merged.timeline[1].busy_gpus, 24);
+  EXPECT_EQ(merged.timeline[2].pending_jobs, 0);
+  EXPECT_EQ(merged.timeline[2].busy_gpus, 4);
+}
+
+TEST(MetricsTest, NearestRankPercentiles) {
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 50), 3);
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 100), 5);
+  EXPECT_EQ(Percentile({5, 1, 3, 2, 4}, 1), 1);
+  std::vector<double> hundred;
+  for (int i = 1; i <= 100; ++i) hundred.push_back(i);
+  EXPECT_EQ(Percentile(hundred, 99), 99);
+}
+
+TEST(MetricsTest, SummaryOfASmallRun) {
+  const Workload workload = Pool(1, 8, {Row(0, 100, 8), Row(0, 100, 8)});
+  const Summary summary = Summarize(Simulate(workload, "fifo").value());
+  EXPECT_EQ(summary.jobs, 2);
+  EXPECT_DOUBLE_EQ(summary.avg_jct_s, 150);
+  EXPECT_DOUBLE_EQ(summary.avg_wait_s, 50);
+  EXPECT_DOUBLE_EQ(summary.max_wait_s, 100);
+  EXPECT_DOUBLE_EQ(summary.makespan_s, 200);
+  EXPECT_DOUBLE_EQ(summary.gpu_utilization, 1.0);
+  // Fluid SRPT on an 8-GPU machine: both jobs of 800 GPU-s -> 100 s and 200 s.
+  EXPECT_DOUBLE_EQ(summary.lb_avg_jct_s, 150);
+}
+
+TEST(MetricsTest, FluidBoundPreemptsForShortWork) {
+  std::vector<JobOutcome> jobs(2);
+  jobs[0].submit = Time::FromSeconds(0);
+  jobs[0].duration = Duration::Seconds(100);
+  jobs[0].gpus = 1;
+  jobs[1].submit = Time::FromSeconds(10);
+  jobs[1].duration = Duration::Seconds(10);
+  jobs[1].gpus = 1;
+  // One GPU: job 2 runs 10..20 (flow 10), job 1 finishes at 110 (flow 110).
+  EXPECT_DOUBLE_EQ(FluidSrptAverageJct(jobs, 1), 60);
+}
+
+}  // namespace
+}  // namespace berth::sim
