@@ -106,13 +106,13 @@ class ProgressPrinter {
     std::lock_guard lock(mutex_);
     if (now - last_ < std::chrono::seconds(3)) return;
     last_ = now;
-    const auto days = progress.now.micros() / 86'400'000'000;
-    std::fprintf(stderr, "  [%.*s%s%.*s] day %lld of the trace clock, %lld/%lld jobs done\n",
-                 static_cast<int>(progress.policy.size()), progress.policy.data(),
-                 progress.partition.empty() ? "" : " ",
-                 static_cast<int>(progress.partition.size()), progress.partition.data(),
-                 static_cast<long long>(days), static_cast<long long>(progress.finished),
-                 static_cast<long long>(progress.total));
+    const double day = (progress.now - progress.first_submit).seconds() / 86400;
+    const double days = (progress.last_submit - progress.first_submit).seconds() / 86400;
+    std::fputs(fmt::format("  [{}{}{}] trace day {:.0f} of {:.0f}, {}/{} jobs done\n",
+                           progress.policy, progress.partition.empty() ? "" : " ",
+                           progress.partition, day, days, progress.finished, progress.total)
+                   .c_str(),
+               stderr);
   }
 
  private:

@@ -14,7 +14,7 @@
 
 #include "core/cycle.h"
 #include "core/eta.h"
-#include "core/failure_memo.h"
+#include "core/placement_memo.h"
 
 namespace berth::core {
 namespace {
@@ -28,6 +28,19 @@ std::optional<size_t> StartInOrder(Cycle& cycle) {
     cycle.Start(candidate, std::move(*placement));
   }
   return std::nullopt;
+}
+
+// Whether the request fits the free capacity now, remembered both ways.
+bool FitsNow(const Cycle& cycle, const PlacementRequest& request, PlacementMemo& memo) {
+  if (memo.KnownToFit(request)) return true;
+  if (memo.KnownToFail(request)) return false;
+  const bool fits = Place(cycle.work, request).has_value();
+  if (fits) {
+    memo.RecordFit(request);
+  } else {
+    memo.RecordFailure(request);
+  }
+  return fits;
 }
 
 }  // namespace
@@ -53,36 +66,34 @@ void RunBackfill(Cycle& cycle) {
   }
 
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
-  FailureMemo fails_now;     // on cycle.work
-  FailureMemo fails_shadow;  // on shadow
+  PlacementMemo now_memo;     // on cycle.work
+  PlacementMemo shadow_memo;  // on shadow
   for (size_t i = *head_index + 1; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
-    const bool ends_before_reservation =
-        reserved && cycle.now + runtimes.Remaining(*candidate.job, cycle.now) <= reserved->at;
+    // Memo checks first: most candidates of a busy cluster stop here.
+    const bool fails_anyway = now_memo.KnownToFail(candidate.request);
     std::optional<Placement> placement;
-    if (ends_before_reservation) {
-      if (!fails_now.KnownToFail(candidate.request)) {
-        placement = Place(cycle.work, candidate.request);
-        if (!placement) fails_now.Record(candidate.request);
+    if (!fails_anyway) {
+      const bool ends_before_reservation =
+          reserved && cycle.now + runtimes.Remaining(*candidate.job, cycle.now) <= reserved->at;
+      PlacementMemo& memo = ends_before_reservation ? now_memo : shadow_memo;
+      if (!memo.KnownToFail(candidate.request)) {
+        placement = Place(ends_before_reservation ? cycle.work : shadow, candidate.request);
+        if (!placement) memo.RecordFailure(candidate.request);
       }
-    } else if (!fails_shadow.KnownToFail(candidate.request)) {
-      placement = Place(shadow, candidate.request);
-      if (!placement) fails_shadow.Record(candidate.request);
     }
     if (placement) {
       shadow.Reserve(*placement);
       cycle.Start(candidate, std::move(*placement));
+      now_memo.ClearFits();
       continue;
     }
     if (!cycle.explaining()) continue;
     // Would it fit if the reservation did not exist?
-    const bool fits_now = !fails_now.KnownToFail(candidate.request) &&
-                          Place(cycle.work, candidate.request).has_value();
-    if (fits_now) {
+    if (!fails_anyway && FitsNow(cycle, candidate.request, now_memo)) {
       candidate.reason = ReasonCode::kReservation;
       candidate.blocker = head.job->spec.id;
     } else {
-      fails_now.Record(candidate.request);
       cycle.Blocked(candidate, cycle.work);
     }
   }

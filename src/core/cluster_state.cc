@@ -38,14 +38,14 @@ void ClusterState::Submit(JobSpec spec, Time now) {
   job.queued_since = now;
   auto [it, inserted] = jobs_.emplace(id, std::move(job));
   BERTH_CHECK(inserted) << "duplicate job id " << Value(id);
-  pending_.emplace(id, &it->second);
+  pending_.Insert(id, &it->second);
 }
 
 void ClusterState::Hold(JobId id) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.state == JobState::kPending) << "hold of job " << Value(id);
   job.state = JobState::kHeld;
-  pending_.erase(id);
+  pending_.Erase(id);
   ++held_count_;
 }
 
@@ -53,7 +53,7 @@ void ClusterState::Release(JobId id) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.state == JobState::kHeld) << "release of job " << Value(id);
   job.state = JobState::kPending;
-  pending_.emplace(id, &job);
+  pending_.Insert(id, &job);
   --held_count_;
 }
 
@@ -70,8 +70,8 @@ void ClusterState::Start(JobId id, Placement placement, Time now) {
   job.placement = std::move(placement);
   job.state = JobState::kRunning;
   job.started = now;
-  pending_.erase(id);
-  running_.emplace(id, &job);
+  pending_.Erase(id);
+  running_.Insert(id, &job);
 }
 
 void ClusterState::EndRun(Job& job, Time now) {
@@ -79,7 +79,7 @@ void ClusterState::EndRun(Job& job, Time now) {
   capacity_.Release(job.placement);
   job.executed += now - job.started;
   job.placement = Placement{};
-  running_.erase(job.spec.id);
+  running_.Erase(job.spec.id);
 }
 
 void ClusterState::Finish(JobId id, Time now) {
@@ -96,7 +96,7 @@ void ClusterState::Preempt(JobId id, Time now) {
   job.state = JobState::kPending;
   job.queued_since = now;
   ++job.preemptions;
-  pending_.emplace(id, &job);
+  pending_.Insert(id, &job);
 }
 
 void ClusterState::Cancel(JobId id, Time now) {
@@ -106,7 +106,7 @@ void ClusterState::Cancel(JobId id, Time now) {
   } else if (job.state == JobState::kHeld) {
     --held_count_;
   } else {
-    pending_.erase(id);
+    pending_.Erase(id);
   }
   jobs_.erase(id);
 }

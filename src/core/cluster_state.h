@@ -17,6 +17,7 @@
 #include "core/capacity.h"
 #include "core/ids.h"
 #include "core/job.h"
+#include "core/job_index.h"
 #include "core/node.h"
 #include "core/node_table.h"
 #include "core/usage_ledger.h"
@@ -61,8 +62,8 @@ class ClusterState {
   const Job* Find(JobId id) const;
   const Job& Get(JobId id) const;
   // Live jobs by state, ascending id.
-  const std::map<JobId, Job*>& pending() const { return pending_; }
-  const std::map<JobId, Job*>& running() const { return running_; }
+  const JobIndex& pending() const { return pending_; }
+  const JobIndex& running() const { return running_; }
   size_t held_count() const { return held_count_; }
   const UsageLedger& usage() const { return usage_; }
 
@@ -76,8 +77,8 @@ class ClusterState {
   std::vector<NodeState> node_states_;
   Capacity capacity_;
   std::map<JobId, Job> jobs_;  // every live job; map keeps pointers stable
-  std::map<JobId, Job*> pending_;
-  std::map<JobId, Job*> running_;
+  JobIndex pending_;
+  JobIndex running_;
   size_t held_count_ = 0;
   UsageLedger usage_;
 };

@@ -40,7 +40,8 @@ void CollectCandidates(Cycle& cycle) {
   }
 }
 
-// Step 2: the policy's order; equal keys fall back to the job id.
+// Step 2: the policy's order; equal keys fall back to the job id. Sorts
+// small (key, id, index) records and permutes once: candidates are large.
 void OrderCandidates(Cycle& cycle) {
   std::vector<const Job*> jobs;
   jobs.reserve(cycle.order.size());
@@ -48,15 +49,31 @@ void OrderCandidates(Cycle& cycle) {
   std::vector<OrderKey> keys;
   cycle.policy.orderer->Keys(jobs, cycle.order_context(), keys);
   BERTH_CHECK(keys.size() == jobs.size());
-  for (size_t i = 0; i < keys.size(); ++i) cycle.order[i].key = keys[i];
-  std::sort(cycle.order.begin(), cycle.order.end(), [](const Candidate& a, const Candidate& b) {
+
+  struct Ranked {
+    OrderKey key;
+    JobId id;
+    size_t index;
+  };
+  std::vector<Ranked> ranked;
+  ranked.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) ranked.push_back({keys[i], jobs[i]->spec.id, i});
+  std::sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
     if (a.key != b.key) return a.key < b.key;
-    return a.job->spec.id < b.job->spec.id;
+    return a.id < b.id;
   });
+  std::vector<Candidate> ordered;
+  ordered.reserve(ranked.size());
+  for (const Ranked& r : ranked) {
+    ordered.push_back(std::move(cycle.order[r.index]));
+    ordered.back().key = r.key;
+  }
+  cycle.order = std::move(ordered);
 }
 
 // Step 4: a reason and position for every job left pending.
 void Explain(Cycle& cycle) {
+  cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size());
   int64_t position = 0;
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 namespace berth::core {
 namespace {
@@ -37,14 +39,18 @@ std::map<std::string, double, std::less<>> FairShareFactors(const OrderContext& 
 
 void MultifactorOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& context,
                               std::vector<OrderKey>& keys) const {
-  const auto factors = FairShareFactors(context, jobs);
+  const auto by_name = FairShareFactors(context, jobs);
+  // Hashed for the per-job lookups; only looked up, never iterated, so the
+  // hash order cannot leak into decisions.
+  const std::unordered_map<std::string_view, double> factors(by_name.begin(), by_name.end());
   keys.clear();
+  keys.reserve(jobs.size());
   for (const Job* job : jobs) {
+    const double factor = factors.find(job->spec.queue)->second;
     const double age = std::clamp((context.now - job->spec.submit_time).seconds() /
                                       weights_.max_age.seconds(),
                                   0.0, 1.0);
-    const double score =
-        weights_.age * age + weights_.fair_share * factors.find(job->spec.queue)->second;
+    const double score = weights_.age * age + weights_.fair_share * factor;
     // Scaled to integer once: ordering must not depend on float comparisons.
     const auto scaled = static_cast<int64_t>(std::llround(score * 1e6));
     keys.push_back({-int64_t{job->spec.priority}, -scaled, job->spec.submit_time.micros()});

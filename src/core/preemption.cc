@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/cycle.h"
-#include "core/failure_memo.h"
+#include "core/placement_memo.h"
 
 namespace berth::core {
 namespace {
@@ -119,26 +119,26 @@ int64_t GpusWithin(const Cycle& cycle, const Candidate& candidate,
 
 void RunPreemptive(Cycle& cycle) {
   std::vector<Victim> victims = RankVictims(cycle);
-  FailureMemo fails_free;
-  FailureMemo fails_with_victims;
+  PlacementMemo free_memo;
+  PlacementMemo victims_memo;
   for (Candidate& candidate : cycle.order) {
-    if (!fails_free.KnownToFail(candidate.request)) {
+    if (!free_memo.KnownToFail(candidate.request)) {
       if (std::optional<Placement> placement = Place(cycle.work, candidate.request)) {
         cycle.Start(candidate, std::move(*placement));
         continue;
       }
-      fails_free.Record(candidate.request);
+      free_memo.RecordFailure(candidate.request);
     }
     const int64_t need =
         static_cast<int64_t>(candidate.request.shape.whole_gpus()) * candidate.request.tasks;
-    if (fails_with_victims.KnownToFail(candidate.request) ||
+    if (victims_memo.KnownToFail(candidate.request) ||
         GpusWithin(cycle, candidate, victims) < need) {
       cycle.Blocked(candidate, cycle.work);
       continue;
     }
     auto chosen = SelectVictims(cycle, candidate, victims);
     if (!chosen) {
-      fails_with_victims.Record(candidate.request);
+      victims_memo.RecordFailure(candidate.request);
       cycle.Blocked(candidate, cycle.work);
       continue;
     }
@@ -150,8 +150,8 @@ void RunPreemptive(Cycle& cycle) {
     }
     cycle.Start(candidate, std::move(chosen->second), std::move(preempts));
     // Victims may have freed more than the job took.
-    fails_free.Clear();
-    fails_with_victims.Clear();
+    free_memo.ClearFailures();
+    victims_memo.ClearFailures();
   }
 }
 

@@ -227,7 +227,9 @@ Result<SimResult> Simulation::Run() {
     Record(now);
 
     if (options_.on_progress && result_.decisions % options_.progress_every == 0) {
-      options_.on_progress(SimProgress{policy_.name, workload_.partition.name, now, finished_,
+      options_.on_progress(SimProgress{policy_.name, workload_.partition.name, now,
+                                       workload_.jobs.front().spec.submit_time,
+                                       workload_.jobs.back().spec.submit_time, finished_,
                                        static_cast<int64_t>(workload_.jobs.size())});
     }
   }

@@ -25,6 +25,8 @@ struct SimProgress {
   std::string_view policy;
   std::string_view partition;
   core::Time now;
+  core::Time first_submit;
+  core::Time last_submit;
   int64_t finished = 0;
   int64_t total = 0;
 };
