@@ -101,7 +101,6 @@ int64_t Capacity::free_milli(NodeId node, int gpu) const {
 
 bool Capacity::CanAllocate(const Placement& placement) const {
   // Tasks of one job may share a node, so check cumulative demand per node.
-  std::vector<std::pair<NodeId, int>> seen;  // small: one entry per node touched
   const int64_t share = placement.shape.wants_share() ? placement.shape.gpu.value() : 0;
   for (size_t i = 0; i < placement.tasks.size(); ++i) {
     const TaskPlacement& task = placement.tasks[i];

@@ -1,8 +1,8 @@
 #include "core/eta.h"
 
-#include <algorithm>
-#include <map>
 #include <set>
+
+#include "common/check.h"
 
 namespace berth::core {
 
@@ -50,15 +50,15 @@ std::optional<PlannedStart> ReleaseSchedule::AdvanceUntilFits(Capacity& capacity
 void PlanEtas(Cycle& cycle) {
   Capacity plan = cycle.work;
   ReleaseSchedule ends(cycle);
-  std::map<JobId, const Candidate*> by_id;
-  for (const Candidate& candidate : cycle.order) by_id.emplace(candidate.job->spec.id, &candidate);
-
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
   Time clock = cycle.now;
-  for (PendingJob& pending : cycle.decision.pending) {
-    auto it = by_id.find(pending.job);
-    if (it == by_id.end()) continue;  // can never fit: no ETA
-    const Candidate& candidate = *it->second;
+  // decision.pending lists the candidates not started, in order, then the
+  // jobs that can never fit (which get no ETA).
+  size_t next = 0;
+  for (const Candidate& candidate : cycle.order) {
+    if (candidate.started) continue;
+    PendingJob& pending = cycle.decision.pending[next++];
+    BERTH_CHECK(pending.job == candidate.job->spec.id);
     std::optional<PlannedStart> start = ends.AdvanceUntilFits(plan, candidate.request, clock);
     if (!start) continue;  // needs nodes that are down or draining
     clock = start->at;
