@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-checks `berth sim` against the independent reference replay.
+"""Cross-checks `berth sim` against the independent reference replay (issue 2).
 
 Runs the issue's acceptance command (Philly, Oct 1 - Dec 1 2017, one pool of
 80 x 8 GPUs, five policies) and the reference replay in

@@ -46,15 +46,15 @@ void ClusterState::Hold(JobId id) {
   BERTH_CHECK(job.state == JobState::kPending) << "hold of job " << Value(id);
   job.state = JobState::kHeld;
   pending_.Erase(id);
-  ++held_count_;
+  held_.Insert(id, &job);
 }
 
 void ClusterState::Release(JobId id) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.state == JobState::kHeld) << "release of job " << Value(id);
   job.state = JobState::kPending;
+  held_.Erase(id);
   pending_.Insert(id, &job);
-  --held_count_;
 }
 
 void ClusterState::Start(JobId id, Placement placement, Time now) {
@@ -104,7 +104,7 @@ void ClusterState::Cancel(JobId id, Time now) {
   if (job.running()) {
     EndRun(job, now);
   } else if (job.state == JobState::kHeld) {
-    --held_count_;
+    held_.Erase(id);
   } else {
     pending_.Erase(id);
   }

@@ -64,7 +64,7 @@ class ClusterState {
   // Live jobs by state, ascending id.
   const JobIndex& pending() const { return pending_; }
   const JobIndex& running() const { return running_; }
-  size_t held_count() const { return held_count_; }
+  const JobIndex& held() const { return held_; }
   const UsageLedger& usage() const { return usage_; }
 
  private:
@@ -79,7 +79,7 @@ class ClusterState {
   std::map<JobId, Job> jobs_;  // every live job; map keeps pointers stable
   JobIndex pending_;
   JobIndex running_;
-  size_t held_count_ = 0;
+  JobIndex held_;
   UsageLedger usage_;
 };
 

@@ -68,7 +68,7 @@ TEST(ClusterStateTest, HoldKeepsAJobOutOfThePendingSet) {
   state.Submit(NewJob(1), At(0));
   state.Hold(Id(1));
   EXPECT_TRUE(state.pending().empty());
-  EXPECT_EQ(state.held_count(), 1u);
+  EXPECT_EQ(state.held().size(), 1u);
   state.Release(Id(1));
   EXPECT_EQ(state.pending().size(), 1u);
   state.Cancel(Id(1), At(5));

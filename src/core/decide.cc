@@ -73,7 +73,8 @@ void OrderCandidates(Cycle& cycle) {
 
 // Step 4: a reason and position for every job left pending.
 void Explain(Cycle& cycle) {
-  cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size());
+  cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size() +
+                                 cycle.state.held().size());
   int64_t position = 0;
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;
@@ -83,6 +84,9 @@ void Explain(Cycle& cycle) {
   for (const Job* job : cycle.never_fit) {
     cycle.decision.pending.push_back(
         PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
+  }
+  for (const auto& [id, job] : cycle.state.held()) {
+    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
   }
   if (cycle.explain == ExplainLevel::kFull) PlanEtas(cycle);
 }

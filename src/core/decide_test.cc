@@ -223,14 +223,31 @@ TEST(DecideTest, LasNewJobsPreemptJobsThatAttainedTooMuch) {
   EXPECT_THAT(StartedIds(decision), ElementsAre(Id(2)));
 }
 
-TEST(DecideTest, HeldJobsAreNotCandidates) {
+TEST(DecideTest, HeldJobsAreNotCandidatesAndSaySo) {
   ClusterState state;
   AddNodes(state, 1, 8);
   Submit(state, NewJob(1).Submit(0));
+  Submit(state, NewJob(2).Gpus(16).Submit(0));
   state.Hold(Id(1));
-  const Decision decision = Decide(state, At(1), NamedPolicy("fifo"));
+  const Decision decision = Decide(state, At(1), NamedPolicy("fifo"), Full());
   EXPECT_THAT(decision.starts, IsEmpty());
-  EXPECT_THAT(decision.pending, IsEmpty());
+  ASSERT_EQ(decision.pending.size(), 2u);
+  EXPECT_EQ(decision.pending[0].reason, ReasonCode::kInfeasible);
+  EXPECT_EQ(decision.pending[1].job, Id(1));
+  EXPECT_EQ(decision.pending[1].reason, ReasonCode::kHeld);
+  EXPECT_EQ(decision.pending[1].position, 1);
+  EXPECT_FALSE(decision.pending[1].eta);
+}
+
+TEST(DecideTest, ReasonNamesAreStableApiWords) {
+  for (ReasonCode code :
+       {ReasonCode::kHeld, ReasonCode::kPriority, ReasonCode::kResources,
+        ReasonCode::kFragmentation, ReasonCode::kNodesUnavailable, ReasonCode::kReserved,
+        ReasonCode::kReservation, ReasonCode::kInfeasible}) {
+    EXPECT_EQ(ParseReason(ReasonName(code)), code);
+  }
+  EXPECT_EQ(ReasonName(ReasonCode::kNodesUnavailable), "nodes_unavailable");
+  EXPECT_FALSE(ParseReason("Resources"));
 }
 
 TEST(DecideTest, DrainedNodesBlockWithAReason) {

@@ -35,7 +35,8 @@ struct Reservation {
 struct PendingJob {
   JobId job{};
   ReasonCode reason = ReasonCode::kResources;
-  // 0 = next in line. Jobs that can never fit come last.
+  // 0 = next in line. Jobs that can never fit come after those that can,
+  // held jobs last.
   int64_t position = 0;
   // The job ahead that holds it back: the head of the line (kPriority) or
   // the reserved job (kReservation).

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "core/enum_names.h"
+
 namespace berth::core {
 namespace {
 
@@ -21,18 +23,10 @@ constexpr std::array<std::pair<JobState, std::string_view>, 10> kNames = {{
 
 }  // namespace
 
-std::string_view JobStateName(JobState state) {
-  for (const auto& [value, name] : kNames) {
-    if (value == state) return name;
-  }
-  return "unknown";
-}
+std::string_view JobStateName(JobState state) { return NameIn(kNames, state); }
 
 std::optional<JobState> ParseJobState(std::string_view name) {
-  for (const auto& [value, text] : kNames) {
-    if (text == name) return value;
-  }
-  return std::nullopt;
+  return ValueIn<JobState>(kNames, name);
 }
 
 bool IsTerminal(JobState state) {

@@ -3,10 +3,12 @@
 #include <array>
 #include <utility>
 
+#include "core/enum_names.h"
+
 namespace berth::core {
 namespace {
 
-constexpr std::array<std::pair<ReasonCode, std::string_view>, 9> kNames = {{
+constexpr std::array<std::pair<ReasonCode, std::string_view>, 8> kNames = {{
     {ReasonCode::kHeld, "held"},
     {ReasonCode::kPriority, "priority"},
     {ReasonCode::kResources, "resources"},
@@ -14,24 +16,15 @@ constexpr std::array<std::pair<ReasonCode, std::string_view>, 9> kNames = {{
     {ReasonCode::kNodesUnavailable, "nodes_unavailable"},
     {ReasonCode::kReserved, "reserved"},
     {ReasonCode::kReservation, "reservation"},
-    {ReasonCode::kPreempting, "preempting"},
     {ReasonCode::kInfeasible, "infeasible"},
 }};
 
 }  // namespace
 
-std::string_view ReasonName(ReasonCode code) {
-  for (const auto& [value, name] : kNames) {
-    if (value == code) return name;
-  }
-  return "unknown";
-}
+std::string_view ReasonName(ReasonCode code) { return NameIn(kNames, code); }
 
 std::optional<ReasonCode> ParseReason(std::string_view name) {
-  for (const auto& [value, text] : kNames) {
-    if (text == name) return value;
-  }
-  return std::nullopt;
+  return ValueIn<ReasonCode>(kNames, name);
 }
 
 }  // namespace berth::core

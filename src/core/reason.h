@@ -16,7 +16,6 @@ enum class ReasonCode {
   kNodesUnavailable,  // every node of its kind is down, draining or unhealthy
   kReserved,          // holds the reservation: starts when its nodes free up
   kReservation,       // could backfill only by delaying the reserved job
-  kPreempting,        // victims are being stopped to make room for it
   kInfeasible,        // can never fit this cluster as configured
 };
 
