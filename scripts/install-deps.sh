@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev zlib1g-dev
-  python3
+  python3 clang-format
 )
 
 missing=()

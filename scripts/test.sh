@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Builds Berth and runs every test: the optimized build with warnings as
-# errors (all tests, including the trace validation against the independent
-# reference replay), the core lint, then the unit tests again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# Builds Berth and runs every test: the lints (core purity, formatting), the
+# optimized build with warnings as errors and all tests (including the trace
+# validation against the independent reference replay), then the unit tests
+# again under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs=$(nproc)
 
-echo "== lint: the core stays pure"
+echo "== lint: the core stays pure, the tree stays formatted"
 bash scripts/lint-core.sh
+bash scripts/lint-format.sh
 
 echo "== build (RelWithDebInfo, -Werror)"
 cmake --preset default >/dev/null

@@ -198,7 +198,8 @@ void AddSimCommand(CLI::App& app) {
       ->capture_default_str();
   sim->add_option("--gpu-type", flags->gpu_type, "GPU model with --vc-nodes")
       ->capture_default_str();
-  sim->add_option("--from", flags->from, "First submit time kept (inclusive): YYYY-MM-DD[ HH:MM:SS] UTC or seconds");
+  sim->add_option("--from", flags->from,
+                  "First submit time kept (inclusive): YYYY-MM-DD[ HH:MM:SS] UTC or seconds");
   sim->add_option("--to", flags->to, "Submit times kept end here (exclusive)");
   sim->add_option("--policy", flags->policies, "Policies to compare, comma-separated")
       ->delimiter(',')

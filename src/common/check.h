@@ -38,7 +38,7 @@ struct Voidify {
 
 }  // namespace berth::internal
 
-#define BERTH_CHECK(condition)          \
-  (condition) ? (void)0                 \
+#define BERTH_CHECK(condition)                 \
+  (condition) ? (void)0                        \
               : ::berth::internal::Voidify() & \
                     ::berth::internal::CheckFailure(__FILE__, __LINE__, #condition).stream()

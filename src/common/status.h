@@ -31,16 +31,26 @@ enum class StatusCode {
 
 inline std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid_argument";
-    case StatusCode::kNotFound: return "not_found";
-    case StatusCode::kAlreadyExists: return "already_exists";
-    case StatusCode::kFailedPrecondition: return "failed_precondition";
-    case StatusCode::kPermissionDenied: return "permission_denied";
-    case StatusCode::kUnauthenticated: return "unauthenticated";
-    case StatusCode::kResourceExhausted: return "resource_exhausted";
-    case StatusCode::kUnavailable: return "unavailable";
-    case StatusCode::kInternal: return "internal";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid_argument";
+    case StatusCode::kNotFound:
+      return "not_found";
+    case StatusCode::kAlreadyExists:
+      return "already_exists";
+    case StatusCode::kFailedPrecondition:
+      return "failed_precondition";
+    case StatusCode::kPermissionDenied:
+      return "permission_denied";
+    case StatusCode::kUnauthenticated:
+      return "unauthenticated";
+    case StatusCode::kResourceExhausted:
+      return "resource_exhausted";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kInternal:
+      return "internal";
   }
   return "unknown";
 }
@@ -85,7 +95,7 @@ inline Status Internal(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : data_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : data_(std::move(status)) {  // NOLINT: implicit by design
     BERTH_CHECK(!std::get<Status>(data_).ok()) << "a Result holding a Status must hold an error";
   }
@@ -120,8 +130,8 @@ class [[nodiscard]] Result {
 }  // namespace berth
 
 // Returns from the enclosing function when `expr` (a Status) is not OK.
-#define BERTH_RETURN_IF_ERROR(expr)        \
-  do {                                     \
-    ::berth::Status berth_status_ = (expr); \
+#define BERTH_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::berth::Status berth_status_ = (expr);        \
     if (!berth_status_.ok()) return berth_status_; \
   } while (false)

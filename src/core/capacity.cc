@@ -8,9 +8,7 @@
 namespace berth::core {
 namespace {
 
-GpuMask AllDevices(size_t count) {
-  return count >= 64 ? ~GpuMask{0} : ((GpuMask{1} << count) - 1);
-}
+GpuMask AllDevices(size_t count) { return count >= 64 ? ~GpuMask{0} : ((GpuMask{1} << count) - 1); }
 
 }  // namespace
 

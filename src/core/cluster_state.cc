@@ -59,13 +59,13 @@ void ClusterState::Release(JobId id) {
 
 void ClusterState::Start(JobId id, Placement placement, Time now) {
   Job& job = GetMutable(id);
-  BERTH_CHECK(job.state == JobState::kPending) << "start of job " << Value(id) << " in state "
-                                               << JobStateName(job.state);
+  BERTH_CHECK(job.state == JobState::kPending)
+      << "start of job " << Value(id) << " in state " << JobStateName(job.state);
   BERTH_CHECK(placement.shape == job.spec.task &&
               placement.tasks.size() == static_cast<size_t>(job.spec.tasks))
       << "placement does not match job " << Value(id);
-  BERTH_CHECK(capacity_.CanAllocate(placement)) << "placement of job " << Value(id)
-                                                << " does not fit";
+  BERTH_CHECK(capacity_.CanAllocate(placement))
+      << "placement of job " << Value(id) << " does not fit";
   capacity_.Allocate(placement);
   job.placement = std::move(placement);
   job.state = JobState::kRunning;

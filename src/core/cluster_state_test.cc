@@ -11,8 +11,8 @@ namespace {
 using testing::AddNodes;
 using testing::At;
 using testing::Id;
-using testing::NewJob;
 using testing::N;
+using testing::NewJob;
 using testing::Secs;
 
 Placement PlaceOrDie(const ClusterState& state, const JobSpec& spec) {

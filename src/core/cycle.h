@@ -26,8 +26,7 @@ struct Candidate {
 };
 
 struct Cycle {
-  Cycle(const ClusterState& state_in, Time now_in, const Policy& policy_in,
-        ExplainLevel explain_in)
+  Cycle(const ClusterState& state_in, Time now_in, const Policy& policy_in, ExplainLevel explain_in)
       : state(state_in),
         now(now_in),
         policy(policy_in),
@@ -41,8 +40,8 @@ struct Cycle {
   void Start(Candidate& candidate, Placement placement, std::vector<JobId> preempts = {}) {
     work.Allocate(placement);
     candidate.started = true;
-    decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
-                                       std::move(preempts)});
+    decision.starts.push_back(
+        JobStart{candidate.job->spec.id, std::move(placement), std::move(preempts)});
   }
   // Records why a candidate stays pending, when someone will read it.
   void Blocked(Candidate& candidate, const Capacity& capacity) {
@@ -53,8 +52,8 @@ struct Cycle {
   const Time now;
   const Policy& policy;
   const ExplainLevel explain;
-  Capacity work;                   // live capacity minus this cycle's starts
-  std::vector<Candidate> order;    // pending jobs that can fit, in policy order
+  Capacity work;                      // live capacity minus this cycle's starts
+  std::vector<Candidate> order;       // pending jobs that can fit, in policy order
   std::vector<const Job*> never_fit;  // pending jobs that can never fit, by id
   Decision decision;
 };

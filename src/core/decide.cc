@@ -78,8 +78,8 @@ void Explain(Cycle& cycle) {
   int64_t position = 0;
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;
-    cycle.decision.pending.push_back(PendingJob{candidate.job->spec.id, candidate.reason,
-                                                position++, candidate.blocker, {}, {}});
+    cycle.decision.pending.push_back(PendingJob{
+        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {}});
   }
   for (const Job* job : cycle.never_fit) {
     cycle.decision.pending.push_back(
@@ -102,6 +102,7 @@ void RunStrict(Cycle& cycle) {
       continue;
     }
     cycle.Blocked(candidate, cycle.work);
+    if (!cycle.explaining()) return;
     for (size_t j = i + 1; j < cycle.order.size(); ++j) {
       cycle.order[j].reason = ReasonCode::kPriority;
       cycle.order[j].blocker = candidate.job->spec.id;
@@ -117,9 +118,15 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
   CollectCandidates(cycle);
   OrderCandidates(cycle);
   switch (policy.discipline) {
-    case Discipline::kStrict: RunStrict(cycle); break;
-    case Discipline::kBackfill: RunBackfill(cycle); break;
-    case Discipline::kPreemptive: RunPreemptive(cycle); break;
+    case Discipline::kStrict:
+      RunStrict(cycle);
+      break;
+    case Discipline::kBackfill:
+      RunBackfill(cycle);
+      break;
+    case Discipline::kPreemptive:
+      RunPreemptive(cycle);
+      break;
   }
   if (cycle.explaining()) Explain(cycle);
   cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());

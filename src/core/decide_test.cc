@@ -11,16 +11,16 @@
 namespace berth::core {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 using testing::AddNodes;
 using testing::Apply;
 using testing::At;
+using ::testing::ElementsAre;
 using testing::FindPending;
 using testing::Id;
-using testing::NewJob;
+using ::testing::IsEmpty;
 using testing::N;
 using testing::NamedPolicy;
+using testing::NewJob;
 using testing::Secs;
 using testing::StartedIds;
 using testing::Submit;
@@ -29,8 +29,7 @@ using testing::TableEstimator;
 // Submits and starts a job at `now` wherever the placer puts it.
 void RunNow(ClusterState& state, const JobSpec& spec, Time now) {
   state.Submit(spec, spec.submit_time);
-  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
-              now);
+  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request), now);
 }
 
 DecideOptions Full() { return DecideOptions{ExplainLevel::kFull}; }
@@ -75,7 +74,7 @@ TEST(DecideTest, FifoStartsEverythingThatFitsInOrder) {
 TEST(DecideTest, JobsThatCanNeverFitDoNotBlockAnyone) {
   ClusterState state;
   AddNodes(state, 1, 8);
-  Submit(state, NewJob(1).Gpus(8).Tasks(2).Submit(0));  // 16 GPUs on an 8-GPU cluster
+  Submit(state, NewJob(1).Gpus(8).Tasks(2).Submit(0));      // 16 GPUs on an 8-GPU cluster
   Submit(state, NewJob(2).Gpus(2).Type("A100").Submit(1));  // no such model
   Submit(state, NewJob(3).Gpus(2).Submit(2));
   const Decision decision = Decide(state, At(5), NamedPolicy("fifo"));
@@ -92,9 +91,8 @@ TEST(DecideTest, SjfOracleRunsTheShortestFirstAndBlocksBehindIt) {
   Submit(state, NewJob(1).Gpus(2).Submit(0));
   Submit(state, NewJob(2).Gpus(8).Submit(1));
   Submit(state, NewJob(3).Gpus(2).Submit(2));
-  auto runtimes = std::make_shared<TableEstimator>(
-      std::map<JobId, Duration>{{Id(1), Secs(500)}, {Id(2), Secs(10)}, {Id(3), Secs(100)},
-                                {Id(9), Secs(1000)}});
+  auto runtimes = std::make_shared<TableEstimator>(std::map<JobId, Duration>{
+      {Id(1), Secs(500)}, {Id(2), Secs(10)}, {Id(3), Secs(100)}, {Id(9), Secs(1000)}});
   const Decision decision = Decide(state, At(5), NamedPolicy("sjf-oracle", runtimes));
   // Job 2 (10 s) heads the line but needs 8 GPUs; strict order blocks 3 and 1.
   EXPECT_THAT(decision.starts, IsEmpty());
@@ -137,10 +135,11 @@ TEST(DecideTest, BackfillNeverDelaysTheReservation) {
 TEST(DecideTest, BackfillMayUseGpusTheReservationDoesNotNeed) {
   ClusterState state;
   AddNodes(state, 2, 8);
-  RunNow(state, NewJob(1).Gpus(8).Limit(100), At(0));   // n0 busy until 100
-  RunNow(state, NewJob(2).Gpus(4).Limit(5000), At(0));  // n1 half busy until 5000
+  RunNow(state, NewJob(1).Gpus(8).Limit(100), At(0));      // n0 busy until 100
+  RunNow(state, NewJob(2).Gpus(4).Limit(5000), At(0));     // n1 half busy until 5000
   Submit(state, NewJob(3).Gpus(8).Limit(1000).Submit(1));  // reserved on n0 at 100
-  Submit(state, NewJob(4).Gpus(4).Limit(9000).Submit(2));  // long, but n1's free half is not reserved
+  Submit(state,
+         NewJob(4).Gpus(4).Limit(9000).Submit(2));  // long, but n1's free half is not reserved
   const Decision decision = Decide(state, At(10), NamedPolicy("slurm"));
   ASSERT_EQ(decision.reservations.size(), 1u);
   EXPECT_EQ(decision.reservations[0].placement.Nodes(), std::vector<NodeId>{N(0)});
@@ -151,8 +150,8 @@ TEST(DecideTest, BackfillMayUseGpusTheReservationDoesNotNeed) {
 TEST(DecideTest, SrtfPreemptsTheLongestRemainingJobOnly) {
   ClusterState state;
   AddNodes(state, 1, 8);
-  auto runtimes = std::make_shared<TableEstimator>(std::map<JobId, Duration>{
-      {Id(1), Secs(500)}, {Id(2), Secs(1000)}, {Id(3), Secs(10)}});
+  auto runtimes = std::make_shared<TableEstimator>(
+      std::map<JobId, Duration>{{Id(1), Secs(500)}, {Id(2), Secs(1000)}, {Id(3), Secs(10)}});
   RunNow(state, NewJob(1).Gpus(4), At(0));
   RunNow(state, NewJob(2).Gpus(4), At(0));
   Submit(state, NewJob(3).Gpus(4).Submit(5));
@@ -184,8 +183,8 @@ TEST(DecideTest, PreemptionDoesNotHappenWhenFreeRoomExists) {
 TEST(DecideTest, PreemptibleOnlyScopeSparesOtherJobs) {
   ClusterState state;
   AddNodes(state, 1, 8);
-  auto runtimes = std::make_shared<TableEstimator>(std::map<JobId, Duration>{
-      {Id(1), Secs(5000)}, {Id(2), Secs(5000)}, {Id(3), Secs(10)}});
+  auto runtimes = std::make_shared<TableEstimator>(
+      std::map<JobId, Duration>{{Id(1), Secs(5000)}, {Id(2), Secs(5000)}, {Id(3), Secs(10)}});
   RunNow(state, NewJob(1).Gpus(4), At(0));
   RunNow(state, NewJob(2).Gpus(4).Preemptible(), At(0));
   Submit(state, NewJob(3).Gpus(8).Submit(1));

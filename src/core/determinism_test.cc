@@ -70,8 +70,8 @@ TEST_P(DeterminismTest, SameInputSameDecisionWhateverTheSubmitOrder) {
   auto first = Build(scenario, in_order);
   auto again = Build(scenario, in_order);
   auto permuted = Build(scenario, shuffled);
-  Policy policy = testing::NamedPolicy(GetParam(),
-                                       std::make_shared<UserLimitEstimator>(Duration::Days(1)));
+  Policy policy =
+      testing::NamedPolicy(GetParam(), std::make_shared<UserLimitEstimator>(Duration::Days(1)));
   const DecideOptions full{ExplainLevel::kFull};
 
   // Several rounds: decide, apply, advance, so running jobs and preemption

@@ -41,8 +41,7 @@ class ReleaseSchedule {
 
   // Releases ends (earliest first, ties by job id) into `capacity` until
   // `request` fits, at or after `not_before`. nullopt when it never fits.
-  std::optional<PlannedStart> AdvanceUntilFits(Capacity& capacity,
-                                               const PlacementRequest& request,
+  std::optional<PlannedStart> AdvanceUntilFits(Capacity& capacity, const PlacementRequest& request,
                                                Time not_before);
 
  private:
@@ -50,9 +49,7 @@ class ReleaseSchedule {
     Time at;
     JobId job;
     const Placement* placement;
-    bool operator>(const End& o) const {
-      return at != o.at ? at > o.at : job > o.job;
-    }
+    bool operator>(const End& o) const { return at != o.at ? at > o.at : job > o.job; }
   };
   std::priority_queue<End, std::vector<End>, std::greater<>> ends_;
   std::deque<Placement> owned_;

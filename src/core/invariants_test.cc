@@ -28,7 +28,8 @@ void ExpectNoOverAllocation(const ClusterState& state) {
         << "gang " << Value(id) << " is not whole";
     for (const TaskPlacement& task : job->placement.tasks) {
       const int64_t per_device = job->spec.task.wants_share() ? job->spec.task.gpu.value() : 1000;
-      ASSERT_EQ(CountGpus(task.gpus), job->spec.task.wants_share() ? 1 : job->spec.task.whole_gpus());
+      ASSERT_EQ(CountGpus(task.gpus),
+                job->spec.task.wants_share() ? 1 : job->spec.task.whole_gpus());
       for (GpuMask bits = task.gpus; bits != 0; bits &= bits - 1) {
         milli[{task.node, std::countr_zero(bits)}] += per_device;
       }
@@ -54,8 +55,8 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
     const RandomScenario scenario = MakeRandomScenario(seed, 10, 150);
     ClusterState state;
     for (const NodeSpec& node : scenario.nodes) state.AddNode(node);
-    Policy policy = testing::NamedPolicy(
-        GetParam(), std::make_shared<UserLimitEstimator>(Duration::Days(1)));
+    Policy policy =
+        testing::NamedPolicy(GetParam(), std::make_shared<UserLimitEstimator>(Duration::Days(1)));
 
     // True run time: a seeded fraction of the limit, so limits hold.
     std::mt19937 rng(seed);

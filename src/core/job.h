@@ -24,8 +24,8 @@ struct JobSpec {
   int32_t priority = 0;
   // A job of several tasks is a gang: all tasks start together or none does.
   int32_t tasks = 1;
-  TaskShape task;        // per task
-  std::string gpu_type;  // required GPU model; empty = any
+  TaskShape task;                      // per task
+  std::string gpu_type;                // required GPU model; empty = any
   std::optional<Duration> time_limit;  // hard limit; the job is stopped there
   std::optional<Duration> estimate;    // the user's own runtime estimate
   bool preemptible = false;

@@ -39,18 +39,23 @@ bool CanTransition(JobState from, JobState to) {
   if (IsTerminal(from)) return false;
   if (to == S::kCancelled) return true;  // any live job can be cancelled
   switch (from) {
-    case S::kHeld: return to == S::kPending;
-    case S::kPending: return to == S::kHeld || to == S::kStarting;
+    case S::kHeld:
+      return to == S::kPending;
+    case S::kPending:
+      return to == S::kHeld || to == S::kStarting;
     case S::kStarting:
       return to == S::kRunning || to == S::kFailed || to == S::kLost || to == S::kPending;
     case S::kRunning:
-      return to == S::kCompleting || to == S::kSucceeded || to == S::kFailed ||
-             to == S::kLost || to == S::kPreempted;
+      return to == S::kCompleting || to == S::kSucceeded || to == S::kFailed || to == S::kLost ||
+             to == S::kPreempted;
     case S::kCompleting:
       return to == S::kSucceeded || to == S::kFailed || to == S::kPreempted || to == S::kLost;
-    case S::kPreempted: return to == S::kPending;
-    case S::kLost: return to == S::kPending || to == S::kFailed;
-    default: return false;
+    case S::kPreempted:
+      return to == S::kPending;
+    case S::kLost:
+      return to == S::kPending || to == S::kFailed;
+    default:
+      return false;
   }
 }
 

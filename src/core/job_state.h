@@ -16,16 +16,16 @@
 namespace berth::core {
 
 enum class JobState {
-  kPending,     // waiting for the scheduler
-  kHeld,        // waiting for a user/admin release or a dependency
-  kStarting,    // placed; the agent is launching it
+  kPending,   // waiting for the scheduler
+  kHeld,      // waiting for a user/admin release or a dependency
+  kStarting,  // placed; the agent is launching it
   kRunning,
   kCompleting,  // asked to stop (cancel, preemption, time limit); inside its grace period
   kPreempted,   // stopped to make room; goes back to pending
   kSucceeded,
   kFailed,
   kCancelled,
-  kLost,        // its node vanished; the owner requeues or fails it
+  kLost,  // its node vanished; the owner requeues or fails it
 };
 
 std::string_view JobStateName(JobState state);

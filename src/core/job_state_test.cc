@@ -6,10 +6,10 @@ namespace berth::core {
 namespace {
 
 TEST(JobStateTest, NamesRoundTrip) {
-  for (JobState state : {JobState::kPending, JobState::kHeld, JobState::kStarting,
-                         JobState::kRunning, JobState::kCompleting, JobState::kPreempted,
-                         JobState::kSucceeded, JobState::kFailed, JobState::kCancelled,
-                         JobState::kLost}) {
+  for (JobState state :
+       {JobState::kPending, JobState::kHeld, JobState::kStarting, JobState::kRunning,
+        JobState::kCompleting, JobState::kPreempted, JobState::kSucceeded, JobState::kFailed,
+        JobState::kCancelled, JobState::kLost}) {
     EXPECT_EQ(ParseJobState(JobStateName(state)), state);
   }
   EXPECT_EQ(JobStateName(JobState::kPending), "pending");

@@ -12,7 +12,7 @@ namespace {
 
 // Fair-share factor per queue at `now`.
 std::map<std::string, double, std::less<>> FairShareFactors(const OrderContext& context,
-                                                           std::span<const Job* const> jobs) {
+                                                            std::span<const Job* const> jobs) {
   const ClusterState& state = context.state;
   std::map<std::string, double, std::less<>> usage;
   for (const auto& [queue, value] : state.usage().queues()) {
@@ -47,9 +47,8 @@ void MultifactorOrderer::Keys(std::span<const Job* const> jobs, const OrderConte
   keys.reserve(jobs.size());
   for (const Job* job : jobs) {
     const double factor = factors.find(job->spec.queue)->second;
-    const double age = std::clamp((context.now - job->spec.submit_time).seconds() /
-                                      weights_.max_age.seconds(),
-                                  0.0, 1.0);
+    const double age = std::clamp(
+        (context.now - job->spec.submit_time).seconds() / weights_.max_age.seconds(), 0.0, 1.0);
     const double score = weights_.age * age + weights_.fair_share * factor;
     // Scaled to integer once: ordering must not depend on float comparisons.
     const auto scaled = static_cast<int64_t>(std::llround(score * 1e6));

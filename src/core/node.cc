@@ -8,9 +8,12 @@ namespace berth::core {
 
 std::string_view NodeStateName(NodeState state) {
   switch (state) {
-    case NodeState::kUp: return "up";
-    case NodeState::kDraining: return "draining";
-    case NodeState::kDown: return "down";
+    case NodeState::kUp:
+      return "up";
+    case NodeState::kDraining:
+      return "draining";
+    case NodeState::kDown:
+      return "down";
   }
   return "unknown";
 }

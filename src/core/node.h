@@ -38,8 +38,8 @@ struct GpuDevice {
 // nodes by type.
 struct NodeSpec {
   std::string name;
-  std::string gpu_type;          // e.g. "H100-80GB"; empty when the node has no GPUs
-  std::vector<GpuDevice> gpus;   // gpus[i].index == i
+  std::string gpu_type;         // e.g. "H100-80GB"; empty when the node has no GPUs
+  std::vector<GpuDevice> gpus;  // gpus[i].index == i
   MilliCpu cpu;
   MemoryMiB memory;
   std::map<std::string, std::string> labels;  // zone, rack, switch, ...

@@ -23,8 +23,8 @@ void ShortestFirstOrderer::Keys(std::span<const Job* const> jobs, const OrderCon
     const Duration service = measure_ == Measure::kTotal
                                  ? context.runtimes.Expected(*job)
                                  : context.runtimes.Remaining(*job, context.now);
-    keys.push_back({-int64_t{job->spec.priority}, service.micros(),
-                    job->spec.submit_time.micros()});
+    keys.push_back(
+        {-int64_t{job->spec.priority}, service.micros(), job->spec.submit_time.micros()});
   }
 }
 
@@ -34,9 +34,9 @@ LasOrderer::LasOrderer(std::vector<double> thresholds_gpu_seconds)
 }
 
 int LasOrderer::QueueOf(double attained_gpu_seconds) const {
-  return static_cast<int>(std::upper_bound(thresholds_.begin(), thresholds_.end(),
-                                           attained_gpu_seconds) -
-                          thresholds_.begin());
+  return static_cast<int>(
+      std::upper_bound(thresholds_.begin(), thresholds_.end(), attained_gpu_seconds) -
+      thresholds_.begin());
 }
 
 void LasOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& context,
@@ -58,7 +58,8 @@ std::optional<Time> LasOrderer::NextKeyChange(const OrderContext& context) const
     if (static_cast<size_t>(queue) >= thresholds_.size()) continue;
     // Round up to the next microsecond so the job is past the threshold then.
     const double seconds = (thresholds_[static_cast<size_t>(queue)] - attained) / gpus;
-    const Time at = context.now + Duration::Micros(static_cast<int64_t>(std::ceil(seconds * 1e6)) + 1);
+    const Time at =
+        context.now + Duration::Micros(static_cast<int64_t>(std::ceil(seconds * 1e6)) + 1);
     if (!next || at < *next) next = at;
   }
   return next;

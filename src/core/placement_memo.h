@@ -43,8 +43,8 @@ class PlacementMemo {
   static bool AtLeast(const PlacementRequest& a, const PlacementRequest& b) {
     const TaskShape& x = a.shape;
     const TaskShape& y = b.shape;
-    const bool same_kind = x.wants_share() == y.wants_share() &&
-                           (x.gpu.value() == 0) == (y.gpu.value() == 0);
+    const bool same_kind =
+        x.wants_share() == y.wants_share() && (x.gpu.value() == 0) == (y.gpu.value() == 0);
     return same_kind && a.type == b.type && a.tasks >= b.tasks && x.gpu >= y.gpu &&
            x.cpu >= y.cpu && x.memory >= y.memory;
   }

@@ -23,7 +23,8 @@ std::vector<GpuTypeId> CandidateTypes(const NodeTable& nodes, const PlacementReq
 int64_t TasksThatFit(const Capacity& capacity, NodeId node, const TaskShape& shape) {
   int64_t fit = shape.whole_gpus() > 0 ? capacity.free_gpu_count(node) / shape.whole_gpus()
                                        : int64_t{1} << 30;
-  if (shape.cpu.value() > 0) fit = std::min(fit, capacity.free_cpu(node).value() / shape.cpu.value());
+  if (shape.cpu.value() > 0)
+    fit = std::min(fit, capacity.free_cpu(node).value() / shape.cpu.value());
   if (shape.memory.value() > 0) {
     fit = std::min(fit, capacity.free_memory(node).value() / shape.memory.value());
   }
@@ -76,8 +77,7 @@ GpuMask PickDevices(const NodeSpec& spec, GpuMask free, int count) {
 }
 
 // Adds `count` whole-GPU tasks on `node` to the placement.
-void AddTasksOnNode(const Capacity& capacity, NodeId node, int64_t count,
-                    Placement& placement) {
+void AddTasksOnNode(const Capacity& capacity, NodeId node, int64_t count, Placement& placement) {
   const NodeSpec& spec = capacity.nodes().spec(node);
   GpuMask free = capacity.free_gpus(node);
   for (int64_t i = 0; i < count; ++i) {
@@ -111,8 +111,8 @@ std::optional<NodeId> BestSingleNode(const Capacity& capacity, const PlacementRe
 
 // Fewest nodes for a gang of one model: most free GPUs first, then the last
 // node replaced by the best fit for what is left.
-std::optional<Placement> PlaceGangOnType(const Capacity& capacity,
-                                         const PlacementRequest& request, GpuTypeId type) {
+std::optional<Placement> PlaceGangOnType(const Capacity& capacity, const PlacementRequest& request,
+                                         GpuTypeId type) {
   const int per_task = request.shape.whole_gpus();
   std::vector<std::pair<NodeId, int64_t>> chosen;
   int64_t left = request.tasks;
@@ -146,8 +146,7 @@ std::optional<Placement> PlaceGangOnType(const Capacity& capacity,
   return placement;
 }
 
-std::optional<Placement> PlaceWholeGpus(const Capacity& capacity,
-                                        const PlacementRequest& request) {
+std::optional<Placement> PlaceWholeGpus(const Capacity& capacity, const PlacementRequest& request) {
   const std::vector<GpuTypeId> types = CandidateTypes(capacity.nodes(), request);
   // Cheap bound first: blocked jobs are asked about on every cycle.
   int64_t free = 0;
@@ -197,7 +196,8 @@ std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRe
       }
       if (!share) {
         // CPU-only: the node with the least CPU left that fits.
-        const int64_t left = capacity.free_cpu(node).value() - request.shape.cpu.value() * tasks_here;
+        const int64_t left =
+            capacity.free_cpu(node).value() - request.shape.cpu.value() * tasks_here;
         if (!best || left < best_left) {
           best = TaskPlacement{node, 0};
           best_left = left;

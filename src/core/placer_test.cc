@@ -11,8 +11,8 @@ namespace {
 using testing::AddNodes;
 using testing::At;
 using testing::Id;
-using testing::NewJob;
 using testing::N;
+using testing::NewJob;
 
 // Occupies `gpus` GPUs on `node` with a throwaway running job.
 void Occupy(ClusterState& state, int64_t id, NodeId node, int gpus) {
@@ -42,7 +42,7 @@ TEST(PlacerTest, SingleTaskGoesToTheFullestNodeThatFits) {
   ClusterState state;
   AddNodes(state, 3, 8);
   Occupy(state, 100, N(0), 2);  // 6 free
-  Occupy(state, 101, N(1), 5);      // 3 free
+  Occupy(state, 101, N(1), 5);  // 3 free
   // n2 idle: 8 free.
   std::optional<Placement> placement = Place(state.capacity(), Request(1, 2));
   ASSERT_TRUE(placement);

@@ -20,9 +20,9 @@ namespace {
 struct Victim {
   const Job* job;
   OrderKey key;
-  GpuTypeId type{};      // gangs never mix models, so one per job
-  int64_t gpus = 0;      // whole GPUs it holds
-  bool taken = false;    // preempted earlier in this cycle
+  GpuTypeId type{};    // gangs never mix models, so one per job
+  int64_t gpus = 0;    // whole GPUs it holds
+  bool taken = false;  // preempted earlier in this cycle
 };
 
 bool OrderedAfter(const Victim& victim, const Candidate& candidate) {
@@ -105,8 +105,9 @@ int64_t FreeGpus(const Capacity& capacity, const PlacementRequest& request) {
 // Tries to make room for `candidate` by stopping eligible victims. On
 // success the chosen victims are released from cycle.work, taken from the
 // pool, and returned with the placement; on failure cycle.work is unchanged.
-std::optional<std::pair<std::vector<Victim*>, Placement>> SelectVictims(
-    Cycle& cycle, const Candidate& candidate, VictimPool& pool) {
+std::optional<std::pair<std::vector<Victim*>, Placement>> SelectVictims(Cycle& cycle,
+                                                                        const Candidate& candidate,
+                                                                        VictimPool& pool) {
   std::vector<Victim*> released;
   std::optional<Placement> placement;
   for (Victim& victim : pool.eligible()) {

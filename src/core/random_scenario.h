@@ -23,8 +23,8 @@ inline RandomScenario MakeRandomScenario(uint32_t seed, int node_count, int job_
   RandomScenario scenario;
   for (int i = 0; i < node_count; ++i) {
     const int gpus = pick(0, 3) == 0 ? 4 : 8;
-    NodeSpec spec = MakeNodeSpec("n" + std::to_string(i), pick(0, 4) == 0 ? "A100" : "V100",
-                                 gpus, Cores(64), MemoryMiB(256 * 1024));
+    NodeSpec spec = MakeNodeSpec("n" + std::to_string(i), pick(0, 4) == 0 ? "A100" : "V100", gpus,
+                                 Cores(64), MemoryMiB(256 * 1024));
     for (GpuDevice& gpu : spec.gpus) gpu.interconnect_group = gpu.index < gpus / 2 ? 0 : 1;
     scenario.nodes.push_back(spec);
   }

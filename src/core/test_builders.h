@@ -29,19 +29,58 @@ class JobBuilder {
     spec_.user = "user";
     spec_.queue = "default";
   }
-  JobBuilder& Gpus(int gpus) { spec_.task.gpu = WholeGpus(gpus); return *this; }
-  JobBuilder& GpuMilli(int64_t milli) { spec_.task.gpu = MilliGpu(milli); return *this; }
-  JobBuilder& Tasks(int tasks) { spec_.tasks = tasks; return *this; }
-  JobBuilder& Cpu(int64_t millicores) { spec_.task.cpu = MilliCpu(millicores); return *this; }
-  JobBuilder& Memory(int64_t mib) { spec_.task.memory = MemoryMiB(mib); return *this; }
-  JobBuilder& Submit(int64_t seconds) { spec_.submit_time = At(seconds); return *this; }
-  JobBuilder& Limit(int64_t seconds) { spec_.time_limit = Secs(seconds); return *this; }
-  JobBuilder& Estimate(int64_t seconds) { spec_.estimate = Secs(seconds); return *this; }
-  JobBuilder& Queue(std::string queue) { spec_.queue = std::move(queue); return *this; }
-  JobBuilder& User(std::string user) { spec_.user = std::move(user); return *this; }
-  JobBuilder& Priority(int32_t priority) { spec_.priority = priority; return *this; }
-  JobBuilder& Preemptible() { spec_.preemptible = true; return *this; }
-  JobBuilder& Type(std::string type) { spec_.gpu_type = std::move(type); return *this; }
+  JobBuilder& Gpus(int gpus) {
+    spec_.task.gpu = WholeGpus(gpus);
+    return *this;
+  }
+  JobBuilder& GpuMilli(int64_t milli) {
+    spec_.task.gpu = MilliGpu(milli);
+    return *this;
+  }
+  JobBuilder& Tasks(int tasks) {
+    spec_.tasks = tasks;
+    return *this;
+  }
+  JobBuilder& Cpu(int64_t millicores) {
+    spec_.task.cpu = MilliCpu(millicores);
+    return *this;
+  }
+  JobBuilder& Memory(int64_t mib) {
+    spec_.task.memory = MemoryMiB(mib);
+    return *this;
+  }
+  JobBuilder& Submit(int64_t seconds) {
+    spec_.submit_time = At(seconds);
+    return *this;
+  }
+  JobBuilder& Limit(int64_t seconds) {
+    spec_.time_limit = Secs(seconds);
+    return *this;
+  }
+  JobBuilder& Estimate(int64_t seconds) {
+    spec_.estimate = Secs(seconds);
+    return *this;
+  }
+  JobBuilder& Queue(std::string queue) {
+    spec_.queue = std::move(queue);
+    return *this;
+  }
+  JobBuilder& User(std::string user) {
+    spec_.user = std::move(user);
+    return *this;
+  }
+  JobBuilder& Priority(int32_t priority) {
+    spec_.priority = priority;
+    return *this;
+  }
+  JobBuilder& Preemptible() {
+    spec_.preemptible = true;
+    return *this;
+  }
+  JobBuilder& Type(std::string type) {
+    spec_.gpu_type = std::move(type);
+    return *this;
+  }
   operator JobSpec() const { return spec_; }  // NOLINT: builder
   const JobSpec& spec() const { return spec_; }
 
@@ -60,7 +99,9 @@ inline void AddNodes(ClusterState& state, int count, int gpus, const std::string
   }
 }
 
-inline void Submit(ClusterState& state, const JobSpec& spec) { state.Submit(spec, spec.submit_time); }
+inline void Submit(ClusterState& state, const JobSpec& spec) {
+  state.Submit(spec, spec.submit_time);
+}
 
 // Known durations by job id, for tests of oracle policies and ETAs.
 class TableEstimator final : public RuntimeEstimator {

@@ -23,8 +23,8 @@ double UsageLedger::RunningContribution(MilliGpu gpus, Time from, Time now) cons
   return g * h / std::numbers::ln2 * (1.0 - Decay(now - from));
 }
 
-void UsageLedger::Add(std::map<std::string, DecayedValue, std::less<>>& table,
-                      std::string_view key, double amount, Time at) {
+void UsageLedger::Add(std::map<std::string, DecayedValue, std::less<>>& table, std::string_view key,
+                      double amount, Time at) {
   auto it = table.find(key);
   if (it == table.end()) it = table.emplace(std::string(key), DecayedValue{0, at}).first;
   DecayedValue& entry = it->second;

@@ -37,16 +37,14 @@ class UsageLedger {
   double RunningContribution(MilliGpu gpus, Time from, Time now) const;
 
   // Queues ever charged, in name order.
-  const std::map<std::string, DecayedValue, std::less<>>& queues() const {
-    return by_queue_;
-  }
+  const std::map<std::string, DecayedValue, std::less<>>& queues() const { return by_queue_; }
 
  private:
   double Decay(Duration elapsed) const;
   void Add(std::map<std::string, DecayedValue, std::less<>>& table, std::string_view key,
            double amount, Time at);
-  double Read(const std::map<std::string, DecayedValue, std::less<>>& table,
-              std::string_view key, Time now) const;
+  double Read(const std::map<std::string, DecayedValue, std::less<>>& table, std::string_view key,
+              Time now) const;
 
   Duration half_life_;
   std::map<std::string, DecayedValue, std::less<>> by_user_;

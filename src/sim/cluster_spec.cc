@@ -47,12 +47,12 @@ Result<Partition> ParsePool(std::string_view shape) {
   const std::string text(shape);
   const size_t x1 = text.find('x');
   const size_t x2 = x1 == std::string::npos ? x1 : text.find('x', x1 + 1);
-  const std::string usage = "--cluster: expected NODESxGPUSxTYPE such as 80x8xP100, got '" +
-                            text + "'";
+  const std::string usage =
+      "--cluster: expected NODESxGPUSxTYPE such as 80x8xP100, got '" + text + "'";
   if (x2 == std::string::npos || x2 + 1 >= text.size()) return InvalidArgument(usage);
   const auto nodes = ParsePositive(std::string_view(text).substr(0, x1), 1'000'000);
-  const auto gpus = ParsePositive(std::string_view(text).substr(x1 + 1, x2 - x1 - 1),
-                                  core::kMaxGpusPerNode);
+  const auto gpus =
+      ParsePositive(std::string_view(text).substr(x1 + 1, x2 - x1 - 1), core::kMaxGpusPerNode);
   if (!nodes) return InvalidArgument(usage + " (node count must be 1..1000000)");
   if (!gpus) {
     return InvalidArgument(usage + " (GPUs per node must be 1.." +
@@ -64,9 +64,8 @@ Result<Partition> ParsePool(std::string_view shape) {
 Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpus_per_node,
                                                 const std::string& gpu_type) {
   if (gpus_per_node < 1 || gpus_per_node > core::kMaxGpusPerNode) {
-    return InvalidArgument("--gpus-per-node: must be 1.." +
-                           std::to_string(core::kMaxGpusPerNode) + ", got " +
-                           std::to_string(gpus_per_node));
+    return InvalidArgument("--gpus-per-node: must be 1.." + std::to_string(core::kMaxGpusPerNode) +
+                           ", got " + std::to_string(gpus_per_node));
   }
   std::ifstream in(path);
   if (!in) return NotFound("--vc-nodes: cannot open " + path);

@@ -29,8 +29,8 @@ double FluidSrptAverageJct(const std::vector<JobOutcome>& jobs, int64_t total_gp
   arrivals.reserve(jobs.size());
   const double origin = jobs.front().submit.seconds();
   for (const JobOutcome& job : jobs) {
-    arrivals.push_back(Arrival{job.submit.seconds() - origin,
-                               job.duration.seconds() * job.gpus / static_cast<double>(total_gpus)});
+    arrivals.push_back(Arrival{job.submit.seconds() - origin, job.duration.seconds() * job.gpus /
+                                                                  static_cast<double>(total_gpus)});
   }
   std::sort(arrivals.begin(), arrivals.end(),
             [](const Arrival& a, const Arrival& b) { return a.release < b.release; });

@@ -30,9 +30,9 @@ nlohmann::json ToJson(const Summary& s) {
 
 std::string FormatTable(const std::vector<Summary>& summaries) {
   std::string out = fmt::format(
-      "{:<12} {:>7} {:>10} {:>9} {:>10} {:>10} {:>9} {:>10} {:>10} {:>6} {:>10} {:>7}\n",
-      "policy", "jobs", "avg_jct_s", "p50_jct", "p99_jct", "avg_wait_s", "p50_wait", "p99_wait",
-      "max_wait", "util", "makespan_d", "jct/lb");
+      "{:<12} {:>7} {:>10} {:>9} {:>10} {:>10} {:>9} {:>10} {:>10} {:>6} {:>10} {:>7}\n", "policy",
+      "jobs", "avg_jct_s", "p50_jct", "p99_jct", "avg_wait_s", "p50_wait", "p99_wait", "max_wait",
+      "util", "makespan_d", "jct/lb");
   for (const Summary& s : summaries) {
     out += fmt::format(
         "{:<12} {:>7} {:>10.0f} {:>9.0f} {:>10.0f} {:>10.0f} {:>9.0f} {:>10.0f} {:>10.0f} "

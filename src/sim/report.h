@@ -1,10 +1,9 @@
 // Summaries as JSON and as a human table.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/metrics.h"
 

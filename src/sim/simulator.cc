@@ -18,11 +18,11 @@ using core::Time;
 
 // Where each job stands in the simulation; indexed like the workload.
 struct JobRun {
-  Duration work_done;        // useful run time so far (restart overhead excluded)
-  Time run_start;            // start of the current run
-  Duration run_overhead;     // restart overhead at the start of the current run
+  Duration work_done;     // useful run time so far (restart overhead excluded)
+  Time run_start;         // start of the current run
+  Duration run_overhead;  // restart overhead at the start of the current run
   Time queued_since;
-  int32_t generation = 0;    // bumps on preemption, invalidating its completion event
+  int32_t generation = 0;  // bumps on preemption, invalidating its completion event
   bool started = false;
 };
 
@@ -169,9 +169,8 @@ void Simulation::Start(const core::JobStart& start, Time now) {
   JobOutcome& outcome = outcomes_[i];
   outcome.wait += now - run.queued_since;
   if (!run.started) outcome.first_start = now;
-  run.run_overhead = run.started
-                         ? core::RestartCost(options_.restart_cost, job.spec.total_gpu())
-                         : Duration::Zero();
+  run.run_overhead = run.started ? core::RestartCost(options_.restart_cost, job.spec.total_gpu())
+                                 : Duration::Zero();
   run.started = true;
   run.run_start = now;
   state_.Start(start.job, start.placement, now);

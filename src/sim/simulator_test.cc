@@ -118,7 +118,8 @@ TEST(SimulatorTest, SameInputSameResult) {
 
 TEST(WorkloadTest, JobsLargerThanANodeHoldWholeNodes) {
   Partition pool;
-  for (int i = 0; i < 4; ++i) pool.nodes.push_back(core::MakeNodeSpec("n" + std::to_string(i), "V100", 8));
+  for (int i = 0; i < 4; ++i)
+    pool.nodes.push_back(core::MakeNodeSpec("n" + std::to_string(i), "V100", 8));
   const WorkloadSet set = BuildWorkloads({Row(0, 10, 12), Row(0, 10, 32), Row(0, 10, 40)}, {pool});
   ASSERT_EQ(set.workloads[0].jobs.size(), 2u);
   EXPECT_EQ(set.workloads[0].jobs[0].spec.tasks, 2);

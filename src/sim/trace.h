@@ -51,8 +51,8 @@ enum class TraceFormat { kPhilly, kItp, kCsv };
 Result<TraceFormat> ParseTraceFormat(std::string_view name);
 
 struct TraceJob {
-  int64_t line = 0;       // 1-based line in the file; the header is line 1
-  std::string trace_id;   // the trace's own id when it has one
+  int64_t line = 0;      // 1-based line in the file; the header is line 1
+  std::string trace_id;  // the trace's own id when it has one
   core::Time submit;
   core::Duration duration;  // true run time
   int32_t gpus = 0;         // total whole GPUs

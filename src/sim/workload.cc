@@ -65,10 +65,9 @@ WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Parti
     set.workloads[p].jobs.push_back(SimJob{spec, job.duration, job.line});
   }
   for (Workload& workload : set.workloads) {
-    std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
-                     [](const SimJob& a, const SimJob& b) {
-                       return a.spec.submit_time < b.spec.submit_time;
-                     });
+    std::stable_sort(
+        workload.jobs.begin(), workload.jobs.end(),
+        [](const SimJob& a, const SimJob& b) { return a.spec.submit_time < b.spec.submit_time; });
   }
   return set;
 }

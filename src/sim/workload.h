@@ -6,8 +6,8 @@
 // a gang that holds whole nodes: ceil(gpus / node size) tasks of a full node
 // each (12 GPUs on 8-GPU nodes hold two nodes), as multi-node training jobs
 // run (Slurm's --exclusive) and as the reference replay's consolidated rule
-// places them. A trace job that names its tasks keeps them. Jobs that can never fit their partition are set
-// aside and counted, never silently dropped.
+// places them. A trace job that names its tasks keeps them. Jobs that can never fit their partition
+// are set aside and counted, never silently dropped.
 #pragma once
 
 #include <cstdint>
