@@ -19,6 +19,7 @@ struct JobSpec {
   JobId id{};
   std::string user;
   std::string queue;  // team / virtual cluster
+  std::string name;   // what the user called it; runs of one name predict each other
   // Priority class: higher classes are ordered first by policies that honour
   // classes and may preempt lower ones.
   int32_t priority = 0;
@@ -44,6 +45,9 @@ struct Job {
   Time started;                         // start of the current run
   Duration executed;                    // run time of earlier runs
   int32_t preemptions = 0;
+  // When the running job last saved a checkpoint, if it tells us: a
+  // preemption then loses only the work since.
+  std::optional<Time> last_checkpoint;
   // The time the job last entered the queue (submit, or its last preemption).
   Time queued_since;
 

@@ -41,6 +41,12 @@ enum class PreemptionScope {
   kAny,              // any job, as the reference SRTF and Tiresias simulators do
 };
 
+// How a preemptive policy picks among the jobs it may stop.
+enum class VictimChoice {
+  kLowestOrderedFirst,  // the reference simulators' rule
+  kFewestLeastLoss,     // fewest victims, then least work lost
+};
+
 struct PolicyConfig {
   // The limit assumed for jobs without one (a partition maximum). 60 days is
   // above every job in the shipped traces.
@@ -56,6 +62,9 @@ struct Policy {
   Discipline discipline = Discipline::kStrict;
   RuntimeKnowledge knowledge = RuntimeKnowledge::kUserLimits;
   PreemptionScope preemption_scope = PreemptionScope::kPreemptibleOnly;
+  VictimChoice victim_choice = VictimChoice::kLowestOrderedFirst;
+  // A job is not stopped again before it has run this long (no thrashing).
+  Duration min_run_time;
   Duration default_time_limit;
   // Never null when Decide runs. Shared because an owner may keep updating a
   // learning estimator between decisions.

@@ -1,0 +1,196 @@
+#include "core/victims.h"
+
+#include <algorithm>
+#include <map>
+
+namespace berth::core {
+namespace {
+
+bool OrderedAfter(const Victim& victim, const Candidate& candidate) {
+  if (victim.key != candidate.key) return victim.key > candidate.key;
+  return victim.job->spec.id > candidate.job->spec.id;
+}
+
+bool MayStop(const Cycle& cycle, const Job& job) {
+  if (cycle.policy.preemption_scope == PreemptionScope::kPreemptibleOnly && !job.spec.preemptible) {
+    return false;
+  }
+  return cycle.now - job.started >= cycle.policy.min_run_time;
+}
+
+int64_t FreeGpus(const Capacity& capacity, const PlacementRequest& request) {
+  if (request.type) return capacity.free_gpus_of_type(*request.type);
+  int64_t total = 0;
+  for (size_t t = 0; t < capacity.nodes().type_count(); ++t) {
+    total += capacity.free_gpus_of_type(static_cast<GpuTypeId>(t));
+  }
+  return total;
+}
+
+bool Fits(const Victim& victim, const PlacementRequest& request) {
+  return !victim.taken && (!request.type || victim.type == *request.type);
+}
+
+// Fewest victims, then least lost work: for a job that fits one node, the
+// node where the fewest, cheapest victims make room; for a gang, victims in
+// order of least loss. Returns the victims to try, in the order to try them.
+std::vector<Victim*> CheapestFirst(const Cycle& cycle, const Candidate& candidate,
+                                   std::span<Victim> eligible) {
+  std::vector<Victim*> by_loss;
+  for (Victim& victim : eligible) {
+    if (Fits(victim, candidate.request)) by_loss.push_back(&victim);
+  }
+  std::stable_sort(by_loss.begin(), by_loss.end(),
+                   [](const Victim* a, const Victim* b) { return a->loss < b->loss; });
+  const int need = candidate.request.shape.whole_gpus() * candidate.request.tasks;
+  if (candidate.request.tasks != 1 || need == 0) return by_loss;
+
+  std::map<NodeId, std::vector<Victim*>> on_node;  // each list in order of loss
+  for (Victim* victim : by_loss) {
+    for (NodeId node : victim->job->placement.Nodes()) on_node[node].push_back(victim);
+  }
+  struct Choice {
+    size_t count;
+    Duration loss;
+    NodeId node;
+    std::vector<Victim*> victims;
+  };
+  std::optional<Choice> best;
+  for (const auto& [node, victims] : on_node) {
+    int free = cycle.work.free_gpu_count(node);
+    Choice choice{0, Duration::Zero(), node, {}};
+    for (Victim* victim : victims) {
+      if (free >= need) break;
+      for (const TaskPlacement& task : victim->job->placement.tasks) {
+        if (task.node == node) free += CountGpus(task.gpus);
+      }
+      choice.victims.push_back(victim);
+      choice.loss += victim->loss;
+    }
+    if (free < need) continue;
+    choice.count = choice.victims.size();
+    if (!best || std::tie(choice.count, choice.loss) < std::tie(best->count, best->loss)) {
+      best = std::move(choice);
+    }
+  }
+  return best ? best->victims : std::vector<Victim*>{};
+}
+
+std::vector<Victim*> LowestOrderedFirst(const Candidate& candidate, std::span<Victim> eligible) {
+  std::vector<Victim*> order;
+  for (Victim& victim : eligible) {
+    if (Fits(victim, candidate.request)) order.push_back(&victim);
+  }
+  return order;
+}
+
+// Releases `order` one by one until the candidate fits, then gives back every
+// victim it turns out not to need, last tried first. On failure cycle.work
+// is as before.
+std::optional<std::pair<std::vector<Victim*>, Placement>> Release(
+    Cycle& cycle, const Candidate& candidate, const std::vector<Victim*>& order) {
+  std::vector<Victim*> released;
+  std::optional<Placement> placement;
+  for (Victim* victim : order) {
+    cycle.work.Release(victim->job->placement);
+    released.push_back(victim);
+    placement = Place(cycle.work, candidate.request);
+    if (placement) break;
+  }
+  if (!placement) {
+    for (auto it = released.rbegin(); it != released.rend(); ++it) {
+      cycle.work.Allocate((*it)->job->placement);
+    }
+    return std::nullopt;
+  }
+  std::vector<Victim*> needed;
+  for (auto it = released.rbegin(); it != released.rend(); ++it) {
+    cycle.work.Allocate((*it)->job->placement);
+    if (std::optional<Placement> without = Place(cycle.work, candidate.request)) {
+      placement = std::move(without);
+    } else {
+      cycle.work.Release((*it)->job->placement);
+      needed.push_back(*it);
+    }
+  }
+  return std::make_pair(std::move(needed), std::move(*placement));
+}
+
+}  // namespace
+
+VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().type_count(), 0) {
+  std::vector<const Job*> running;
+  for (const auto& [id, job] : cycle.state.running()) {
+    if (MayStop(cycle, *job)) running.push_back(job);
+  }
+  std::vector<OrderKey> keys;
+  cycle.policy.orderer->Keys(running, cycle.order_context(), keys);
+  victims_.reserve(running.size());
+  for (size_t i = 0; i < running.size(); ++i) {
+    const Job& job = *running[i];
+    Victim victim;
+    victim.job = &job;
+    victim.key = keys[i];
+    if (!job.placement.tasks.empty()) {
+      victim.type = cycle.work.nodes().type_of(job.placement.tasks.front().node);
+    }
+    for (const TaskPlacement& task : job.placement.tasks) victim.gpus += CountGpus(task.gpus);
+    const Time saved = job.last_checkpoint ? Max(*job.last_checkpoint, job.started) : job.started;
+    victim.loss = cycle.now - saved;
+    gpus_by_type_[Index(victim.type)] += victim.gpus;
+    victims_.push_back(victim);
+  }
+  std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
+    if (a.key != b.key) return a.key > b.key;
+    return a.job->spec.id > b.job->spec.id;
+  });
+  end_ = victims_.size();
+}
+
+void VictimPool::NarrowTo(const Candidate& candidate) {
+  while (end_ > 0 && !OrderedAfter(victims_[end_ - 1], candidate)) {
+    --end_;
+    if (!victims_[end_].taken) gpus_by_type_[Index(victims_[end_].type)] -= victims_[end_].gpus;
+  }
+}
+
+void VictimPool::Take(Victim& victim) {
+  victim.taken = true;
+  gpus_by_type_[Index(victim.type)] -= victim.gpus;
+}
+
+int64_t VictimPool::Gpus(const PlacementRequest& request) const {
+  if (request.type) return gpus_by_type_[Index(*request.type)];
+  int64_t total = 0;
+  for (int64_t gpus : gpus_by_type_) total += gpus;
+  return total;
+}
+
+bool StartByPreempting(Cycle& cycle, Candidate& candidate, VictimPool& pool, PlacementMemo& memo) {
+  pool.NarrowTo(candidate);
+  // Cheap bound first: free GPUs plus all the eligible victims hold.
+  const int64_t need =
+      static_cast<int64_t>(candidate.request.shape.whole_gpus()) * candidate.request.tasks;
+  if (memo.KnownToFail(candidate.request) ||
+      FreeGpus(cycle.work, candidate.request) + pool.Gpus(candidate.request) < need) {
+    return false;
+  }
+  const std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
+                                         ? CheapestFirst(cycle, candidate, pool.eligible())
+                                         : LowestOrderedFirst(candidate, pool.eligible());
+  auto chosen = Release(cycle, candidate, order);
+  if (!chosen) {
+    memo.RecordFailure(candidate.request);
+    return false;
+  }
+  std::vector<JobId> preempts;
+  for (Victim* victim : chosen->first) {
+    pool.Take(*victim);
+    preempts.push_back(victim->job->spec.id);
+    cycle.decision.preemptions.push_back(Preemption{victim->job->spec.id, candidate.job->spec.id});
+  }
+  cycle.Start(candidate, std::move(chosen->second), std::move(preempts));
+  return true;
+}
+
+}  // namespace berth::core

@@ -1,0 +1,56 @@
+// Choosing running jobs to stop so a more important one can start. Shared by
+// the preemptive disciplines (preemption.cc, preemptive_backfill.cc).
+//
+// Victims are whole jobs (every task of a gang is released), allowed by the
+// policy's PreemptionScope, running for at least the policy's minimum run
+// time (so nothing is stopped again right after a restart), not started in
+// this cycle, and ordered after the job they make room for.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "core/cycle.h"
+#include "core/placement_memo.h"
+
+namespace berth::core {
+
+struct Victim {
+  const Job* job = nullptr;
+  OrderKey key;
+  GpuTypeId type{};    // gangs never mix models, so one per job
+  int64_t gpus = 0;    // whole GPUs it holds
+  Duration loss;       // work lost if stopped now: since its last checkpoint, else its run
+  bool taken = false;  // preempted earlier in this cycle
+};
+
+// The stoppable running jobs, lowest-ordered first, and the GPUs the
+// eligible ones hold. A candidate may stop only jobs ordered after it;
+// candidates arrive in policy order, so the eligible set is a prefix that
+// only shrinks, and a moving boundary keeps the sums exact without rescans.
+class VictimPool {
+ public:
+  explicit VictimPool(const Cycle& cycle);
+
+  // Drops victims that rank above `candidate` from the eligible prefix.
+  void NarrowTo(const Candidate& candidate);
+  std::span<Victim> eligible() { return {victims_.data(), end_}; }
+  void Take(Victim& victim);
+  // Whole GPUs held by eligible, untaken victims of the request's model.
+  int64_t Gpus(const PlacementRequest& request) const;
+
+ private:
+  std::vector<Victim> victims_;
+  size_t end_ = 0;
+  std::vector<int64_t> gpus_by_type_;
+};
+
+// Tries to start `candidate` by preempting eligible victims of `pool`, the
+// policy's VictimChoice deciding which. On success, records the preemptions
+// and the start in the cycle and returns true; `memo` remembers requests that
+// cannot be helped this way.
+bool StartByPreempting(Cycle& cycle, Candidate& candidate, VictimPool& pool, PlacementMemo& memo);
+
+}  // namespace berth::core
