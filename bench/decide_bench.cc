@@ -126,7 +126,7 @@ void Run(const std::string& policy_name, const Size& size) {
     const Decision decision = Decide(state, now, policy, DecideOptions{ExplainLevel::kReasons});
     cycles.push_back(Ms(std::chrono::steady_clock::now() - start));
     for (const Preemption& p : decision.preemptions) state.Preempt(p.job, now);
-    for (const JobStart& s : decision.starts) state.Start(s.job, s.placement, now);
+    for (const JobStart& s : decision.starts) state.Start(s, now);
   }
 
   std::printf("%-8s %7d %9zu %9zu %10.3f %10.3f %10.1f %8zu\n", policy_name.c_str(), size.nodes,

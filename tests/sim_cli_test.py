@@ -112,6 +112,91 @@ class SimCliTest(unittest.TestCase):
             os.unlink(f.name)
 
 
+PAI = ("alibaba-pai-gpu-2023",)
+
+
+def pack(*args):
+    return run("--format", "pai2023", "--trace", trace(*PAI, "openb_pod_list_default.csv"),
+               "--nodes-file", trace(*PAI, "openb_node_list_gpu_node.csv"), "--pack", *args)
+
+
+class PackCliTest(unittest.TestCase):
+    def test_pack_compares_best_fit_and_berth(self):
+        result = pack("--json", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        results = json.loads(result.stdout)
+        self.assertEqual([r["placement"] for r in results], ["best-fit", "berth"])
+        for r in results:
+            for field in ("unallocated_gpu_share", "total_gpus", "allocated_gpu_milli",
+                          "pods_placed", "passes"):
+                self.assertIn(field, r)
+            self.assertEqual(r["total_gpus"], 6212)
+            self.assertAlmostEqual(r["unallocated_gpu_share"],
+                                   1 - r["allocated_gpu_milli"] / 6212000, places=9)
+            self.assertEqual(r["stop"], "a pass placed nothing")
+        best_fit, berth = results
+        # Issue 3: Berth's placement leaves fewer GPUs unallocated than best fit.
+        self.assertLess(berth["unallocated_gpu_share"], best_fit["unallocated_gpu_share"])
+
+    def test_pack_prints_a_table_by_default(self):
+        result = pack()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.strip().splitlines()
+        self.assertTrue(lines[0].startswith("placement"))
+        self.assertIn("unallocated_gpu_share", lines[0])
+        self.assertEqual([line.split()[0] for line in lines[1:]], ["best-fit", "berth"])
+        self.assertIn("8152 pod rows read", result.stderr)
+        self.assertIn("1213 nodes", result.stderr)
+
+    def test_pack_bad_flags_name_the_flag(self):
+        pods = trace(*PAI, "openb_pod_list_default.csv")
+        nodes = trace(*PAI, "openb_node_list_gpu_node.csv")
+        cases = [
+            (["--format", "pai2023", "--pack"], "--nodes-file"),
+            (["--format", "pai2023", "--nodes-file", nodes], "--pack"),
+            (["--format", "itp", "--pack", "--nodes-file", nodes], "--format pai2023"),
+            (["--format", "pai2023", "--pack", "--nodes-file", nodes, "--policy", "fifo"],
+             "--policy"),
+            (["--format", "pai2023", "--pack", "--nodes-file", nodes, "--cluster", "1x8xV100"],
+             "--cluster"),
+            (["--format", "pai2023", "--pack", "--nodes-file", nodes + ".absent"],
+             "--nodes-file"),
+            (["--format", "pai2023", "--pack", "--nodes-file", pods], "unknown column 'name'"),
+        ]
+        for extra, message in cases:
+            with self.subTest(args=extra):
+                result = run("--trace", pods, *extra)
+                self.assertEqual(result.returncode, 2, result.stdout)
+                self.assertIn(message, result.stderr)
+        itp = run("--trace", trace("microsoft-itp-2021/raw/cluster10.csv"), "--format", "itp",
+                  "--cluster", "1x8xV100", "--nodes-file", nodes)
+        self.assertEqual(itp.returncode, 2)
+        self.assertIn("--nodes-file", itp.stderr)
+
+    def test_pack_reports_bad_rows_and_strict_fails(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            pods = os.path.join(tmp, "pods.csv")
+            nodes = os.path.join(tmp, "nodes.csv")
+            with open(pods, "w") as f:
+                f.write("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+                        "a,1000,1024,1,500,\nb,1000,1024,1,zero,\nc,1000,1024,16,1000,\n")
+            with open(nodes, "w") as f:
+                f.write("sn,cpu_milli,memory_mib,gpu,model\nn0,8000,65536,2,T4\n")
+            args = ["--format", "pai2023", "--trace", pods, "--nodes-file", nodes, "--pack"]
+            lenient = run(*args, "--json")
+            self.assertEqual(lenient.returncode, 0, lenient.stderr)
+            self.assertIn(f"{pods}:3: gpu_milli", lenient.stderr)
+            self.assertIn("1 pods never fit (larger than any node)", lenient.stderr)
+            results = json.loads(lenient.stdout)
+            # Four 0.5 shares fill both T4s under either rule.
+            self.assertEqual([r["pods_placed"] for r in results], [4, 4])
+            self.assertEqual([r["unallocated_gpu_share"] for r in results], [0, 0])
+            self.assertEqual(results[0]["never_fit"], {"larger than any node": 1})
+            strict = run(*args, "--strict")
+            self.assertEqual(strict.returncode, 2)
+            self.assertIn(f"{pods}:3", strict.stderr)
+
+
 if __name__ == "__main__":
     BERTH, SHARED = sys.argv[1], sys.argv[2]
     unittest.main(argv=[sys.argv[0]] + sys.argv[3:])

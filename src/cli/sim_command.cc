@@ -14,6 +14,9 @@
 #include "core/policy.h"
 #include "sim/cluster_spec.h"
 #include "sim/metrics.h"
+#include "sim/packing.h"
+#include "sim/packing_report.h"
+#include "sim/pai2023.h"
 #include "sim/plots.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
@@ -32,14 +35,26 @@ struct SimFlags {
   std::string gpu_type = "V100";
   std::string from;
   std::string to;
-  std::vector<std::string> policies = {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm"};
+  std::vector<std::string> policies = {"fifo",  "sjf-oracle", "srtf-oracle", "las",
+                                       "slurm", "qssf",       "berth"};
   std::string out;
   std::vector<int64_t> restart_cost_s = {7, 30, 60};
+  std::string preemptible = "all";
   bool json = false;
   bool strict = false;
   bool quiet = false;
   unsigned parallel = 0;
+  // Packing mode (--pack): the PAI 2023 pod list (--trace) on a node list.
+  std::string nodes_file;
+  bool pack = false;
 };
+
+// The replay's options that packing does not use, to refuse them by name.
+struct ReplayOnlyOptions {
+  std::vector<const CLI::Option*> options;
+};
+
+constexpr std::string_view kPai2023 = "pai2023";
 
 [[noreturn]] void Fail(const std::string& message) {
   std::fprintf(stderr, "berth sim: %s\n", message.c_str());
@@ -74,6 +89,13 @@ std::vector<sim::Partition> LoadPartitions(const SimFlags& flags) {
   return OrFail(sim::ReadVcPartitions(flags.vc_nodes, flags.gpus_per_node, flags.gpu_type));
 }
 
+sim::PreemptibleRule ParsePreemptible(const std::string& text) {
+  if (text == "all") return sim::PreemptibleRule::kAll;
+  if (text == "none") return sim::PreemptibleRule::kNone;
+  if (text == "trace") return sim::PreemptibleRule::kAsTraced;
+  Fail("--preemptible: expected all, none or trace, got '" + text + "'");
+}
+
 void ReportInput(const sim::TraceLoad& trace, const sim::WorkloadSet& set) {
   int64_t jobs = 0;
   for (const sim::Workload& workload : set.workloads) {
@@ -88,7 +110,11 @@ void ReportInput(const sim::TraceLoad& trace, const sim::WorkloadSet& set) {
 
 // Runs one policy over every partition and merges the parts.
 sim::SimResult RunPolicy(const sim::WorkloadSet& set, const std::string& policy,
-                         const sim::SimOptions& options) {
+                         sim::SimOptions options) {
+  // ETAs are what the Berth policy promises users, so its promises are
+  // measured; a full explanation pass at every arrival would only slow the
+  // reference policies down.
+  options.measure_eta = policy == "berth";
   std::vector<sim::SimResult> parts;
   for (const sim::Workload& workload : set.workloads) {
     parts.push_back(OrFail(sim::Simulate(workload, policy, options)));
@@ -142,7 +168,8 @@ void RunSim(const SimFlags& flags) {
   }
   std::vector<sim::Partition> partitions = LoadPartitions(flags);
   const sim::TraceLoad trace = LoadTrace(flags);
-  const sim::WorkloadSet set = sim::BuildWorkloads(trace.jobs, std::move(partitions));
+  const sim::WorkloadSet set =
+      sim::BuildWorkloads(trace.jobs, std::move(partitions), ParsePreemptible(flags.preemptible));
   ReportInput(trace, set);
 
   sim::SimOptions options;
@@ -180,6 +207,80 @@ void RunSim(const SimFlags& flags) {
   if (!flags.out.empty()) WriteOut(flags.out, results, json);
 }
 
+// --- packing mode -------------------------------------------------------------
+
+// Bad combinations of the packing flags, each named.
+void CheckPackFlags(const SimFlags& flags, const ReplayOnlyOptions& replay_only) {
+  const bool pai = flags.format == kPai2023;
+  if (flags.pack && !pai) {
+    Fail("--pack: needs --format pai2023 (packing reads the PAI 2023 pod and node lists)");
+  }
+  if (pai && !flags.pack) {
+    Fail("--format pai2023: needs --pack (the PAI 2023 pod list has no run times to replay)");
+  }
+  if (!flags.nodes_file.empty() && !flags.pack) Fail("--nodes-file: only used with --pack");
+  if (!flags.pack) return;
+  if (flags.nodes_file.empty()) Fail("--pack: needs --nodes-file FILE (the PAI 2023 node list)");
+  for (const CLI::Option* option : replay_only.options) {
+    if (option->count() > 0) {
+      Fail(option->get_name() +
+           ": not used with --pack (it compares the placement rules best-fit and berth)");
+    }
+  }
+}
+
+template <typename Item>
+std::string Accounting(const sim::Pai2023Load<Item>& load, std::string_view what) {
+  std::string line =
+      fmt::format("{} {} rows read, {} {}s", load.rows, what, load.items.size(), what);
+  for (const auto& [reason, count] : load.skipped) line += fmt::format("; {} {}", count, reason);
+  return line;
+}
+
+void ReportPackInput(const sim::Pai2023Load<sim::Pai2023Pod>& pods,
+                     const sim::Pai2023Load<sim::Pai2023Node>& nodes,
+                     const sim::PackResult& result) {
+  std::string line =
+      fmt::format("berth sim: {}; {}", Accounting(pods, "pod"), Accounting(nodes, "node"));
+  for (const auto& [reason, count] : result.never_fit) {
+    line += fmt::format("; {} pods never fit ({})", count, reason);
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+  for (const std::string& example : pods.examples) std::fprintf(stderr, "  %s\n", example.c_str());
+  for (const std::string& example : nodes.examples) {
+    std::fprintf(stderr, "  %s\n", example.c_str());
+  }
+}
+
+void RunPack(const SimFlags& flags) {
+  sim::Pai2023ReadOptions read;
+  read.strict = flags.strict;
+  const sim::Pai2023Load<sim::Pai2023Pod> pods = OrFail(sim::ReadPai2023Pods(flags.trace, read));
+  Result<sim::Pai2023Load<sim::Pai2023Node>> nodes = sim::ReadPai2023Nodes(flags.nodes_file, read);
+  if (!nodes.ok()) Fail("--nodes-file: " + nodes.status().message());
+  const sim::PackInput input = sim::MakePackInput(nodes->items, pods.items);
+
+  // The two rules are independent runs on the same input: a thread each.
+  const std::vector<sim::PackRule> rules = {sim::PackRule::kBestFit, sim::PackRule::kBerth};
+  std::vector<std::future<Result<sim::PackResult>>> running;
+  for (sim::PackRule rule : rules) {
+    sim::PackOptions options;
+    options.rule = rule;
+    running.push_back(std::async(std::launch::async, sim::Pack, std::cref(input), options));
+  }
+  std::vector<sim::PackResult> results;
+  for (auto& run : running) results.push_back(OrFail(run.get()));
+  if (!flags.quiet) ReportPackInput(pods, *nodes, results.front());
+
+  if (flags.json) {
+    nlohmann::json json = nlohmann::json::array();
+    for (const sim::PackResult& result : results) json.push_back(sim::ToJson(result));
+    std::printf("%s\n", json.dump(2).c_str());
+  } else {
+    std::printf("%s", sim::FormatPackTable(results).c_str());
+  }
+}
+
 }  // namespace
 
 void AddSimCommand(CLI::App& app) {
@@ -189,31 +290,58 @@ void AddSimCommand(CLI::App& app) {
   sim->add_option("--trace", flags->trace, "Trace file (gzip is read directly)")
       ->required()
       ->check(CLI::ExistingFile);
-  sim->add_option("--format", flags->format, "Trace format: philly, itp or csv")
+  sim->add_option("--format", flags->format,
+                  "Trace format: philly, itp or csv; pai2023 (a pod list) with --pack")
       ->capture_default_str();
-  sim->add_option("--cluster", flags->cluster, "One shared pool: NODESxGPUSxTYPE, e.g. 80x8xP100");
-  sim->add_option("--vc-nodes", flags->vc_nodes,
-                  "One partition per virtual cluster from a 'vc,node num' CSV");
-  sim->add_option("--gpus-per-node", flags->gpus_per_node, "GPUs per node with --vc-nodes")
+  auto replay_only = std::make_shared<ReplayOnlyOptions>();
+  replay_only->options.push_back(sim->add_option(
+      "--cluster", flags->cluster, "One shared pool: NODESxGPUSxTYPE, e.g. 80x8xP100"));
+  replay_only->options.push_back(sim->add_option(
+      "--vc-nodes", flags->vc_nodes, "One partition per virtual cluster from a 'vc,node num' CSV"));
+  replay_only->options.push_back(
+      sim->add_option("--gpus-per-node", flags->gpus_per_node, "GPUs per node with --vc-nodes")
+          ->capture_default_str());
+  replay_only->options.push_back(
+      sim->add_option("--gpu-type", flags->gpu_type, "GPU model with --vc-nodes")
+          ->capture_default_str());
+  replay_only->options.push_back(
+      sim->add_option("--from", flags->from,
+                      "First submit time kept (inclusive): YYYY-MM-DD[ HH:MM:SS] UTC or seconds"));
+  replay_only->options.push_back(
+      sim->add_option("--to", flags->to, "Submit times kept end here (exclusive)"));
+  replay_only->options.push_back(
+      sim->add_option("--policy", flags->policies, "Policies to compare, comma-separated")
+          ->delimiter(',')
+          ->capture_default_str());
+  replay_only->options.push_back(sim->add_option(
+      "--out", flags->out, "Write per-job CSV files, SVG plots and summary.json here"));
+  replay_only->options.push_back(
+      sim->add_option("--restart-cost", flags->restart_cost_s,
+                      "Seconds a restart after preemption costs: 1 GPU, up to 8, more")
+          ->delimiter(',')
+          ->capture_default_str());
+  replay_only->options.push_back(sim->add_option("--parallel", flags->parallel,
+                                                 "Policies simulated at once (default: cores)"));
+  sim->add_option("--nodes-file", flags->nodes_file,
+                  "With --pack: the PAI 2023 node list (sn,cpu_milli,memory_mib,gpu,model)");
+  sim->add_flag("--pack", flags->pack,
+                "Pack the pod list (--trace, --format pai2023) onto --nodes-file until nothing "
+                "more fits, under best-fit and berth placement");
+  sim->add_option("--preemptible", flags->preemptible,
+                  "Which jobs policies that honour the flag may preempt: all (traces do not say; "
+                  "assume checkpointing), none, or trace (the CSV column)")
       ->capture_default_str();
-  sim->add_option("--gpu-type", flags->gpu_type, "GPU model with --vc-nodes")
-      ->capture_default_str();
-  sim->add_option("--from", flags->from,
-                  "First submit time kept (inclusive): YYYY-MM-DD[ HH:MM:SS] UTC or seconds");
-  sim->add_option("--to", flags->to, "Submit times kept end here (exclusive)");
-  sim->add_option("--policy", flags->policies, "Policies to compare, comma-separated")
-      ->delimiter(',')
-      ->capture_default_str();
-  sim->add_option("--out", flags->out, "Write per-job CSV files, SVG plots and summary.json here");
-  sim->add_option("--restart-cost", flags->restart_cost_s,
-                  "Seconds a restart after preemption costs: 1 GPU, up to 8, more")
-      ->delimiter(',')
-      ->capture_default_str();
-  sim->add_option("--parallel", flags->parallel, "Policies simulated at once (default: cores)");
   sim->add_flag("--json", flags->json, "Print summaries as JSON (an array for several policies)");
   sim->add_flag("--strict", flags->strict, "Fail on the first bad trace row");
   sim->add_flag("--quiet", flags->quiet, "No progress on stderr");
-  sim->callback([flags] { RunSim(*flags); });
+  sim->callback([flags, replay_only] {
+    CheckPackFlags(*flags, *replay_only);
+    if (flags->pack) {
+      RunPack(*flags);
+    } else {
+      RunSim(*flags);
+    }
+  });
 }
 
 }  // namespace berth::cli

@@ -58,6 +58,12 @@ void ClusterState::Release(JobId id) {
 }
 
 void ClusterState::Start(JobId id, Placement placement, Time now) {
+  Start(JobStart{id, std::move(placement), {}, false}, now);
+}
+
+void ClusterState::Start(const JobStart& start, Time now) {
+  const JobId id = start.job;
+  const Placement& placement = start.placement;
   Job& job = GetMutable(id);
   BERTH_CHECK(job.state == JobState::kPending)
       << "start of job " << Value(id) << " in state " << JobStateName(job.state);
@@ -67,9 +73,10 @@ void ClusterState::Start(JobId id, Placement placement, Time now) {
   BERTH_CHECK(capacity_.CanAllocate(placement))
       << "placement of job " << Value(id) << " does not fit";
   capacity_.Allocate(placement);
-  job.placement = std::move(placement);
+  job.placement = placement;
   job.state = JobState::kRunning;
   job.started = now;
+  job.guaranteed = start.guaranteed;
   pending_.Erase(id);
   running_.Insert(id, &job);
 }
@@ -79,6 +86,8 @@ void ClusterState::EndRun(Job& job, Time now) {
   capacity_.Release(job.placement);
   job.executed += now - job.started;
   job.placement = Placement{};
+  job.last_checkpoint.reset();
+  job.guaranteed = false;
   running_.Erase(job.spec.id);
 }
 
@@ -109,6 +118,12 @@ void ClusterState::Cancel(JobId id, Time now) {
     pending_.Erase(id);
   }
   jobs_.erase(id);
+}
+
+void ClusterState::ReportCheckpoint(JobId id, Time at) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.running()) << "checkpoint of job " << Value(id) << " that is not running";
+  job.last_checkpoint = at;
 }
 
 const Job* ClusterState::Find(JobId id) const {

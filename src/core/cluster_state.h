@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/capacity.h"
+#include "core/decision.h"
 #include "core/ids.h"
 #include "core/job.h"
 #include "core/job_index.h"
@@ -50,7 +51,10 @@ class ClusterState {
   // Held jobs stay in the state but are never started.
   void Hold(JobId id);
   void Release(JobId id);
-  // REQUIRES: pending, and capacity().CanAllocate(placement).
+  // Applies a Decision's start: placement and starvation guarantee.
+  // REQUIRES: pending, and capacity().CanAllocate(start.placement).
+  void Start(const JobStart& start, Time now);
+  // A start without a guarantee, for owners that place jobs themselves.
   void Start(JobId id, Placement placement, Time now);
   // A running job ended (for any reason); it leaves the state.
   void Finish(JobId id, Time now);
@@ -58,6 +62,8 @@ class ClusterState {
   void Preempt(JobId id, Time now);
   // A pending, held or running job is removed.
   void Cancel(JobId id, Time now);
+  // A running job saved a checkpoint at `at`: preempting it now loses less.
+  void ReportCheckpoint(JobId id, Time at);
 
   const Job* Find(JobId id) const;
   const Job& Get(JobId id) const;

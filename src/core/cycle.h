@@ -31,17 +31,22 @@ struct Cycle {
         now(now_in),
         policy(policy_in),
         explain(explain_in),
-        work(state_in.capacity()) {}
+        work(state_in.capacity()) {
+    if (policy.orderer->UsesFairShare()) fair_share.emplace(state, now);
+  }
 
   bool explaining() const { return explain != ExplainLevel::kNone; }
-  OrderContext order_context() const { return OrderContext{state, now, *policy.runtimes}; }
+  OrderContext order_context() const {
+    return OrderContext{state, now, *policy.runtimes, fair_share ? &*fair_share : nullptr};
+  }
 
   // Commits a start to the tentative capacity and the decision.
   void Start(Candidate& candidate, Placement placement, std::vector<JobId> preempts = {}) {
     work.Allocate(placement);
     candidate.started = true;
-    decision.starts.push_back(
-        JobStart{candidate.job->spec.id, std::move(placement), std::move(preempts)});
+    decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
+                                       std::move(preempts),
+                                       policy.orderer->Guarantees(candidate.key)});
   }
   // Records why a candidate stays pending, when someone will read it.
   void Blocked(Candidate& candidate, const Capacity& capacity) {
@@ -52,9 +57,10 @@ struct Cycle {
   const Time now;
   const Policy& policy;
   const ExplainLevel explain;
-  Capacity work;                      // live capacity minus this cycle's starts
-  std::vector<Candidate> order;       // pending jobs that can fit, in policy order
-  std::vector<const Job*> never_fit;  // pending jobs that can never fit, by id
+  std::optional<FairShare> fair_share;  // when the orderer weighs it
+  Capacity work;                        // live capacity minus this cycle's starts
+  std::vector<Candidate> order;         // pending jobs that can fit, in policy order
+  std::vector<const Job*> never_fit;    // pending jobs that can never fit, by id
   Decision decision;
 };
 
@@ -62,5 +68,6 @@ struct Cycle {
 void RunStrict(Cycle& cycle);
 void RunBackfill(Cycle& cycle);
 void RunPreemptive(Cycle& cycle);
+void RunPreemptiveBackfill(Cycle& cycle);
 
 }  // namespace berth::core

@@ -127,6 +127,9 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
     case Discipline::kPreemptive:
       RunPreemptive(cycle);
       break;
+    case Discipline::kPreemptiveBackfill:
+      RunPreemptiveBackfill(cycle);
+      break;
   }
   if (cycle.explaining()) Explain(cycle);
   cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());

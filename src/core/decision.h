@@ -18,6 +18,8 @@ struct JobStart {
   Placement placement;
   // Running jobs that must stop first: the placement uses their GPUs.
   std::vector<JobId> preempts;
+  // It starts under the policy's starvation guarantee (Job::guaranteed).
+  bool guaranteed = false;
 };
 
 struct Preemption {

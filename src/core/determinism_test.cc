@@ -90,7 +90,8 @@ TEST_P(DeterminismTest, SameInputSameDecisionWhateverTheSubmitOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, DeterminismTest,
-                         ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm"));
+                         ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm",
+                                           "qssf", "berth"));
 
 }  // namespace
 }  // namespace berth::core

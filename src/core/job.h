@@ -48,6 +48,9 @@ struct Job {
   // When the running job last saved a checkpoint, if it tells us: a
   // preemption then loses only the work since.
   std::optional<Time> last_checkpoint;
+  // The current run started under a starvation guarantee (a policy's
+  // promise that no newcomer will stop it); cleared when the run ends.
+  bool guaranteed = false;
   // The time the job last entered the queue (submit, or its last preemption).
   Time queued_since;
 

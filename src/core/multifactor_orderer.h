@@ -21,6 +21,7 @@ class MultifactorOrderer final : public Orderer {
   explicit MultifactorOrderer(MultifactorWeights weights) : weights_(weights) {}
   void Keys(std::span<const Job* const> jobs, const OrderContext& context,
             std::vector<OrderKey>& keys) const override;
+  bool UsesFairShare() const override { return true; }
 
  private:
   MultifactorWeights weights_;

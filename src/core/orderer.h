@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/cluster_state.h"
+#include "core/fair_share.h"
 #include "core/job.h"
 #include "core/runtime_estimator.h"
 #include "core/time.h"
@@ -32,6 +33,8 @@ struct OrderContext {
   const ClusterState& state;
   Time now;
   const RuntimeEstimator& runtimes;
+  // Set by Decide for orderers that UseFairShare(); computed once per cycle.
+  const FairShare* fair_share = nullptr;
 };
 
 class Orderer {
@@ -48,6 +51,14 @@ class Orderer {
   virtual std::optional<Time> NextKeyChange(const OrderContext& context) const {
     (void)context;
     return std::nullopt;
+  }
+  // Whether Keys reads OrderContext::fair_share (then it must be set).
+  virtual bool UsesFairShare() const { return false; }
+  // Whether a job starting with this key starts under a starvation
+  // guarantee (Job::guaranteed): it keeps its place until it ends.
+  virtual bool Guarantees(const OrderKey& key) const {
+    (void)key;
+    return false;
   }
 };
 

@@ -20,11 +20,16 @@ void ShortestFirstOrderer::Keys(std::span<const Job* const> jobs, const OrderCon
                                 std::vector<OrderKey>& keys) const {
   keys.clear();
   for (const Job* job : jobs) {
-    const Duration service = measure_ == Measure::kTotal
-                                 ? context.runtimes.Expected(*job)
-                                 : context.runtimes.Remaining(*job, context.now);
-    keys.push_back(
-        {-int64_t{job->spec.priority}, service.micros(), job->spec.submit_time.micros()});
+    const Duration time = measure_ == Measure::kTotal
+                              ? context.runtimes.Expected(*job)
+                              : context.runtimes.Remaining(*job, context.now);
+    // GPU time in GPU-milliseconds: microseconds x milli-GPU / 10^6 keeps
+    // int64 far from overflow (a year on 10,000 GPUs is ~3e14).
+    const int64_t service =
+        service_ == Service::kTime
+            ? time.micros()
+            : time.micros() / 1000 * std::max<int64_t>(job->spec.total_gpu().value(), 1) / 1000;
+    keys.push_back({-int64_t{job->spec.priority}, service, job->spec.submit_time.micros()});
   }
 }
 

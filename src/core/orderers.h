@@ -16,16 +16,20 @@ class FifoOrderer final : public Orderer {
 };
 
 // Shortest expected service first: by the whole expected run time (SJF) or
-// by what is left of it (SRTF), then arrival.
+// by what is left of it (SRTF), then arrival. Service is run time, or run
+// time x GPUs (GPU time, as Helios' QSSF ranks jobs).
 class ShortestFirstOrderer final : public Orderer {
  public:
   enum class Measure { kTotal, kRemaining };
-  explicit ShortestFirstOrderer(Measure measure) : measure_(measure) {}
+  enum class Service { kTime, kGpuTime };
+  explicit ShortestFirstOrderer(Measure measure, Service service = Service::kTime)
+      : measure_(measure), service_(service) {}
   void Keys(std::span<const Job* const> jobs, const OrderContext& context,
             std::vector<OrderKey>& keys) const override;
 
  private:
   Measure measure_;
+  Service service_;
 };
 
 // Tiresias' discretized two-dimensional least-attained-service: a job's

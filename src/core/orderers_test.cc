@@ -20,7 +20,8 @@ using testing::TableEstimator;
 std::vector<int64_t> Rank(const Orderer& orderer, const ClusterState& state, Time now,
                           const RuntimeEstimator& runtimes, std::vector<const Job*> jobs) {
   std::vector<OrderKey> keys;
-  orderer.Keys(jobs, OrderContext{state, now, runtimes}, keys);
+  const FairShare fair_share(state, now);
+  orderer.Keys(jobs, OrderContext{state, now, runtimes, &fair_share}, keys);
   std::vector<size_t> index(jobs.size());
   for (size_t i = 0; i < index.size(); ++i) index[i] = i;
   std::sort(index.begin(), index.end(), [&](size_t a, size_t b) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/check.h"
+#include "core/fragmentation.h"
 
 namespace berth::core {
 namespace {
@@ -189,7 +190,9 @@ std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRe
       if (std::find(types.begin(), types.end(), capacity.nodes().type_of(node)) == types.end()) {
         continue;
       }
-      const int64_t tasks_here = taken_tasks[node] + 1;
+      // find, not operator[]: a scan must not grow the maps by every node.
+      const auto taken_here = taken_tasks.find(node);
+      const int64_t tasks_here = (taken_here == taken_tasks.end() ? 0 : taken_here->second) + 1;
       if (request.shape.cpu.value() * tasks_here > capacity.free_cpu(node).value() ||
           request.shape.memory.value() * tasks_here > capacity.free_memory(node).value()) {
         continue;
@@ -207,7 +210,9 @@ std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRe
       const size_t gpu_count = capacity.nodes().spec(node).gpus.size();
       for (size_t g = 0; g < gpu_count; ++g) {
         const int gpu = static_cast<int>(g);
-        const int64_t left = capacity.free_milli(node, gpu) - taken_milli[{node, gpu}] - want;
+        const auto taken_device = taken_milli.find({node, gpu});
+        const int64_t taken = taken_device == taken_milli.end() ? 0 : taken_device->second;
+        const int64_t left = capacity.free_milli(node, gpu) - taken - want;
         if (left < 0) continue;
         if (!best || left < best_left) {
           best = TaskPlacement{node, GpuMask{1} << g};
@@ -219,6 +224,25 @@ std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRe
     if (share) taken_milli[{best->node, std::countr_zero(best->gpus)}] += want;
     ++taken_tasks[best->node];
     placement.tasks.push_back(*best);
+  }
+  return placement;
+}
+
+// One task where the fragmentation model says it does least harm; the
+// devices of a whole-GPU task follow the interconnect rule on that node.
+std::optional<Placement> PlaceByFragmentation(const Capacity& capacity,
+                                              const PlacementRequest& request,
+                                              const FragmentationModel& model) {
+  const std::optional<FragmentationChoice> choice = ChooseByFragmentation(capacity, request, model);
+  if (!choice) return std::nullopt;
+  Placement placement;
+  placement.shape = request.shape;
+  if (request.shape.whole_gpus() > 0) {
+    AddTasksOnNode(capacity, choice->node, 1, placement);
+  } else if (request.shape.wants_share()) {
+    placement.tasks.push_back(TaskPlacement{choice->node, GpuMask{1} << choice->share_device});
+  } else {
+    placement.tasks.push_back(TaskPlacement{choice->node, 0});
   }
   return placement;
 }
@@ -236,8 +260,12 @@ ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec) {
   return resolved;
 }
 
-std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request) {
+std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request,
+                               const PlaceOptions& options) {
   BERTH_CHECK(request.tasks >= 1 && request.shape.valid());
+  if (options.fragmentation != nullptr && request.tasks == 1) {
+    return PlaceByFragmentation(capacity, request, *options.fragmentation);
+  }
   if (request.shape.whole_gpus() > 0) return PlaceWholeGpus(capacity, request);
   return PlaceByScan(capacity, request);
 }

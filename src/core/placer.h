@@ -14,6 +14,10 @@
 //      room (the fullest group that fits), else from as few groups as possible.
 // GPU shares (< 1 GPU) go to the device with the least share left that fits.
 //
+// A second rule can be asked for through PlaceOptions: fragmentation-aware
+// placement (fragmentation.h), which places a single task where it leaves the
+// least GPU capacity that a target workload could not use.
+//
 // Stateless and deterministic; reads a Capacity, never changes it.
 #pragma once
 
@@ -44,8 +48,21 @@ struct ResolvedRequest {
 };
 ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec);
 
-// The placement on current free capacity, or nullopt.
-std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request);
+class FragmentationModel;
+
+// How Place chooses among the placements that fit. The default is the
+// best-fit rule above.
+struct PlaceOptions {
+  // Set: single-task requests take the fragmentation-aware rule of
+  // fragmentation.h against this workload model (which must outlive the
+  // call); gangs keep the best-fit gang rule. Null: best fit.
+  const FragmentationModel* fragmentation = nullptr;
+};
+
+// The placement on current free capacity, or nullopt. Whether a request fits
+// does not depend on the options, only where it goes.
+std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request,
+                               const PlaceOptions& options = {});
 
 // Whether the request would fit if every node were up, healthy and empty.
 // O(nodes); callers cache by shape.

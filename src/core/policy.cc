@@ -24,15 +24,18 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
   policy.default_time_limit = config.default_time_limit;
   if (knowledge == RuntimeKnowledge::kUserLimits) {
     policy.runtimes = std::make_shared<UserLimitEstimator>(config.default_time_limit);
+  } else if (knowledge == RuntimeKnowledge::kPredicted) {
+    policy.predictor = std::make_shared<RuntimePredictor>(config.predictor);
+    policy.runtimes = policy.predictor;
   }
   return policy;
 }
 
-const std::array<PolicyEntry, 5>& Table() {
+const std::array<PolicyEntry, 7>& Table() {
   using D = Discipline;
   using K = RuntimeKnowledge;
   using S = PreemptionScope;
-  static const std::array<PolicyEntry, 5> kTable = {{
+  static const std::array<PolicyEntry, 7> kTable = {{
       {"fifo",
        [](const PolicyConfig& c) {
          return Build("fifo", std::make_unique<FifoOrderer>(), D::kStrict, K::kUserLimits,
@@ -62,6 +65,24 @@ const std::array<PolicyEntry, 5>& Table() {
                                D::kBackfill, K::kUserLimits, S::kPreemptibleOnly, c);
          // Slurm's backfill plans with time limits only.
          policy.runtimes = std::make_shared<TimeLimitEstimator>(c.default_time_limit);
+         return policy;
+       }},
+      {"qssf",
+       [](const PolicyConfig& c) {
+         // Helios' quasi-shortest-service-first: predicted GPU time,
+         // non-preemptive, strict order as the Helios artifact's SJF.
+         return Build(
+             "qssf",
+             std::make_unique<ShortestFirstOrderer>(ShortestFirstOrderer::Measure::kTotal,
+                                                    ShortestFirstOrderer::Service::kGpuTime),
+             D::kStrict, K::kPredicted, S::kPreemptibleOnly, c);
+       }},
+      {"berth",
+       [](const PolicyConfig& c) {
+         Policy policy = Build("berth", std::make_unique<BerthOrderer>(c.berth),
+                               D::kPreemptiveBackfill, K::kPredicted, S::kPreemptibleOnly, c);
+         policy.victim_choice = VictimChoice::kFewestLeastLoss;
+         policy.min_run_time = c.berth_min_run_time;
          return policy;
        }},
   }};

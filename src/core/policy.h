@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "common/status.h"
+#include "core/berth_orderer.h"
 #include "core/multifactor_orderer.h"
 #include "core/orderer.h"
 #include "core/runtime_estimator.h"
+#include "core/runtime_predictor.h"
 #include "core/time.h"
 
 namespace berth::core {
@@ -27,11 +29,15 @@ enum class Discipline {
   // In order, skipping jobs that do not fit; a job may preempt running jobs
   // ordered after it when that makes room.
   kPreemptive,
+  // Preemption as kPreemptive until a job can neither fit nor preempt; that
+  // job gets a reservation and the rest backfill around it as kBackfill.
+  kPreemptiveBackfill,
 };
 
 // Which runtime knowledge drives the policy.
 enum class RuntimeKnowledge {
   kUserLimits,  // what users declared; MakePolicy installs the estimator
+  kPredicted,   // history of finished jobs; MakePolicy installs a predictor
   kOracle,      // true durations: the simulator installs an oracle estimator
 };
 
@@ -54,6 +60,10 @@ struct PolicyConfig {
   // Tiresias 2D-LAS queue thresholds in GPU-seconds (the Lucid artifact's).
   std::vector<double> las_thresholds_gpu_seconds = {18000};
   MultifactorWeights multifactor;
+  PredictorConfig predictor;
+  BerthOrderConfig berth;
+  // The Berth policy does not stop a job again before it ran this long.
+  Duration berth_min_run_time = Duration::Minutes(10);
 };
 
 struct Policy {
@@ -69,6 +79,9 @@ struct Policy {
   // Never null when Decide runs. Shared because an owner may keep updating a
   // learning estimator between decisions.
   std::shared_ptr<const RuntimeEstimator> runtimes;
+  // Set for kPredicted policies (and the same object as `runtimes`): the
+  // owner reports every finished job to it with Observe.
+  std::shared_ptr<RuntimePredictor> predictor;
 };
 
 // Builds a policy by name; InvalidArgument names the known ones otherwise.

@@ -11,7 +11,7 @@
 namespace berth::core {
 
 void RunPreemptive(Cycle& cycle) {
-  VictimPool pool(cycle);
+  std::optional<VictimPool> pool;  // built at the first job that needs victims
   PlacementMemo free_memo;
   PlacementMemo victims_memo;
   for (Candidate& candidate : cycle.order) {

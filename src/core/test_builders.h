@@ -11,6 +11,7 @@
 #include "core/decide.h"
 #include "core/job.h"
 #include "core/node.h"
+#include "core/placer.h"
 #include "core/policy.h"
 #include "core/runtime_estimator.h"
 
@@ -63,6 +64,10 @@ class JobBuilder {
   }
   JobBuilder& Queue(std::string queue) {
     spec_.queue = std::move(queue);
+    return *this;
+  }
+  JobBuilder& Name(std::string name) {
+    spec_.name = std::move(name);
     return *this;
   }
   JobBuilder& User(std::string user) {
@@ -129,7 +134,7 @@ inline Policy NamedPolicy(std::string_view name,
 // Applies a decision the way the simulator does: preemptions, then starts.
 inline void Apply(ClusterState& state, const Decision& decision, Time now) {
   for (const Preemption& p : decision.preemptions) state.Preempt(p.job, now);
-  for (const JobStart& start : decision.starts) state.Start(start.job, start.placement, now);
+  for (const JobStart& start : decision.starts) state.Start(start, now);
 }
 
 inline std::vector<JobId> StartedIds(const Decision& decision) {

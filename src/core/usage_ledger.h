@@ -36,8 +36,9 @@ class UsageLedger {
   // Decayed GPU-seconds of a run from `from` until `now`.
   double RunningContribution(MilliGpu gpus, Time from, Time now) const;
 
-  // Queues ever charged, in name order.
+  // Queues and users ever charged, in name order.
   const std::map<std::string, DecayedValue, std::less<>>& queues() const { return by_queue_; }
+  const std::map<std::string, DecayedValue, std::less<>>& users() const { return by_user_; }
 
  private:
   double Decay(Duration elapsed) const;

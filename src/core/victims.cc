@@ -34,7 +34,7 @@ bool Fits(const Victim& victim, const PlacementRequest& request) {
 // Fewest victims, then least lost work: for a job that fits one node, the
 // node where the fewest, cheapest victims make room; for a gang, victims in
 // order of least loss. Returns the victims to try, in the order to try them.
-std::vector<Victim*> CheapestFirst(const Cycle& cycle, const Candidate& candidate,
+std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& candidate,
                                    std::span<Victim> eligible) {
   std::vector<Victim*> by_loss;
   for (Victim& victim : eligible) {
@@ -57,7 +57,7 @@ std::vector<Victim*> CheapestFirst(const Cycle& cycle, const Candidate& candidat
   };
   std::optional<Choice> best;
   for (const auto& [node, victims] : on_node) {
-    int free = cycle.work.free_gpu_count(node);
+    int free = capacity.free_gpu_count(node);
     Choice choice{0, Duration::Zero(), node, {}};
     for (Victim* victim : victims) {
       if (free >= need) break;
@@ -84,36 +84,36 @@ std::vector<Victim*> LowestOrderedFirst(const Candidate& candidate, std::span<Vi
   return order;
 }
 
-// Releases `order` one by one until the candidate fits, then gives back every
-// victim it turns out not to need, last tried first. On failure cycle.work
-// is as before.
-std::optional<std::pair<std::vector<Victim*>, Placement>> Release(
-    Cycle& cycle, const Candidate& candidate, const std::vector<Victim*>& order) {
+// Releases `order` one by one from `capacity` until the candidate fits, then
+// gives back every victim it turns out not to need, last tried first. On
+// failure `capacity` is as before.
+std::optional<PreemptionPlan> Release(Capacity& capacity, const Candidate& candidate,
+                                      const std::vector<Victim*>& order) {
   std::vector<Victim*> released;
   std::optional<Placement> placement;
   for (Victim* victim : order) {
-    cycle.work.Release(victim->job->placement);
+    capacity.Release(victim->job->placement);
     released.push_back(victim);
-    placement = Place(cycle.work, candidate.request);
+    placement = Place(capacity, candidate.request);
     if (placement) break;
   }
   if (!placement) {
     for (auto it = released.rbegin(); it != released.rend(); ++it) {
-      cycle.work.Allocate((*it)->job->placement);
+      capacity.Allocate((*it)->job->placement);
     }
     return std::nullopt;
   }
   std::vector<Victim*> needed;
   for (auto it = released.rbegin(); it != released.rend(); ++it) {
-    cycle.work.Allocate((*it)->job->placement);
-    if (std::optional<Placement> without = Place(cycle.work, candidate.request)) {
+    capacity.Allocate((*it)->job->placement);
+    if (std::optional<Placement> without = Place(capacity, candidate.request)) {
       placement = std::move(without);
     } else {
-      cycle.work.Release((*it)->job->placement);
+      capacity.Release((*it)->job->placement);
       needed.push_back(*it);
     }
   }
-  return std::make_pair(std::move(needed), std::move(*placement));
+  return PreemptionPlan{std::move(needed), std::move(*placement)};
 }
 
 }  // namespace
@@ -166,30 +166,42 @@ int64_t VictimPool::Gpus(const PlacementRequest& request) const {
   return total;
 }
 
-bool StartByPreempting(Cycle& cycle, Candidate& candidate, VictimPool& pool, PlacementMemo& memo) {
+std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& candidate,
+                                             std::optional<VictimPool>& lazy_pool,
+                                             PlacementMemo& memo, Capacity& capacity) {
+  if (!lazy_pool) lazy_pool.emplace(cycle);
+  VictimPool& pool = *lazy_pool;
   pool.NarrowTo(candidate);
   // Cheap bound first: free GPUs plus all the eligible victims hold.
   const int64_t need =
       static_cast<int64_t>(candidate.request.shape.whole_gpus()) * candidate.request.tasks;
   if (memo.KnownToFail(candidate.request) ||
-      FreeGpus(cycle.work, candidate.request) + pool.Gpus(candidate.request) < need) {
-    return false;
+      FreeGpus(capacity, candidate.request) + pool.Gpus(candidate.request) < need) {
+    return std::nullopt;
   }
   const std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
-                                         ? CheapestFirst(cycle, candidate, pool.eligible())
+                                         ? CheapestFirst(capacity, candidate, pool.eligible())
                                          : LowestOrderedFirst(candidate, pool.eligible());
-  auto chosen = Release(cycle, candidate, order);
-  if (!chosen) {
-    memo.RecordFailure(candidate.request);
-    return false;
-  }
+  std::optional<PreemptionPlan> plan = Release(capacity, candidate, order);
+  if (!plan) memo.RecordFailure(candidate.request);
+  return plan;
+}
+
+void CommitPreemption(Cycle& cycle, Candidate& candidate, VictimPool& pool, PreemptionPlan plan) {
   std::vector<JobId> preempts;
-  for (Victim* victim : chosen->first) {
+  for (Victim* victim : plan.victims) {
     pool.Take(*victim);
     preempts.push_back(victim->job->spec.id);
     cycle.decision.preemptions.push_back(Preemption{victim->job->spec.id, candidate.job->spec.id});
   }
-  cycle.Start(candidate, std::move(chosen->second), std::move(preempts));
+  cycle.Start(candidate, std::move(plan.placement), std::move(preempts));
+}
+
+bool StartByPreempting(Cycle& cycle, Candidate& candidate, std::optional<VictimPool>& pool,
+                       PlacementMemo& memo) {
+  std::optional<PreemptionPlan> plan = PlanPreemption(cycle, candidate, pool, memo, cycle.work);
+  if (!plan) return false;
+  CommitPreemption(cycle, candidate, *pool, std::move(*plan));
   return true;
 }
 

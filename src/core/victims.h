@@ -47,10 +47,28 @@ class VictimPool {
   std::vector<int64_t> gpus_by_type_;
 };
 
-// Tries to start `candidate` by preempting eligible victims of `pool`, the
-// policy's VictimChoice deciding which. On success, records the preemptions
+struct PreemptionPlan {
+  std::vector<Victim*> victims;  // to stop; already released from the planning capacity
+  Placement placement;           // for the candidate, using their GPUs
+};
+
+// Finds victims in `pool` (built on first use) that make room for
+// `candidate` on `capacity`, the policy's VictimChoice deciding which. On
+// success the victims are released from `capacity`; on failure it is
+// unchanged and `memo` remembers the request.
+std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& candidate,
+                                             std::optional<VictimPool>& pool, PlacementMemo& memo,
+                                             Capacity& capacity);
+
+// Records a plan: its victims leave the pool and are preempted, and the
+// candidate starts. REQUIRES: the victims are released from cycle.work.
+void CommitPreemption(Cycle& cycle, Candidate& candidate, VictimPool& pool, PreemptionPlan plan);
+
+// PlanPreemption on cycle.work, then CommitPreemption. On success, records the preemptions
 // and the start in the cycle and returns true; `memo` remembers requests that
 // cannot be helped this way.
-bool StartByPreempting(Cycle& cycle, Candidate& candidate, VictimPool& pool, PlacementMemo& memo);
+// `pool` is built on first use: most cycles never need it.
+bool StartByPreempting(Cycle& cycle, Candidate& candidate, std::optional<VictimPool>& pool,
+                       PlacementMemo& memo);
 
 }  // namespace berth::core

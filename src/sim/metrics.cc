@@ -61,6 +61,35 @@ double FluidSrptAverageJct(const std::vector<JobOutcome>& jobs, int64_t total_gp
   return total_flow / static_cast<double>(arrivals.size());
 }
 
+std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs) {
+  int64_t promised = 0;
+  int64_t kept = 0;
+  for (const JobOutcome& job : jobs) {
+    if (!job.first_eta) continue;
+    ++promised;
+    const std::optional<core::Time>& eta = *job.first_eta;
+    if (!eta) continue;  // no ETA given counts as a miss
+    const core::Duration promised_wait = *eta - job.submit;
+    const core::Duration tolerance = core::Max(promised_wait / 4, core::Duration::Minutes(10));
+    const core::Duration error =
+        job.first_start > *eta ? job.first_start - *eta : *eta - job.first_start;
+    if (error <= tolerance) ++kept;
+  }
+  if (promised == 0) return std::nullopt;
+  return static_cast<double>(kept) / static_cast<double>(promised);
+}
+
+std::optional<double> PredictionMdape(const std::vector<JobOutcome>& jobs) {
+  std::vector<double> errors;
+  for (const JobOutcome& job : jobs) {
+    if (!job.predicted || job.duration <= core::Duration::Zero()) continue;
+    errors.push_back(std::abs(job.predicted->seconds() - job.duration.seconds()) /
+                     job.duration.seconds());
+  }
+  if (errors.empty()) return std::nullopt;
+  return Percentile(std::move(errors), 50);
+}
+
 Summary Summarize(const SimResult& result) {
   Summary summary;
   summary.policy = result.policy;
@@ -94,6 +123,9 @@ Summary Summarize(const SimResult& result) {
   summary.p99_jct_s = Percentile(jct, 99);
   summary.p50_wait_s = Percentile(wait, 50);
   summary.p99_wait_s = Percentile(wait, 99);
+  summary.p999_wait_s = Percentile(wait, 99.9);
+  summary.prediction_mdape = PredictionMdape(result.jobs);
+  summary.eta_within_25pct = EtaAccuracy(result.jobs);
   summary.makespan_s = (last_finish - first_submit).seconds();
   if (summary.makespan_s > 0 && result.total_gpus > 0) {
     summary.gpu_utilization =

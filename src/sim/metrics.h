@@ -8,6 +8,12 @@
 //           jobs at or below it.
 //   makespan  last finish - first submit.
 //   gpu_utilization  GPU-seconds held by jobs / (GPUs x makespan).
+//   p999_wait_s  the 99.9th percentile wait.
+//   prediction_mdape  policies that predict: median over jobs of
+//           |predicted - actual| / actual, the prediction made at arrival.
+//   eta_within_25pct  with ETA measurement: the share of jobs that queued on
+//           arrival and started within 25% (or 10 minutes, whichever is
+//           larger) of the wait their first ETA promised.
 //   lb_avg_jct_s  a lower bound on the average JCT of any schedule: the
 //           larger of the no-wait bound (mean duration) and the fluid bound
 //           (preemptive SRPT on one machine as fast as the whole cluster,
@@ -15,6 +21,7 @@
 //           problem, so no real schedule does better).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,10 +38,13 @@ struct Summary {
   double avg_wait_s = 0;
   double p50_wait_s = 0;
   double p99_wait_s = 0;
+  double p999_wait_s = 0;
   double max_wait_s = 0;
   double makespan_s = 0;
   double gpu_utilization = 0;
   double lb_avg_jct_s = 0;
+  std::optional<double> prediction_mdape;
+  std::optional<double> eta_within_25pct;
   int64_t preemptions = 0;
   int64_t events = 0;
   double sim_wall_s = 0;
@@ -44,6 +54,12 @@ Summary Summarize(const SimResult& result);
 
 // Nearest-rank percentile of unsorted values; 0 for none. REQUIRES 0 < p <= 100.
 double Percentile(std::vector<double> values, double p);
+
+// The share of jobs with a first ETA whose start fell within tolerance of it.
+std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs);
+
+// Median absolute percentage error of the predictions made at arrival.
+std::optional<double> PredictionMdape(const std::vector<JobOutcome>& jobs);
 
 // The fluid single-machine SRPT bound on average JCT (see above).
 double FluidSrptAverageJct(const std::vector<JobOutcome>& jobs, int64_t total_gpus);

@@ -9,7 +9,7 @@ namespace berth::sim {
 nlohmann::json ToJson(const Summary& s) {
   // Times rounded to milliseconds: more digits than that only add noise.
   auto ms = [](double seconds) { return std::round(seconds * 1000.0) / 1000.0; };
-  return nlohmann::json{
+  nlohmann::json json{
       {"policy", s.policy},
       {"jobs", s.jobs},
       {"avg_jct_s", ms(s.avg_jct_s)},
@@ -26,6 +26,10 @@ nlohmann::json ToJson(const Summary& s) {
       {"events", s.events},
       {"sim_wall_s", ms(s.sim_wall_s)},
   };
+  json["p999_wait_s"] = ms(s.p999_wait_s);
+  if (s.prediction_mdape) json["prediction_mdape"] = std::round(*s.prediction_mdape * 1e4) / 1e4;
+  if (s.eta_within_25pct) json["eta_within_25pct"] = std::round(*s.eta_within_25pct * 1e4) / 1e4;
+  return json;
 }
 
 std::string FormatTable(const std::vector<Summary>& summaries) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct JobOutcome {
   // preemption. JCT = wait + run time (including restart overhead).
   core::Duration wait;
   int32_t preemptions = 0;
+  // Policies that predict: the run time predicted when the job arrived.
+  std::optional<core::Duration> predicted;
+  // With SimOptions::measure_eta, for jobs that had to queue on arrival: the
+  // first ETA the policy gave (nullopt inside: it gave none).
+  std::optional<std::optional<core::Time>> first_eta;
 
   core::Duration jct() const { return finish - submit; }
 };

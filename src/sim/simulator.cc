@@ -100,6 +100,7 @@ class Simulation {
   void Preempt(JobId id, Time now);
   void Start(const core::JobStart& start, Time now);
   void Record(Time now);
+  void RecordFirstEtas(const core::Decision& decision, size_t first, size_t end);
   size_t IndexOf(JobId id) const { return index_of_[static_cast<size_t>(core::Value(id))]; }
 
   const Workload& workload_;
@@ -132,6 +133,7 @@ void Simulation::Complete(const Event& event) {
   if (event.generation != runs_[i].generation) return;  // preempted since
   const SimJob& job = workload_.jobs[i];
   state_.Finish(job.spec.id, event.at);
+  if (policy_.predictor) policy_.predictor->Observe(job.spec, job.duration);
   busy_gpus_ -= job.spec.total_gpu().value() / 1000;
   outcomes_[i].finish = event.at;
   ++finished_;
@@ -148,6 +150,7 @@ void Simulation::Arrive(size_t i, Time now) {
   outcome.gpus = static_cast<int32_t>(job.spec.total_gpu().value() / 1000);
   outcome.submit = job.spec.submit_time;
   outcome.duration = job.duration;
+  if (policy_.predictor) outcome.predicted = policy_.predictor->Predict(job.spec);
 }
 
 void Simulation::Preempt(JobId id, Time now) {
@@ -173,7 +176,7 @@ void Simulation::Start(const core::JobStart& start, Time now) {
                                  : Duration::Zero();
   run.started = true;
   run.run_start = now;
-  state_.Start(start.job, start.placement, now);
+  state_.Start(start, now);
   busy_gpus_ += job.spec.total_gpu().value() / 1000;
   events_.push(Event{now + run.run_overhead + (job.duration - run.work_done),
                      EventKind::kCompletion, i, run.generation});
@@ -192,6 +195,19 @@ void Simulation::Record(Time now) {
   result_.timeline.push_back(TimelinePoint{now, pending, busy_gpus_});
 }
 
+void Simulation::RecordFirstEtas(const core::Decision& decision, size_t first, size_t end) {
+  // Jobs that arrived at this instant and did not start are in `pending`;
+  // the arrivals are few, the pending list may be long.
+  std::vector<std::pair<JobId, size_t>> arrivals;
+  for (size_t i = first; i < end; ++i) arrivals.emplace_back(workload_.jobs[i].spec.id, i);
+  std::sort(arrivals.begin(), arrivals.end());
+  for (const core::PendingJob& entry : decision.pending) {
+    auto it =
+        std::lower_bound(arrivals.begin(), arrivals.end(), std::make_pair(entry.job, size_t{0}));
+    if (it != arrivals.end() && it->first == entry.job) outcomes_[it->second].first_eta = entry.eta;
+  }
+}
+
 Result<SimResult> Simulation::Run() {
   const auto wall_start = std::chrono::steady_clock::now();
   const core::DecideOptions decide_options{core::ExplainLevel::kNone};
@@ -205,19 +221,24 @@ Result<SimResult> Simulation::Run() {
       events_.pop();
       ++result_.events;
     }
+    const size_t first_arrival = next_arrival_;
     while (next_arrival_ < workload_.jobs.size() &&
            workload_.jobs[next_arrival_].spec.submit_time == now) {
       Arrive(next_arrival_++, now);
       ++result_.events;
     }
+    const bool explain = options_.measure_eta && next_arrival_ > first_arrival;
     while (!events_.empty() && events_.top().at == now) {
       wake_ups_.erase(now);
       events_.pop();
       ++result_.events;
     }
 
-    const core::Decision decision = core::Decide(state_, now, policy_, decide_options);
+    const core::Decision decision =
+        core::Decide(state_, now, policy_,
+                     explain ? core::DecideOptions{core::ExplainLevel::kFull} : decide_options);
     ++result_.decisions;
+    if (explain) RecordFirstEtas(decision, first_arrival, next_arrival_);
     for (const core::Preemption& preemption : decision.preemptions) Preempt(preemption.job, now);
     for (const core::JobStart& start : decision.starts) Start(start, now);
     if (decision.next_decision && wake_ups_.insert(*decision.next_decision).second) {

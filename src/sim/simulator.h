@@ -7,7 +7,8 @@
 // completions are applied before arrivals; then Decide runs once and its
 // preemptions and starts are applied at that instant. A preempted job keeps
 // the work it did (it restarts from its checkpoint) and pays the restart
-// cost again on its next start.
+// cost again on its next start. Policies that predict learn from each job
+// as it completes, and only then: nothing reads a true duration earlier.
 #pragma once
 
 #include <functional>
@@ -34,6 +35,9 @@ struct SimProgress {
 struct SimOptions {
   core::PolicyConfig policy_config;
   core::RestartCostModel restart_cost;
+  // Record the first ETA of every job that has to queue on arrival (a full
+  // explanation pass at each arrival instant: slower).
+  bool measure_eta = false;
   // Called every `progress_every` events, for progress reports on long runs.
   std::function<void(const SimProgress&)> on_progress;
   int64_t progress_every = 50'000;

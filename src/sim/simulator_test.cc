@@ -104,7 +104,8 @@ TEST(SimulatorTest, SameInputSameResult) {
   std::stable_sort(trace.begin(), trace.end(),
                    [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
   const Workload workload = Pool(3, 8, trace);
-  for (const char* policy : {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm"}) {
+  for (const char* policy :
+       {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth"}) {
     const SimResult a = Simulate(workload, policy).value();
     const SimResult b = Simulate(workload, policy).value();
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
@@ -114,6 +115,61 @@ TEST(SimulatorTest, SameInputSameResult) {
     }
     EXPECT_EQ(a.events, b.events);
   }
+}
+
+// Issue 3: no future leakage. Two traces differ only in how long job 1 really
+// runs. A policy that read durations before jobs end (an oracle) decides
+// differently from the start; the predicting policies must not, until job 1
+// has finished in the shorter trace.
+TEST(SimulatorTest, PredictingPoliciesNeverReadTheFuture) {
+  std::vector<TraceJob> trace;
+  trace.push_back(Row(0, 5000, 4));
+  // A job between the two lengths of job 1: shortest-remaining-first with
+  // the truth preempts job 1 for it only when job 1 runs long.
+  trace.push_back(Row(10, 10000, 16));
+  for (int i = 2; i < 200; ++i) trace.push_back(Row(i * 20, 100 + (i * 7919) % 2000, 1 << (i % 3)));
+  std::vector<TraceJob> longer = trace;
+  longer[0].duration = Duration::Seconds(50000);
+  const Workload a = Pool(2, 8, trace);
+  const Workload b = Pool(2, 8, longer);
+  const Time known = Time::FromSeconds(5000);  // job 1 ends here in `a`
+  for (const char* policy : {"qssf", "berth"}) {
+    const SimResult ra = Simulate(a, policy).value();
+    const SimResult rb = Simulate(b, policy).value();
+    for (size_t i = 1; i < ra.jobs.size(); ++i) {
+      if (ra.jobs[i].first_start < known || rb.jobs[i].first_start < known) {
+        EXPECT_EQ(ra.jobs[i].first_start, rb.jobs[i].first_start) << policy << " job " << i + 1;
+      }
+    }
+  }
+  const SimResult oracle_a = Simulate(a, "srtf-oracle").value();
+  const SimResult oracle_b = Simulate(b, "srtf-oracle").value();
+  bool differs = false;
+  for (size_t i = 1; i < oracle_a.jobs.size(); ++i) {
+    const bool early = oracle_a.jobs[i].first_start < known || oracle_b.jobs[i].first_start < known;
+    differs |= early && oracle_a.jobs[i].first_start != oracle_b.jobs[i].first_start;
+  }
+  EXPECT_TRUE(differs) << "the oracle should see the difference early, or the test proves nothing";
+}
+
+TEST(SimulatorTest, PredictionErrorAndEtaAccuracyAreMeasured) {
+  std::vector<TraceJob> trace;
+  // Pairs of whole-node jobs: the second of each pair queues behind the
+  // first (so it gets an ETA), and each pair ends before the next arrives
+  // (so the predictor has learned from every earlier job).
+  for (int i = 0; i < 60; ++i) {
+    trace.push_back(Row(i * 2000, 600 + (i % 5) * 60, 8));
+    trace.push_back(Row(i * 2000 + 10, 600 + (i % 5) * 60, 8));
+  }
+  SimOptions options;
+  options.measure_eta = true;
+  const SimResult result = Simulate(Pool(1, 8, trace), "berth", options).value();
+  const Summary summary = Summarize(result);
+  ASSERT_TRUE(summary.prediction_mdape.has_value());
+  EXPECT_LT(*summary.prediction_mdape, 0.2) << "durations 600..840 s: the median predicts well";
+  ASSERT_TRUE(summary.eta_within_25pct.has_value());
+  EXPECT_GT(*summary.eta_within_25pct, 0.9) << "the first job of a pair ends when predicted";
+  EXPECT_FALSE(Summarize(Simulate(Pool(1, 8, trace), "fifo").value()).prediction_mdape);
 }
 
 TEST(WorkloadTest, JobsLargerThanANodeHoldWholeNodes) {

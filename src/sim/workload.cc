@@ -8,7 +8,7 @@
 namespace berth::sim {
 namespace {
 
-core::JobSpec ToSpec(const TraceJob& job, int64_t id, int max_node_gpus) {
+core::JobSpec ToSpec(const TraceJob& job, int64_t id, int max_node_gpus, PreemptibleRule rule) {
   core::JobSpec spec;
   spec.id = static_cast<core::JobId>(id);
   spec.user = job.user;
@@ -16,7 +16,9 @@ core::JobSpec ToSpec(const TraceJob& job, int64_t id, int max_node_gpus) {
   spec.priority = job.priority;
   spec.time_limit = job.time_limit;
   spec.estimate = job.estimate;
-  spec.preemptible = job.preemptible;
+  spec.name = job.name;
+  spec.preemptible =
+      rule == PreemptibleRule::kAll || (rule == PreemptibleRule::kAsTraced && job.preemptible);
   spec.submit_time = job.submit;
   if (job.tasks > 0) {
     spec.tasks = job.tasks;
@@ -34,7 +36,8 @@ core::JobSpec ToSpec(const TraceJob& job, int64_t id, int max_node_gpus) {
 
 }  // namespace
 
-WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Partition> partitions) {
+WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Partition> partitions,
+                           PreemptibleRule preemptible) {
   WorkloadSet set;
   std::map<std::string, size_t> by_name;
   std::vector<core::NodeTable> tables(partitions.size());
@@ -56,7 +59,8 @@ WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Parti
       }
       p = it->second;
     }
-    const core::JobSpec spec = ToSpec(job, static_cast<int64_t>(i) + 1, tables[p].max_gpus_any());
+    const core::JobSpec spec =
+        ToSpec(job, static_cast<int64_t>(i) + 1, tables[p].max_gpus_any(), preemptible);
     const core::ResolvedRequest request = core::ResolveRequest(tables[p], spec);
     if (!request.known_type || !core::FitsEmptyCluster(tables[p], request.request)) {
       ++set.skipped["needs more GPUs than its cluster has"];

@@ -38,8 +38,17 @@ struct WorkloadSet {
   std::map<std::string, int64_t> skipped;  // set-aside jobs by reason
 };
 
+// Which trace jobs may be preempted by policies that honour the flag.
+enum class PreemptibleRule {
+  kAll,  // every job checkpoints (the traces do not say; Tiresias and
+         // Helios assume it too)
+  kNone,
+  kAsTraced,  // the trace's own column (generic CSV `preemptible`)
+};
+
 // With a single partition named "" every job goes to it; otherwise a job
 // goes to the partition named like its queue.
-WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Partition> partitions);
+WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Partition> partitions,
+                           PreemptibleRule preemptible = PreemptibleRule::kAll);
 
 }  // namespace berth::sim

@@ -1,0 +1,76 @@
+#include "core/berth_orderer.h"
+
+#include <cmath>
+#include <limits>
+
+#include "common/check.h"
+
+namespace berth::core {
+
+std::optional<JobId> BerthOrderer::StarvingHead(const OrderContext& context) const {
+  std::optional<JobId> head;
+  Time oldest = Time::Infinite();
+  for (const auto& [id, job] : context.state.pending()) {
+    // Ids ascend, so equal submit times keep the lowest id.
+    if (job->spec.submit_time < oldest && Waited(*job, context.now) >= config_.starvation_bound) {
+      oldest = job->spec.submit_time;
+      head = id;
+    }
+  }
+  return head;
+}
+
+int64_t BerthOrderer::Score(const Job& job, const OrderContext& context) const {
+  const FairShare& fair_share = *context.fair_share;
+  const double gpus = std::max(job.spec.gpus(), 0.001);
+  const double remaining = context.runtimes.Remaining(job, context.now).seconds() * gpus;
+  const double penalty =
+      std::exp2(config_.user_fair_share_weight * fair_share.UserExponent(job.spec.user) +
+                config_.queue_fair_share_weight * fair_share.QueueExponent(job.spec.queue));
+  const double aging = 1.0 + Waited(job, context.now).seconds() / config_.aging.seconds();
+  // Milli-GPU-seconds, rounded once: ordering never compares doubles.
+  return static_cast<int64_t>(std::llround(remaining * penalty / aging * 1000.0));
+}
+
+Duration BerthOrderer::Waited(const Job& job, Time now) {
+  return Max(Duration::Zero(), (now - job.spec.submit_time) - job.RunTime(now));
+}
+
+void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& context,
+                        std::vector<OrderKey>& keys) const {
+  BERTH_CHECK(context.fair_share != nullptr);
+  const std::optional<JobId> head = StarvingHead(context);
+  keys.clear();
+  keys.reserve(jobs.size());
+  for (const Job* job : jobs) {
+    const int64_t priority = -int64_t{job->spec.priority};
+    if (job->running() && job->guaranteed) {
+      // Started as the head: ahead of everyone of its class, so never a victim.
+      keys.push_back({priority, 0, std::numeric_limits<int64_t>::min()});
+    } else {
+      keys.push_back(job->spec.id == head ? OrderKey{priority, 0, job->spec.submit_time.micros()}
+                                          : OrderKey{priority, 1, Score(*job, context)});
+    }
+  }
+}
+
+std::optional<Time> BerthOrderer::NextKeyChange(const OrderContext& context) const {
+  std::optional<Time> next;
+  auto consider = [&](Time at) {
+    if (at > context.now && (!next || at < *next)) next = at;
+  };
+  for (const auto& [id, job] : context.state.pending()) {
+    const Duration waited = Waited(*job, context.now);
+    if (waited < config_.starvation_bound) {
+      consider(context.now + (config_.starvation_bound - waited));
+    }
+  }
+  for (const auto& [id, job] : context.state.running()) {
+    const Duration predicted = context.runtimes.Expected(*job);
+    const Duration ran = job->RunTime(context.now);
+    if (ran < predicted) consider(context.now + (predicted - ran) + Duration::Micros(1));
+  }
+  return next;
+}
+
+}  // namespace berth::core

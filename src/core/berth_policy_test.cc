@@ -1,0 +1,156 @@
+// The Berth policy's pieces on small scenarios where the right answer is
+// known (issue 3): preemption picks the least-loss victims, respects the
+// minimum run time and the preemptible flag; a starving job reaches the head.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/berth_orderer.h"
+#include "core/decide.h"
+#include "core/placer.h"
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::AddNodes;
+using testing::At;
+using ::testing::ElementsAre;
+using testing::Id;
+using ::testing::IsEmpty;
+using testing::N;
+using testing::NewJob;
+using testing::Secs;
+using testing::StartedIds;
+using testing::TableEstimator;
+
+void StartOn(ClusterState& state, const JobSpec& spec, NodeId node, GpuMask gpus, Time at) {
+  state.Submit(spec, spec.submit_time);
+  Placement placement;
+  placement.shape = spec.task;
+  placement.tasks.push_back(TaskPlacement{node, gpus});
+  state.Start(spec.id, placement, at);
+}
+
+Policy Berth(std::map<JobId, Duration> durations) {
+  return testing::NamedPolicy("berth", std::make_shared<TableEstimator>(std::move(durations)));
+}
+
+TEST(BerthPolicyTest, PreemptsTheVictimThatLosesLeastWork) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
+  StartOn(state, NewJob(2).Gpus(4).Preemptible(), N(0), 0xf0, At(3000));
+  state.Submit(NewJob(3).Gpus(4).Submit(4000), At(4000));
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(60)}});
+
+  Decision decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(2)) << "job 2 ran 1,000 s, job 1 4,000 s";
+
+  // Job 1 just saved a checkpoint: stopping it now loses only 100 s.
+  state.ReportCheckpoint(Id(1), At(3900));
+  decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+}
+
+TEST(BerthPolicyTest, PrefersFewerVictimsOverLessLoss) {
+  ClusterState state;
+  AddNodes(state, 2, 4);
+  StartOn(state, NewJob(1).Gpus(2).Preemptible(), N(0), 0b0011, At(3000));
+  StartOn(state, NewJob(2).Gpus(2).Preemptible(), N(0), 0b1100, At(3000));
+  StartOn(state, NewJob(3).Gpus(4).Preemptible(), N(1), 0b1111, At(1000));
+  state.Submit(NewJob(4).Gpus(4).Submit(4000), At(4000));
+  const Policy policy =
+      Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(90000)}, {Id(4), Secs(60)}});
+  const Decision decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(3));
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(4)));
+  EXPECT_EQ(decision.starts[0].placement.tasks[0].node, N(1));
+}
+
+TEST(BerthPolicyTest, NeverStopsAJobBeforeItsMinimumRunOrOneNotPreemptible) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  StartOn(state, NewJob(1).Gpus(4), N(0), 0x0f, At(0));                   // not preemptible
+  StartOn(state, NewJob(2).Gpus(4).Preemptible(), N(0), 0xf0, At(3800));  // ran 200 s < 10 min
+  state.Submit(NewJob(3).Gpus(4).Submit(3900), At(3900));
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(60)}});
+  Decision decision = Decide(state, At(4000), policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+  // Past its minimum run time, job 2 may go.
+  decision = Decide(state, At(3800 + 600), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(2));
+}
+
+TEST(BerthPolicyTest, AStarvingJobReachesTheHeadAndGetsItsRoom) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  // A big, long job waits behind a stream of short ones that keep the node busy.
+  state.Submit(NewJob(1).Gpus(8).Submit(0), At(0));
+  StartOn(state, NewJob(2).Gpus(2).Preemptible().Submit(0), N(0), 0b11, At(0));
+  const BerthOrderConfig config;
+  const Time before = At(0) + config.starvation_bound - Secs(1);
+  const Time after = At(0) + config.starvation_bound;
+  state.Submit(NewJob(3).Gpus(2).Submit(before.micros() / 1'000'000), before);
+  const Policy policy = Berth({{Id(1), Secs(500000)}, {Id(2), Secs(900000)}, {Id(3), Secs(60)}});
+
+  Decision decision = Decide(state, before, policy, DecideOptions{ExplainLevel::kReasons});
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(3))) << "short job first, big one reserved";
+  ASSERT_EQ(decision.reservations.size(), 1u);
+  EXPECT_EQ(decision.reservations[0].job, Id(1));
+  ASSERT_TRUE(decision.next_decision);
+  EXPECT_LE(*decision.next_decision, after) << "wakes up when job 1 starts starving";
+
+  // At the bound job 1 goes first and stops job 2 (preemptible, past its
+  // minimum run) to start now; job 3 waits behind it.
+  decision = Decide(state, after, policy, DecideOptions{ExplainLevel::kReasons});
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(1)));
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(2));
+}
+
+TEST(BerthPolicyTest, AStartedStarvingJobIsNotThrownOutByNewcomers) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const BerthOrderConfig config;
+  state.Submit(NewJob(1).Gpus(8).Preemptible().Submit(0), At(0));
+  const Policy policy = Berth({{Id(1), Secs(500000)}, {Id(2), Secs(10)}});
+  // Job 1 starves (the node was busy until now) and starts as the head.
+  const Time start = At(0) + config.starvation_bound + Secs(10);
+  const Decision first = Decide(state, start, policy);
+  ASSERT_THAT(StartedIds(first), ElementsAre(Id(1)));
+  EXPECT_TRUE(first.starts[0].guaranteed);
+  testing::Apply(state, first, start);
+  EXPECT_TRUE(state.Get(Id(1)).guaranteed);
+
+  // Hours later a tiny job arrives; it may not stop the guaranteed run.
+  const Time later = start + Duration::Hours(2);
+  state.Submit(NewJob(2).Gpus(8).Submit(later.micros() / 1'000'000), later);
+  const Decision decision = Decide(state, later, policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+}
+
+TEST(BerthPolicyTest, ShortPredictedJobsGoFirstAndWaitingShrinksSize) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  state.Submit(NewJob(1).Gpus(1).Submit(0), At(0));
+  state.Submit(NewJob(2).Gpus(1).Submit(0), At(0));
+  const Policy policy = Berth({{Id(1), Secs(4000)}, {Id(2), Secs(1000)}});
+  const BerthOrderer orderer{BerthOrderConfig{}};
+  std::vector<OrderKey> keys;
+  const std::vector<const Job*> jobs = {&state.Get(Id(1)), &state.Get(Id(2))};
+  const FairShare now_share(state, At(0));
+  orderer.Keys(jobs, OrderContext{state, At(0), *policy.runtimes, &now_share}, keys);
+  EXPECT_GT(keys[0], keys[1]) << "shorter predicted service first";
+  // Job 1 arrived the same moment; its key shrinks as it waits.
+  std::vector<OrderKey> later;
+  const FairShare later_share(state, At(3600));
+  orderer.Keys(jobs, OrderContext{state, At(3600), *policy.runtimes, &later_share}, later);
+  EXPECT_LT(later[0], keys[0]);
+}
+
+}  // namespace
+}  // namespace berth::core

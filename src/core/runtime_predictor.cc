@@ -1,0 +1,122 @@
+#include "core/runtime_predictor.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "common/check.h"
+
+namespace berth::core {
+namespace {
+
+// The key of `spec` at `level` (0 = most specific), or "" when the job lacks
+// what that level needs.
+std::string KeyAt(const JobSpec& spec, int level) {
+  const std::string gpus = std::to_string(spec.total_gpu().value());
+  const bool user = !spec.user.empty();
+  const bool name = user && !spec.name.empty();
+  switch (level) {
+    case 0:
+      return name ? "ung|" + spec.user + '|' + spec.name + '|' + gpus : "";
+    case 1:
+      return name ? "un|" + spec.user + '|' + spec.name : "";
+    case 2:
+      return user ? "ug|" + spec.user + '|' + gpus : "";
+    case 3:
+      return user ? "u|" + spec.user : "";
+    case 4:
+      return "qg|" + spec.queue + '|' + gpus;
+    case 5:
+      return "q|" + spec.queue;
+    case 6:
+      return "g|" + gpus;
+    default:
+      return "*";
+  }
+}
+
+}  // namespace
+
+RuntimePredictor::RuntimePredictor(PredictorConfig config) : config_(config) {
+  BERTH_CHECK(config_.window >= 1 && config_.min_samples >= 1 &&
+              config_.min_samples <= config_.window);
+}
+
+void RuntimePredictor::Add(const std::string& key, int64_t micros) {
+  auto [it, inserted] = windows_.try_emplace(key);
+  if (inserted) ++generation_;
+  Window& window = it->second;
+  if (window.recent.size() < static_cast<size_t>(config_.window)) {
+    window.recent.push_back(micros);
+  } else {
+    window.recent[window.next] = micros;
+    window.next = (window.next + 1) % window.recent.size();
+  }
+  std::vector<int64_t> sorted = window.recent;
+  std::sort(sorted.begin(), sorted.end());
+  window.median = sorted[sorted.size() / 2];
+}
+
+void RuntimePredictor::Observe(const JobSpec& spec, Duration run_time) {
+  const int64_t micros = std::max<int64_t>(run_time.micros(), 0);
+  for (int level = 0; level < kLevels; ++level) {
+    const std::string key = KeyAt(spec, level);
+    if (!key.empty()) Add(key, micros);
+  }
+  levels_.erase(spec.id);
+  ++observations_;
+}
+
+const RuntimePredictor::Levels& RuntimePredictor::LevelsOf(const JobSpec& spec) const {
+  constexpr size_t kCacheBound = 1 << 20;
+  if (levels_.size() > kCacheBound) levels_.clear();
+  Levels& levels = levels_[spec.id];
+  if (levels.generation == generation_ && levels.gpu_milli == spec.total_gpu().value() &&
+      levels.user == spec.user && levels.name == spec.name && levels.queue == spec.queue) {
+    return levels;
+  }
+  levels.user = spec.user;
+  levels.name = spec.name;
+  levels.queue = spec.queue;
+  levels.gpu_milli = spec.total_gpu().value();
+  for (int level = 0; level < kLevels; ++level) {
+    const std::string key = KeyAt(spec, level);
+    auto it = key.empty() ? windows_.end() : windows_.find(key);
+    levels.windows[static_cast<size_t>(level)] = it == windows_.end() ? nullptr : &it->second;
+  }
+  levels.generation = generation_;
+  return levels;
+}
+
+int64_t RuntimePredictor::FromHistory(const JobSpec& spec) const {
+  for (const Window* window : LevelsOf(spec).windows) {
+    if (window != nullptr && window->recent.size() >= static_cast<size_t>(config_.min_samples)) {
+      return std::max<int64_t>(window->median, 1);
+    }
+  }
+  return 0;
+}
+
+Duration RuntimePredictor::Predict(const JobSpec& spec) const {
+  const int64_t history = FromHistory(spec);
+  int64_t prediction = history > 0 ? history : config_.cold_start.micros();
+  if (spec.estimate && spec.estimate->micros() > 0) {
+    const int64_t estimate = spec.estimate->micros();
+    prediction = history > 0 ? static_cast<int64_t>(std::llround(std::sqrt(
+                                   static_cast<double>(history) * static_cast<double>(estimate))))
+                             : estimate;
+  }
+  if (spec.time_limit) prediction = std::min(prediction, spec.time_limit->micros());
+  return Duration::Micros(prediction);
+}
+
+Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
+  const Duration predicted = Predict(job.spec);
+  const Duration ran = job.RunTime(now);
+  Duration remaining = predicted > ran ? predicted - ran : ran;  // proved wrong: as long again
+  if (job.spec.time_limit)
+    remaining = Min(remaining, Max(Duration::Zero(), *job.spec.time_limit - ran));
+  return remaining;
+}
+
+}  // namespace berth::core

@@ -1,0 +1,98 @@
+#include "core/runtime_predictor.h"
+
+#include <gtest/gtest.h>
+
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::At;
+using testing::NewJob;
+using testing::Secs;
+
+JobSpec Spec(const std::string& user, const std::string& name, int gpus,
+             const std::string& queue = "vc1") {
+  return NewJob(1).User(user).Queue(queue).Gpus(gpus).Name(name);
+}
+
+TEST(RuntimePredictorTest, ColdStartWithoutHistoryEstimateOrLimit) {
+  RuntimePredictor predictor(PredictorConfig{3, 25, Duration::Minutes(30)});
+  EXPECT_EQ(predictor.Predict(Spec("alice", "bert", 8)), Duration::Minutes(30));
+}
+
+TEST(RuntimePredictorTest, AnswersWithTheMedianOfTheMostSpecificKnownKey) {
+  RuntimePredictor predictor;
+  for (int64_t seconds : {100, 300, 200})
+    predictor.Observe(Spec("alice", "bert", 8), Secs(seconds));
+  for (int64_t seconds : {5000, 6000, 7000}) {
+    predictor.Observe(Spec("bob", "resnet", 8), Secs(seconds));
+  }
+  EXPECT_EQ(predictor.Predict(Spec("alice", "bert", 8)), Secs(200));
+  // Same user, new name: the user's history (median of alice's three).
+  EXPECT_EQ(predictor.Predict(Spec("alice", "gpt", 8)), Secs(200));
+  // Unknown user: the queue with 8 GPUs (median of all six).
+  EXPECT_EQ(predictor.Predict(Spec("carol", "x", 8)), Secs(5000));
+  // Unknown queue and GPU count: everyone.
+  EXPECT_EQ(predictor.Predict(Spec("dave", "y", 2, "vc9")), Secs(5000));
+}
+
+TEST(RuntimePredictorTest, NeedsMinimumSamplesBeforeAKeyAnswers) {
+  RuntimePredictor predictor(PredictorConfig{3, 25, Duration::Hours(1)});
+  predictor.Observe(Spec("alice", "bert", 1), Secs(10));
+  predictor.Observe(Spec("alice", "bert", 1), Secs(10));
+  EXPECT_EQ(predictor.Predict(Spec("alice", "bert", 1)), Duration::Hours(1));
+  predictor.Observe(Spec("alice", "bert", 1), Secs(10));
+  EXPECT_EQ(predictor.Predict(Spec("alice", "bert", 1)), Secs(10));
+}
+
+TEST(RuntimePredictorTest, ForgetsOldRunsBeyondTheWindow) {
+  RuntimePredictor predictor(PredictorConfig{1, 3, Duration::Hours(1)});
+  for (int64_t seconds : {1000, 1000, 1000, 10, 10}) {
+    predictor.Observe(Spec("u", "n", 1), Secs(seconds));
+  }
+  EXPECT_EQ(predictor.Predict(Spec("u", "n", 1)), Secs(10));
+}
+
+TEST(RuntimePredictorTest, BlendsTheUserEstimateAndCapsAtTheLimit) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 3; ++i) predictor.Observe(Spec("u", "n", 1), Secs(100));
+  JobSpec with_estimate = Spec("u", "n", 1);
+  with_estimate.estimate = Secs(400);
+  EXPECT_EQ(predictor.Predict(with_estimate), Secs(200)) << "geometric mean of 100 and 400";
+  JobSpec new_user = Spec("v", "m", 1, "other");
+  RuntimePredictor empty;
+  new_user.estimate = Secs(700);
+  EXPECT_EQ(empty.Predict(new_user), Secs(700)) << "no history: the estimate";
+  JobSpec limited = Spec("u", "n", 1);
+  limited.time_limit = Secs(60);
+  EXPECT_EQ(predictor.Predict(limited), Secs(60));
+}
+
+TEST(RuntimePredictorTest, AJobPastItsPredictionIsExpectedToRunAsLongAgain) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 3; ++i) predictor.Observe(Spec("u", "n", 1), Secs(100));
+  ClusterState state;
+  testing::AddNodes(state, 1, 8);
+  JobSpec spec = Spec("u", "n", 1);
+  spec.time_limit = Secs(1000);
+  state.Submit(spec, At(0));
+  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+              At(0));
+  const Job& job = state.Get(spec.id);
+  EXPECT_EQ(predictor.Remaining(job, At(40)), Secs(60));
+  EXPECT_EQ(predictor.Remaining(job, At(300)), Secs(300)) << "proved wrong: as long again";
+  EXPECT_EQ(predictor.Remaining(job, At(800)), Secs(200)) << "but never past the limit";
+}
+
+TEST(RuntimePredictorTest, LearnsOnlyFromObserve) {
+  RuntimePredictor predictor;
+  const Duration before = predictor.Predict(Spec("u", "n", 1));
+  // Asking about jobs, however often, teaches it nothing.
+  for (int i = 0; i < 100; ++i) (void)predictor.Predict(Spec("u", "n", 1));
+  EXPECT_EQ(predictor.Predict(Spec("u", "n", 1)), before);
+  EXPECT_EQ(predictor.observations(), 0);
+}
+
+}  // namespace
+}  // namespace berth::core
