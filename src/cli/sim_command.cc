@@ -31,6 +31,7 @@ struct SimFlags {
   std::string format = "csv";
   std::string cluster;
   std::string vc_nodes;
+  std::string vc_quotas;
   int gpus_per_node = 8;
   std::string gpu_type = "V100";
   std::string from;
@@ -176,6 +177,14 @@ void RunSim(const SimFlags& flags) {
   options.restart_cost = core::RestartCostModel{core::Duration::Seconds(flags.restart_cost_s[0]),
                                                 core::Duration::Seconds(flags.restart_cost_s[1]),
                                                 core::Duration::Seconds(flags.restart_cost_s[2])};
+  if (!flags.vc_quotas.empty()) {
+    if (!flags.vc_nodes.empty()) Fail("--vc-quotas: team queues share one pool; use --cluster");
+    int64_t gpus = 0;
+    for (const core::NodeSpec& node : set.workloads.front().partition.nodes) {
+      gpus += static_cast<int64_t>(node.gpus.size());
+    }
+    options.queues = OrFail(sim::ReadVcQuotas(flags.vc_quotas, gpus));
+  }
   auto progress = std::make_shared<ProgressPrinter>(!flags.quiet);
   options.on_progress = [progress](const sim::SimProgress& p) { (*progress)(p); };
 
@@ -298,6 +307,10 @@ void AddSimCommand(CLI::App& app) {
       "--cluster", flags->cluster, "One shared pool: NODESxGPUSxTYPE, e.g. 80x8xP100"));
   replay_only->options.push_back(sim->add_option(
       "--vc-nodes", flags->vc_nodes, "One partition per virtual cluster from a 'vc,node num' CSV"));
+  replay_only->options.push_back(sim->add_option(
+      "--vc-quotas", flags->vc_quotas,
+      "Team queues on the --cluster pool, one per VC of a 'vc,node num' CSV, guarantees in "
+      "proportion to the node counts, borrowing allowed; reports per team"));
   replay_only->options.push_back(
       sim->add_option("--gpus-per-node", flags->gpus_per_node, "GPUs per node with --vc-nodes")
           ->capture_default_str());

@@ -21,6 +21,7 @@
 #include "core/job_index.h"
 #include "core/node.h"
 #include "core/node_table.h"
+#include "core/quota.h"
 #include "core/usage_ledger.h"
 
 namespace berth::core {
@@ -42,6 +43,11 @@ class ClusterState {
   void SetNodeState(NodeId node, NodeState state);
   void SetGpuHealth(NodeId node, int gpu, GpuHealth health);
   NodeState node_state(NodeId node) const { return node_states_[Index(node)]; }
+
+  // --- team queues ---
+  // Replaces the queue tree (nullopt: no quotas).
+  void SetQuotas(std::optional<QuotaTree> quotas) { quotas_ = std::move(quotas); }
+  const QuotaTree* quotas() const { return quotas_ ? &*quotas_ : nullptr; }
   const NodeTable& nodes() const { return nodes_; }
   const Capacity& capacity() const { return capacity_; }
 
@@ -87,6 +93,7 @@ class ClusterState {
   JobIndex running_;
   JobIndex held_;
   UsageLedger usage_;
+  std::optional<QuotaTree> quotas_;
 };
 
 }  // namespace berth::core

@@ -33,6 +33,7 @@ struct Cycle {
         explain(explain_in),
         work(state_in.capacity()) {
     if (policy.orderer->UsesFairShare()) fair_share.emplace(state, now);
+    if (state.quotas() != nullptr) quota.emplace(*state.quotas(), state);
   }
 
   bool explaining() const { return explain != ExplainLevel::kNone; }
@@ -40,9 +41,20 @@ struct Cycle {
     return OrderContext{state, now, *policy.runtimes, fair_share ? &*fair_share : nullptr};
   }
 
+  // Whether the candidate's queue has room under its ceilings; records the
+  // reason when it has not. Quota-blocked jobs never block anyone.
+  bool QuotaAllows(Candidate& candidate) {
+    if (!quota || quota->FitsCeilings(candidate.job->spec.queue, candidate.job->spec.total_gpu())) {
+      return true;
+    }
+    candidate.reason = ReasonCode::kQuota;
+    return false;
+  }
+
   // Commits a start to the tentative capacity and the decision.
   void Start(Candidate& candidate, Placement placement, std::vector<JobId> preempts = {}) {
     work.Allocate(placement);
+    if (quota) quota->Add(candidate.job->spec.queue, candidate.job->spec.total_gpu());
     candidate.started = true;
     decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
                                        std::move(preempts),
@@ -58,6 +70,7 @@ struct Cycle {
   const Policy& policy;
   const ExplainLevel explain;
   std::optional<FairShare> fair_share;  // when the orderer weighs it
+  std::optional<QuotaUsage> quota;      // when the cluster has team queues
   Capacity work;                        // live capacity minus this cycle's starts
   std::vector<Candidate> order;         // pending jobs that can fit, in policy order
   std::vector<const Job*> never_fit;    // pending jobs that can never fit, by id

@@ -97,6 +97,7 @@ void Explain(Cycle& cycle) {
 void RunStrict(Cycle& cycle) {
   for (size_t i = 0; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
+    if (!cycle.QuotaAllows(candidate)) continue;
     if (std::optional<Placement> placement = Place(cycle.work, candidate.request)) {
       cycle.Start(candidate, std::move(*placement));
       continue;
@@ -104,8 +105,10 @@ void RunStrict(Cycle& cycle) {
     cycle.Blocked(candidate, cycle.work);
     if (!cycle.explaining()) return;
     for (size_t j = i + 1; j < cycle.order.size(); ++j) {
-      cycle.order[j].reason = ReasonCode::kPriority;
-      cycle.order[j].blocker = candidate.job->spec.id;
+      Candidate& behind = cycle.order[j];
+      if (!cycle.QuotaAllows(behind)) continue;
+      behind.reason = ReasonCode::kPriority;
+      behind.blocker = candidate.job->spec.id;
     }
     return;
   }

@@ -242,7 +242,7 @@ TEST(DecideTest, ReasonNamesAreStableApiWords) {
   for (ReasonCode code :
        {ReasonCode::kHeld, ReasonCode::kPriority, ReasonCode::kResources,
         ReasonCode::kFragmentation, ReasonCode::kNodesUnavailable, ReasonCode::kReserved,
-        ReasonCode::kReservation, ReasonCode::kInfeasible}) {
+        ReasonCode::kReservation, ReasonCode::kQuota, ReasonCode::kInfeasible}) {
     EXPECT_EQ(ParseReason(ReasonName(code)), code);
   }
   EXPECT_EQ(ReasonName(ReasonCode::kNodesUnavailable), "nodes_unavailable");

@@ -59,6 +59,7 @@ void PlanEtas(Cycle& cycle) {
     if (candidate.started) continue;
     PendingJob& pending = cycle.decision.pending[next++];
     BERTH_CHECK(pending.job == candidate.job->spec.id);
+    if (pending.reason == ReasonCode::kQuota) continue;  // waits for its team, not for GPUs
     std::optional<PlannedStart> start = ends.AdvanceUntilFits(plan, candidate.request, clock);
     if (!start) continue;  // needs nodes that are down or draining
     clock = start->at;

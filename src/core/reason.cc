@@ -8,7 +8,7 @@
 namespace berth::core {
 namespace {
 
-constexpr std::array<std::pair<ReasonCode, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<ReasonCode, std::string_view>, 9> kNames = {{
     {ReasonCode::kHeld, "held"},
     {ReasonCode::kPriority, "priority"},
     {ReasonCode::kResources, "resources"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<ReasonCode, std::string_view>, 8> kNames = {{
     {ReasonCode::kNodesUnavailable, "nodes_unavailable"},
     {ReasonCode::kReserved, "reserved"},
     {ReasonCode::kReservation, "reservation"},
+    {ReasonCode::kQuota, "quota"},
     {ReasonCode::kInfeasible, "infeasible"},
 }};
 

@@ -16,6 +16,7 @@ enum class ReasonCode {
   kNodesUnavailable,  // every node of its kind is down, draining or unhealthy
   kReserved,          // holds the reservation: starts when its nodes free up
   kReservation,       // could backfill only by delaying the reserved job
+  kQuota,             // its queue (or a parent) is at its ceiling
   kInfeasible,        // can never fit this cluster as configured
 };
 

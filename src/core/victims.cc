@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "common/check.h"
+
 namespace berth::core {
 namespace {
 
@@ -154,6 +156,14 @@ void VictimPool::NarrowTo(const Candidate& candidate) {
   }
 }
 
+Victim* VictimPool::Same(const Victim& copy) {
+  for (Victim& victim : victims_) {
+    if (victim.job == copy.job) return &victim;
+  }
+  BERTH_CHECK(false) << "victim of job " << Value(copy.job->spec.id) << " not in the pool";
+  return nullptr;
+}
+
 void VictimPool::Take(Victim& victim) {
   victim.taken = true;
   gpus_by_type_[Index(victim.type)] -= victim.gpus;
@@ -172,16 +182,40 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
   if (!lazy_pool) lazy_pool.emplace(cycle);
   VictimPool& pool = *lazy_pool;
   pool.NarrowTo(candidate);
+  std::span<Victim> eligible = pool.eligible();
+  std::vector<Victim> with_reclaim;  // copies: only when reclaim widens the set
+  const bool reclaims =
+      cycle.quota &&
+      cycle.quota->WithinGuarantee(candidate.job->spec.queue, candidate.job->spec.total_gpu());
+  if (reclaims) {
+    // The eligible prefix first, then borrowers beyond it, keeping pool order.
+    for (Victim& victim : pool.all()) {
+      const bool in_prefix = &victim < eligible.data() + eligible.size();
+      if (in_prefix || cycle.quota->Borrowing(victim.job->spec.queue)) {
+        with_reclaim.push_back(victim);
+      }
+    }
+    eligible = with_reclaim;
+  }
   // Cheap bound first: free GPUs plus all the eligible victims hold.
   const int64_t need =
       static_cast<int64_t>(candidate.request.shape.whole_gpus()) * candidate.request.tasks;
-  if (memo.KnownToFail(candidate.request) ||
-      FreeGpus(capacity, candidate.request) + pool.Gpus(candidate.request) < need) {
-    return std::nullopt;
+  int64_t offered = FreeGpus(capacity, candidate.request);
+  if (reclaims) {
+    for (const Victim& victim : eligible) {
+      if (Fits(victim, candidate.request)) offered += victim.gpus;
+    }
+  } else {
+    offered += pool.Gpus(candidate.request);
   }
-  const std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
-                                         ? CheapestFirst(capacity, candidate, pool.eligible())
-                                         : LowestOrderedFirst(candidate, pool.eligible());
+  if (memo.KnownToFail(candidate.request) || offered < need) return std::nullopt;
+  std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
+                                   ? CheapestFirst(capacity, candidate, eligible)
+                                   : LowestOrderedFirst(candidate, eligible);
+  if (reclaims) {
+    // Point back at the pool's victims, so taking them marks the pool.
+    for (Victim*& victim : order) victim = pool.Same(*victim);
+  }
   std::optional<PreemptionPlan> plan = Release(capacity, candidate, order);
   if (!plan) memo.RecordFailure(candidate.request);
   return plan;
@@ -191,6 +225,7 @@ void CommitPreemption(Cycle& cycle, Candidate& candidate, VictimPool& pool, Pree
   std::vector<JobId> preempts;
   for (Victim* victim : plan.victims) {
     pool.Take(*victim);
+    if (cycle.quota) cycle.quota->Remove(victim->job->spec.queue, victim->job->spec.total_gpu());
     preempts.push_back(victim->job->spec.id);
     cycle.decision.preemptions.push_back(Preemption{victim->job->spec.id, candidate.job->spec.id});
   }

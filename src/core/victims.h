@@ -37,7 +37,11 @@ class VictimPool {
   // Drops victims that rank above `candidate` from the eligible prefix.
   void NarrowTo(const Candidate& candidate);
   std::span<Victim> eligible() { return {victims_.data(), end_}; }
+  // Every stoppable job, eligible or not (for quota reclaim).
+  std::span<Victim> all() { return victims_; }
   void Take(Victim& victim);
+  // The pool's own entry for a copy of one of its victims.
+  Victim* Same(const Victim& copy);
   // Whole GPUs held by eligible, untaken victims of the request's model.
   int64_t Gpus(const PlacementRequest& request) const;
 
@@ -53,7 +57,10 @@ struct PreemptionPlan {
 };
 
 // Finds victims in `pool` (built on first use) that make room for
-// `candidate` on `capacity`, the policy's VictimChoice deciding which. On
+// `candidate` on `capacity`, the policy's VictimChoice deciding which.
+// Victims are the jobs ordered after the candidate and, when the cluster has
+// team queues and the candidate's queue is within its guarantee, any job of
+// a queue that is borrowing (quota reclaim). On
 // success the victims are released from `capacity`; on failure it is
 // unchanged and `memo` remembers the request.
 std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& candidate,

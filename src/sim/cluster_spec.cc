@@ -61,21 +61,16 @@ Result<Partition> ParsePool(std::string_view shape) {
   return Partition{"", MakeNodes("node", *nodes, *gpus, text.substr(x2 + 1))};
 }
 
-Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpus_per_node,
-                                                const std::string& gpu_type) {
-  if (gpus_per_node < 1 || gpus_per_node > core::kMaxGpusPerNode) {
-    return InvalidArgument("--gpus-per-node: must be 1.." + std::to_string(core::kMaxGpusPerNode) +
-                           ", got " + std::to_string(gpus_per_node));
-  }
+Result<std::vector<VcSize>> ReadVcSizes(const std::string& path, std::string_view flag) {
   std::ifstream in(path);
-  if (!in) return NotFound("--vc-nodes: cannot open " + path);
+  if (!in) return NotFound(std::string(flag) + ": cannot open " + path);
   std::string line;
   std::getline(in, line);
   if (Trim(line) != "vc,node num") {
     return InvalidArgument(path + ":1: expected the header 'vc,node num', got '" + Trim(line) +
                            "'");
   }
-  std::vector<Partition> partitions;
+  std::vector<VcSize> sizes;
   std::set<std::string> seen;
   for (int number = 2; std::getline(in, line); ++number) {
     line = Trim(line);
@@ -88,10 +83,40 @@ Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpu
     if (vc.empty()) return InvalidArgument(where + "empty vc name");
     if (!count) return InvalidArgument(where + "node num must be a positive integer");
     if (!seen.insert(vc).second) return InvalidArgument(where + "vc '" + vc + "' listed twice");
-    partitions.push_back(Partition{vc, MakeNodes(vc + "-node", *count, gpus_per_node, gpu_type)});
+    sizes.push_back(VcSize{std::move(vc), *count});
   }
-  if (partitions.empty()) return InvalidArgument(path + ": no virtual clusters listed");
+  if (sizes.empty()) return InvalidArgument(path + ": no virtual clusters listed");
+  return sizes;
+}
+
+Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpus_per_node,
+                                                const std::string& gpu_type) {
+  if (gpus_per_node < 1 || gpus_per_node > core::kMaxGpusPerNode) {
+    return InvalidArgument("--gpus-per-node: must be 1.." + std::to_string(core::kMaxGpusPerNode) +
+                           ", got " + std::to_string(gpus_per_node));
+  }
+  Result<std::vector<VcSize>> sizes = ReadVcSizes(path, "--vc-nodes");
+  if (!sizes.ok()) return sizes.status();
+  std::vector<Partition> partitions;
+  for (const VcSize& vc : *sizes) {
+    partitions.push_back(
+        Partition{vc.name, MakeNodes(vc.name + "-node", vc.nodes, gpus_per_node, gpu_type)});
+  }
   return partitions;
+}
+
+Result<std::vector<core::QueueSpec>> ReadVcQuotas(const std::string& path, int64_t cluster_gpus) {
+  Result<std::vector<VcSize>> sizes = ReadVcSizes(path, "--vc-quotas");
+  if (!sizes.ok()) return sizes.status();
+  int64_t total_nodes = 0;
+  for (const VcSize& vc : *sizes) total_nodes += vc.nodes;
+  std::vector<core::QueueSpec> queues;
+  for (const VcSize& vc : *sizes) {
+    // Whole GPUs, rounded down, so the guarantees never exceed the cluster.
+    queues.push_back(core::QueueSpec{
+        vc.name, "", core::WholeGpus(cluster_gpus * vc.nodes / total_nodes), std::nullopt});
+  }
+  return queues;
 }
 
 }  // namespace berth::sim

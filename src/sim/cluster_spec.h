@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "core/node.h"
+#include "core/quota.h"
 
 namespace berth::sim {
 
@@ -20,9 +21,23 @@ struct Partition {
 // that model in one interconnect group.
 Result<Partition> ParsePool(std::string_view shape);
 
-// A "vc,node num" CSV (HeliosArtifact's philly_vc.csv): one partition per
-// VC of that many nodes of `gpus_per_node` GPUs of `gpu_type`.
+struct VcSize {
+  std::string name;
+  int nodes = 0;
+};
+
+// A "vc,node num" CSV (HeliosArtifact's philly_vc.csv). `flag` names the
+// option in error messages.
+Result<std::vector<VcSize>> ReadVcSizes(const std::string& path, std::string_view flag);
+
+// One partition per VC of that many nodes of `gpus_per_node` GPUs of
+// `gpu_type`.
 Result<std::vector<Partition>> ReadVcPartitions(const std::string& path, int gpus_per_node,
                                                 const std::string& gpu_type);
+
+// One team queue per VC on a shared pool of `cluster_gpus` GPUs, its
+// guarantee proportional to the VC's node count, no ceiling (borrowing
+// allowed). Jobs of other VCs go to the default queue.
+Result<std::vector<core::QueueSpec>> ReadVcQuotas(const std::string& path, int64_t cluster_gpus);
 
 }  // namespace berth::sim

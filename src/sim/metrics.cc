@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <queue>
 
@@ -90,6 +91,39 @@ std::optional<double> PredictionMdape(const std::vector<JobOutcome>& jobs) {
   return Percentile(std::move(errors), 50);
 }
 
+std::vector<TeamSummary> SummarizeTeams(const std::vector<JobOutcome>& jobs) {
+  std::map<std::string, TeamSummary> teams;
+  for (const JobOutcome& job : jobs) {
+    TeamSummary& team = teams[job.queue];
+    team.queue = job.queue;
+    ++team.jobs;
+    team.avg_wait_s += job.wait.seconds();
+    team.avg_jct_s += job.jct().seconds();
+    const double run = std::max((job.jct() - job.wait).seconds(), 60.0);
+    team.avg_slowdown += std::max(1.0, job.jct().seconds() / run);
+  }
+  std::vector<TeamSummary> out;
+  for (auto& [name, team] : teams) {
+    const double n = static_cast<double>(team.jobs);
+    team.avg_wait_s /= n;
+    team.avg_jct_s /= n;
+    team.avg_slowdown /= n;
+    out.push_back(team);
+  }
+  return out;
+}
+
+double JainIndex(const std::vector<double>& values) {
+  double sum = 0;
+  double squares = 0;
+  for (double value : values) {
+    sum += value;
+    squares += value * value;
+  }
+  if (values.empty() || squares == 0) return 1.0;
+  return sum * sum / (static_cast<double>(values.size()) * squares);
+}
+
 Summary Summarize(const SimResult& result) {
   Summary summary;
   summary.policy = result.policy;
@@ -130,6 +164,12 @@ Summary Summarize(const SimResult& result) {
   if (summary.makespan_s > 0 && result.total_gpus > 0) {
     summary.gpu_utilization =
         gpu_seconds / (static_cast<double>(result.total_gpus) * summary.makespan_s);
+  }
+  if (result.by_team) {
+    summary.teams = SummarizeTeams(result.jobs);
+    std::vector<double> slowdowns;
+    for (const TeamSummary& team : summary.teams) slowdowns.push_back(team.avg_slowdown);
+    summary.jain_fairness = JainIndex(slowdowns);
   }
   summary.lb_avg_jct_s =
       std::max(duration_sum / n, FluidSrptAverageJct(result.jobs, result.total_gpus));

@@ -29,6 +29,16 @@
 
 namespace berth::sim {
 
+// One team queue's jobs (runs with team queues).
+struct TeamSummary {
+  std::string queue;
+  int64_t jobs = 0;
+  double avg_wait_s = 0;
+  double avg_jct_s = 0;
+  // Mean bounded slowdown: JCT / max(run time, 60 s), at least 1.
+  double avg_slowdown = 0;
+};
+
 struct Summary {
   std::string policy;
   int64_t jobs = 0;
@@ -46,6 +56,10 @@ struct Summary {
   std::optional<double> prediction_mdape;
   std::optional<double> eta_within_25pct;
   int64_t preemptions = 0;
+  std::vector<TeamSummary> teams;  // by queue name, with team queues only
+  // Jain's index over the teams' mean bounded slowdowns: 1 when every team
+  // is slowed alike, 1/n when one team takes all the slowdown.
+  std::optional<double> jain_fairness;
   int64_t events = 0;
   double sim_wall_s = 0;
 };
@@ -60,6 +74,10 @@ std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs);
 
 // Median absolute percentage error of the predictions made at arrival.
 std::optional<double> PredictionMdape(const std::vector<JobOutcome>& jobs);
+
+// Per-team figures and Jain's index over their mean bounded slowdowns.
+std::vector<TeamSummary> SummarizeTeams(const std::vector<JobOutcome>& jobs);
+double JainIndex(const std::vector<double>& values);
 
 // The fluid single-machine SRPT bound on average JCT (see above).
 double FluidSrptAverageJct(const std::vector<JobOutcome>& jobs, int64_t total_gpus);

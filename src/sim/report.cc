@@ -29,6 +29,18 @@ nlohmann::json ToJson(const Summary& s) {
   json["p999_wait_s"] = ms(s.p999_wait_s);
   if (s.prediction_mdape) json["prediction_mdape"] = std::round(*s.prediction_mdape * 1e4) / 1e4;
   if (s.eta_within_25pct) json["eta_within_25pct"] = std::round(*s.eta_within_25pct * 1e4) / 1e4;
+  if (s.jain_fairness) {
+    json["jain_fairness"] = std::round(*s.jain_fairness * 1e4) / 1e4;
+    nlohmann::json teams = nlohmann::json::array();
+    for (const TeamSummary& team : s.teams) {
+      teams.push_back({{"queue", team.queue},
+                       {"jobs", team.jobs},
+                       {"avg_wait_s", ms(team.avg_wait_s)},
+                       {"avg_jct_s", ms(team.avg_jct_s)},
+                       {"avg_slowdown", std::round(team.avg_slowdown * 1e3) / 1e3}});
+    }
+    json["teams"] = std::move(teams);
+  }
   return json;
 }
 

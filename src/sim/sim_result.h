@@ -49,6 +49,7 @@ struct SimResult {
   int64_t events = 0;
   int64_t decisions = 0;
   double wall_seconds = 0;  // measured by the driver; the only non-deterministic field
+  bool by_team = false;     // the run had team queues: report per team
 };
 
 }  // namespace berth::sim

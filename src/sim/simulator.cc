@@ -85,6 +85,10 @@ class Simulation {
     for (size_t i = 0; i < workload.jobs.size(); ++i) {
       index_of_[static_cast<size_t>(core::Value(workload.jobs[i].spec.id))] = i;
     }
+    if (!options.queues.empty()) {
+      state_.SetQuotas(core::QuotaTree::Make(options.queues).value());
+      result_.by_team = true;
+    }
     if (policy_.knowledge == core::RuntimeKnowledge::kOracle) {
       policy_.runtimes = std::make_shared<OracleEstimator>(workload_.jobs, runs_, index_of_);
     }
@@ -274,6 +278,11 @@ Result<SimResult> Simulate(const Workload& workload, std::string_view policy,
                            const SimOptions& options) {
   Result<core::Policy> made = core::MakePolicy(policy, options.policy_config);
   if (!made.ok()) return made.status();
+  if (!options.queues.empty()) {
+    if (Result<core::QuotaTree> tree = core::QuotaTree::Make(options.queues); !tree.ok()) {
+      return tree.status();
+    }
+  }
   Simulation simulation(workload, std::move(made).value(), options);
   return simulation.Run();
 }
@@ -293,6 +302,7 @@ SimResult MergeResults(std::vector<SimResult> parts) {
     merged.total_gpus += part.total_gpus;
     merged.events += part.events;
     merged.decisions += part.decisions;
+    merged.by_team = merged.by_team || part.by_team;
     merged.wall_seconds += part.wall_seconds;
     for (JobOutcome& job : part.jobs) merged.jobs.push_back(std::move(job));
     TimelinePoint previous;

@@ -35,6 +35,8 @@ struct SimProgress {
 struct SimOptions {
   core::PolicyConfig policy_config;
   core::RestartCostModel restart_cost;
+  // Team queues with quotas (empty: none). The result then reports per team.
+  std::vector<core::QueueSpec> queues;
   // Record the first ETA of every job that has to queue on arrival (a full
   // explanation pass at each arrival instant: slower).
   bool measure_eta = false;
