@@ -47,6 +47,39 @@ class SimCliTest(unittest.TestCase):
         several = json.loads(run(*args, "--policy", "fifo,slurm").stdout)
         self.assertEqual([s["policy"] for s in several], ["fifo", "slurm"])
 
+    def test_predicting_policies_report_prediction_and_eta(self):
+        result = run("--trace", trace("microsoft-itp-2021/raw/cluster10.csv"), "--format", "itp",
+                     "--cluster", "4x8xV100", "--policy", "qssf,berth,las", "--json", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        by_policy = {s["policy"]: s for s in json.loads(result.stdout)}
+        for name in ("qssf", "berth"):
+            self.assertGreaterEqual(by_policy[name]["prediction_mdape"], 0)
+        self.assertIn("eta_within_25pct", by_policy["berth"])
+        self.assertNotIn("prediction_mdape", by_policy["las"])
+        for summary in by_policy.values():
+            self.assertLessEqual(summary["p99_wait_s"], summary["p999_wait_s"])
+            self.assertLessEqual(summary["p999_wait_s"], summary["max_wait_s"])
+
+    def test_vc_quotas_report_teams(self):
+        result = run("--trace", trace("philly-pollux/philly_jobs_2017-09-04_to_2017-11-30.csv.gz"),
+                     "--format", "philly", "--cluster", "20x8xP100", "--vc-quotas",
+                     trace("philly-pollux/philly_vc_nodes_helios_qssf.csv"),
+                     "--from", "2017-11-01", "--to", "2017-11-04", "--policy", "berth,fifo",
+                     "--json", "--quiet")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for summary in json.loads(result.stdout):
+            self.assertGreater(summary["jain_fairness"], 0)
+            self.assertLessEqual(summary["jain_fairness"], 1)
+            teams = {t["queue"]: t for t in summary["teams"]}
+            self.assertIn("6214e9", teams)
+            self.assertEqual(sum(t["jobs"] for t in teams.values()), summary["jobs"])
+        conflict = run("--trace", trace("philly-pollux/philly_jobs_2017-09-04_to_2017-11-30.csv.gz"),
+                       "--format", "philly", "--vc-nodes",
+                       trace("philly-pollux/philly_vc_nodes_helios_qssf.csv"), "--vc-quotas",
+                       trace("philly-pollux/philly_vc_nodes_helios_qssf.csv"))
+        self.assertEqual(conflict.returncode, 2)
+        self.assertIn("--vc-quotas", conflict.stderr)
+
     def test_table_by_default(self):
         result = run("--trace", trace("microsoft-itp-2021/raw/cluster10.csv"), "--format", "itp",
                      "--cluster", "4x8xV100", "--policy", "fifo,sjf-oracle", "--quiet")
