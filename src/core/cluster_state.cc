@@ -73,6 +73,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
   BERTH_CHECK(capacity_.CanAllocate(placement))
       << "placement of job " << Value(id) << " does not fit";
   capacity_.Allocate(placement);
+  usage_.BeginRun(job.spec.user, job.spec.queue, job.spec.total_gpu(), now);
   job.placement = placement;
   job.state = JobState::kRunning;
   job.started = now;
@@ -82,7 +83,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
 }
 
 void ClusterState::EndRun(Job& job, Time now) {
-  usage_.Charge(job.spec.user, job.spec.queue, job.spec.total_gpu(), job.started, now);
+  usage_.EndRun(job.spec.user, job.spec.queue, job.spec.total_gpu(), job.started, now);
   capacity_.Release(job.placement);
   job.executed += now - job.started;
   job.placement = Placement{};

@@ -12,11 +12,6 @@ FairShare::FairShare(const ClusterState& state, Time now) {
   for (const auto& [user, value] : ledger.users()) {
     user_usage_[user] += ledger.UserUsage(user, now);
   }
-  for (const auto& [id, job] : state.running()) {
-    const double used = ledger.RunningContribution(job->spec.total_gpu(), job->started, now);
-    user_usage_[job->spec.user] += used;
-    queue_usage_[job->spec.queue] += used;
-  }
   for (const JobIndex* live : {&state.pending(), &state.held()}) {
     for (const auto& [id, job] : *live) {
       user_usage_.try_emplace(job->spec.user, 0.0);

@@ -1,5 +1,5 @@
-// Fair share at one instant: each user's and each queue's decayed usage (the
-// ledger's completed runs plus what running jobs have used so far) over an
+// Fair share at one instant: each user's and each queue's decayed usage
+// (running jobs included, read from the ledger in O(1) per account) over an
 // equal share of the total. Built once per decision cycle for the orderers
 // that weigh fair share (multifactor, berth), so neither recomputes it.
 //

@@ -71,14 +71,7 @@ const RuntimePredictor::Levels& RuntimePredictor::LevelsOf(const JobSpec& spec) 
   constexpr size_t kCacheBound = 1 << 20;
   if (levels_.size() > kCacheBound) levels_.clear();
   Levels& levels = levels_[spec.id];
-  if (levels.generation == generation_ && levels.gpu_milli == spec.total_gpu().value() &&
-      levels.user == spec.user && levels.name == spec.name && levels.queue == spec.queue) {
-    return levels;
-  }
-  levels.user = spec.user;
-  levels.name = spec.name;
-  levels.queue = spec.queue;
-  levels.gpu_milli = spec.total_gpu().value();
+  if (levels.generation == generation_) return levels;
   for (int level = 0; level < kLevels; ++level) {
     const std::string key = KeyAt(spec, level);
     auto it = key.empty() ? windows_.end() : windows_.find(key);

@@ -48,6 +48,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   void Observe(const JobSpec& spec, Duration run_time);
 
   // The predicted run time of the whole job.
+  // REQUIRES: a job id always names the same job (as in a ClusterState):
+  // answers are cached by id.
   Duration Predict(const JobSpec& spec) const;
 
   Duration Expected(const Job& job) const override { return Predict(job.spec); }
@@ -67,10 +69,6 @@ class RuntimePredictor final : public RuntimeEstimator {
   struct Levels {
     std::array<const Window*, kLevels> windows{};
     int64_t generation = -1;
-    // What the keys were built from: a job id reused for another spec (as
-    // tests do) must not get the other's answer.
-    std::string user, name, queue;
-    int64_t gpu_milli = -1;
   };
 
   // The history answer, or 0 when no key has enough samples.

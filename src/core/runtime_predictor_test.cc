@@ -11,9 +11,11 @@ using testing::At;
 using testing::NewJob;
 using testing::Secs;
 
+// A fresh id per spec: the predictor caches by id, and an id names one job.
 JobSpec Spec(const std::string& user, const std::string& name, int gpus,
              const std::string& queue = "vc1") {
-  return NewJob(1).User(user).Queue(queue).Gpus(gpus).Name(name);
+  static int64_t next_id = 1;
+  return NewJob(next_id++).User(user).Queue(queue).Gpus(gpus).Name(name);
 }
 
 TEST(RuntimePredictorTest, ColdStartWithoutHistoryEstimateOrLimit) {
@@ -58,7 +60,7 @@ TEST(RuntimePredictorTest, BlendsTheUserEstimateAndCapsAtTheLimit) {
   RuntimePredictor predictor;
   for (int i = 0; i < 3; ++i) predictor.Observe(Spec("u", "n", 1), Secs(100));
   JobSpec with_estimate = Spec("u", "n", 1);
-  with_estimate.estimate = Secs(400);
+  with_estimate.estimate = Secs(400);  // set before its first prediction
   EXPECT_EQ(predictor.Predict(with_estimate), Secs(200)) << "geometric mean of 100 and 400";
   JobSpec new_user = Spec("v", "m", 1, "other");
   RuntimePredictor empty;
@@ -87,10 +89,11 @@ TEST(RuntimePredictorTest, AJobPastItsPredictionIsExpectedToRunAsLongAgain) {
 
 TEST(RuntimePredictorTest, LearnsOnlyFromObserve) {
   RuntimePredictor predictor;
-  const Duration before = predictor.Predict(Spec("u", "n", 1));
+  const JobSpec job = Spec("u", "n", 1);
+  const Duration before = predictor.Predict(job);
   // Asking about jobs, however often, teaches it nothing.
   for (int i = 0; i < 100; ++i) (void)predictor.Predict(Spec("u", "n", 1));
-  EXPECT_EQ(predictor.Predict(Spec("u", "n", 1)), before);
+  EXPECT_EQ(predictor.Predict(job), before);
   EXPECT_EQ(predictor.observations(), 0);
 }
 

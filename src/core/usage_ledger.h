@@ -1,9 +1,11 @@
 // Decayed usage for fair share, as Slurm's PriorityDecayHalfLife: every
 // GPU-second used counts half as much one half-life later.
 //
-// Completed run segments are charged when they end; the ongoing part of a
-// running job is added at query time by the caller (RunningContribution), so
-// the ledger never needs a timer. Values are doubles: this is a score, not
+// The ledger follows runs as they begin and end, so a user's or queue's
+// usage at any instant, running jobs included, is O(1) to read: the decayed
+// integral of a run started at s is g*h/ln2*(1 - 2^(-(t-s)/h)), and summed
+// over an account's running jobs that is h/ln2*(G - 2^(-t/h) * sum g*2^(s/h)),
+// two numbers kept per account. Values are doubles: this is a score, not
 // resource accounting.
 #pragma once
 
@@ -16,9 +18,11 @@
 
 namespace berth::core {
 
-struct DecayedValue {
-  double value = 0;  // decayed GPU-seconds as of `as_of`
+struct UsageAccount {
+  double completed = 0;  // decayed GPU-seconds of ended runs, as of `as_of`
   Time as_of;
+  double running_gpus = 0;      // G: GPUs of the account's running jobs
+  double running_weighted = 0;  // sum of g * 2^((start - epoch) / h)
 };
 
 class UsageLedger {
@@ -27,29 +31,37 @@ class UsageLedger {
 
   Duration half_life() const { return half_life_; }
 
-  // Charges `gpus` held over [from, to] to the user and the queue.
-  void Charge(std::string_view user, std::string_view queue, MilliGpu gpus, Time from, Time to);
+  // A run of `gpus` for the user and queue begins at `start`.
+  void BeginRun(std::string_view user, std::string_view queue, MilliGpu gpus, Time start);
+  // The run that began at `start` ends at `end`: its usage becomes history.
+  void EndRun(std::string_view user, std::string_view queue, MilliGpu gpus, Time start, Time end);
 
-  // Decayed GPU-seconds of completed segments, seen at `now`.
+  // Decayed GPU-seconds at `now`, running jobs included.
   double UserUsage(std::string_view user, Time now) const;
   double QueueUsage(std::string_view queue, Time now) const;
   // Decayed GPU-seconds of a run from `from` until `now`.
   double RunningContribution(MilliGpu gpus, Time from, Time now) const;
 
-  // Queues and users ever charged, in name order.
-  const std::map<std::string, DecayedValue, std::less<>>& queues() const { return by_queue_; }
-  const std::map<std::string, DecayedValue, std::less<>>& users() const { return by_user_; }
+  // Queues and users ever seen, in name order.
+  const std::map<std::string, UsageAccount, std::less<>>& queues() const { return by_queue_; }
+  const std::map<std::string, UsageAccount, std::less<>>& users() const { return by_user_; }
 
  private:
+  using Table = std::map<std::string, UsageAccount, std::less<>>;
   double Decay(Duration elapsed) const;
-  void Add(std::map<std::string, DecayedValue, std::less<>>& table, std::string_view key,
-           double amount, Time at);
-  double Read(const std::map<std::string, DecayedValue, std::less<>>& table, std::string_view key,
-              Time now) const;
+  double Weight(Time start) const;  // 2^((start - epoch) / h)
+  void Rebase(Time epoch);
+  double Read(const Table& table, std::string_view key, Time now) const;
+  static void AddCompleted(UsageAccount& account, double amount, Time at,
+                           const UsageLedger& ledger);
 
   Duration half_life_;
-  std::map<std::string, DecayedValue, std::less<>> by_user_;
-  std::map<std::string, DecayedValue, std::less<>> by_queue_;
+  // Reference time of the running weights; moved forward before they grow
+  // large enough to lose precision.
+  Time epoch_;
+  bool has_epoch_ = false;
+  Table by_user_;
+  Table by_queue_;
 };
 
 }  // namespace berth::core

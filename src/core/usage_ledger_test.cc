@@ -10,39 +10,73 @@ namespace {
 
 constexpr Duration kHalfLife = Duration::Hours(1);
 
+Time T(int64_t seconds) { return Time::FromSeconds(seconds); }
+
 TEST(UsageLedgerTest, ChargesTheDecayedIntegralOfARun) {
   UsageLedger ledger(kHalfLife);
   // One GPU for one half-life: integral of 2^(-(h-x)/h) over [0,h] = h/(2 ln 2).
-  ledger.Charge("alice", "team-a", WholeGpus(1), Time::FromSeconds(0), Time::FromSeconds(3600));
+  ledger.BeginRun("alice", "team-a", WholeGpus(1), T(0));
+  ledger.EndRun("alice", "team-a", WholeGpus(1), T(0), T(3600));
   const double expected = 3600.0 / (2 * std::numbers::ln2);
-  EXPECT_NEAR(ledger.UserUsage("alice", Time::FromSeconds(3600)), expected, 1e-6);
-  EXPECT_NEAR(ledger.QueueUsage("team-a", Time::FromSeconds(3600)), expected, 1e-6);
-  EXPECT_EQ(ledger.UserUsage("bob", Time::FromSeconds(3600)), 0);
+  EXPECT_NEAR(ledger.UserUsage("alice", T(3600)), expected, 1e-6);
+  EXPECT_NEAR(ledger.QueueUsage("team-a", T(3600)), expected, 1e-6);
+  EXPECT_EQ(ledger.UserUsage("bob", T(3600)), 0);
+}
+
+TEST(UsageLedgerTest, RunningJobsCountWhileTheyRun) {
+  UsageLedger ledger(kHalfLife);
+  ledger.BeginRun("alice", "q", WholeGpus(2), T(100));
+  ledger.BeginRun("alice", "q", WholeGpus(1), T(1000));
+  for (int64_t now : {1000, 2000, 5000, 20000}) {
+    const double expected = ledger.RunningContribution(WholeGpus(2), T(100), T(now)) +
+                            ledger.RunningContribution(WholeGpus(1), T(1000), T(now));
+    EXPECT_NEAR(ledger.UserUsage("alice", T(now)), expected, 1e-6) << now;
+  }
+  // Ending a run turns its part into history without a jump.
+  const double before = ledger.UserUsage("alice", T(5000));
+  ledger.EndRun("alice", "q", WholeGpus(2), T(100), T(5000));
+  EXPECT_NEAR(ledger.UserUsage("alice", T(5000)), before, 1e-6);
 }
 
 TEST(UsageLedgerTest, HalvesEveryHalfLife) {
   UsageLedger ledger(kHalfLife);
-  ledger.Charge("alice", "q", WholeGpus(8), Time::FromSeconds(0), Time::FromSeconds(60));
-  const double at_end = ledger.UserUsage("alice", Time::FromSeconds(60));
-  EXPECT_NEAR(ledger.UserUsage("alice", Time::FromSeconds(60 + 3600)), at_end / 2, 1e-9);
-  EXPECT_NEAR(ledger.UserUsage("alice", Time::FromSeconds(60 + 7200)), at_end / 4, 1e-9);
+  ledger.BeginRun("alice", "q", WholeGpus(8), T(0));
+  ledger.EndRun("alice", "q", WholeGpus(8), T(0), T(60));
+  const double at_end = ledger.UserUsage("alice", T(60));
+  EXPECT_NEAR(ledger.UserUsage("alice", T(60 + 3600)), at_end / 2, 1e-9);
+  EXPECT_NEAR(ledger.UserUsage("alice", T(60 + 7200)), at_end / 4, 1e-9);
 }
 
 TEST(UsageLedgerTest, ShortRunsCountAboutTheirGpuSeconds) {
   UsageLedger ledger(Duration::Days(7));
-  ledger.Charge("u", "q", WholeGpus(2), Time::FromSeconds(0), Time::FromSeconds(100));
-  EXPECT_NEAR(ledger.UserUsage("u", Time::FromSeconds(100)), 200.0, 0.1);
+  ledger.BeginRun("u", "q", WholeGpus(2), T(0));
+  ledger.EndRun("u", "q", WholeGpus(2), T(0), T(100));
+  EXPECT_NEAR(ledger.UserUsage("u", T(100)), 200.0, 0.1);
 }
 
-TEST(UsageLedgerTest, OutOfOrderChargesGiveTheSameTotal) {
+TEST(UsageLedgerTest, EndingRunsInAnyOrderGivesTheSameTotal) {
   UsageLedger forward(kHalfLife);
-  forward.Charge("u", "q", WholeGpus(1), Time::FromSeconds(0), Time::FromSeconds(100));
-  forward.Charge("u", "q", WholeGpus(1), Time::FromSeconds(0), Time::FromSeconds(500));
   UsageLedger backward(kHalfLife);
-  backward.Charge("u", "q", WholeGpus(1), Time::FromSeconds(0), Time::FromSeconds(500));
-  backward.Charge("u", "q", WholeGpus(1), Time::FromSeconds(0), Time::FromSeconds(100));
-  EXPECT_NEAR(forward.UserUsage("u", Time::FromSeconds(900)),
-              backward.UserUsage("u", Time::FromSeconds(900)), 1e-9);
+  for (UsageLedger* ledger : {&forward, &backward}) {
+    ledger->BeginRun("u", "q", WholeGpus(1), T(0));
+    ledger->BeginRun("u", "q", WholeGpus(1), T(0));
+  }
+  forward.EndRun("u", "q", WholeGpus(1), T(0), T(100));
+  forward.EndRun("u", "q", WholeGpus(1), T(0), T(500));
+  backward.EndRun("u", "q", WholeGpus(1), T(0), T(500));
+  backward.EndRun("u", "q", WholeGpus(1), T(0), T(100));
+  EXPECT_NEAR(forward.UserUsage("u", T(900)), backward.UserUsage("u", T(900)), 1e-9);
+}
+
+TEST(UsageLedgerTest, StaysExactAcrossManyHalfLives) {
+  // Weights are rebased long before they overflow.
+  UsageLedger ledger(Duration::Minutes(1));
+  const int64_t far = 400 * 60;  // 400 half-lives
+  ledger.BeginRun("u", "q", WholeGpus(1), T(0));
+  ledger.EndRun("u", "q", WholeGpus(1), T(0), T(60));
+  ledger.BeginRun("u", "q", WholeGpus(4), T(far));
+  EXPECT_NEAR(ledger.UserUsage("u", T(far + 60)),
+              ledger.RunningContribution(WholeGpus(4), T(far), T(far + 60)), 1e-6);
 }
 
 }  // namespace
