@@ -135,3 +135,13 @@ class [[nodiscard]] Result {
     ::berth::Status berth_status_ = (expr);        \
     if (!berth_status_.ok()) return berth_status_; \
   } while (false)
+
+#define BERTH_CONCAT_INNER(a, b) a##b
+#define BERTH_CONCAT(a, b) BERTH_CONCAT_INNER(a, b)
+// `lhs = value of expr` (a Result), or returns its Status from the function.
+#define BERTH_ASSIGN_OR_RETURN(lhs, expr) \
+  BERTH_ASSIGN_OR_RETURN_IMPL(BERTH_CONCAT(berth_result_, __LINE__), lhs, expr)
+#define BERTH_ASSIGN_OR_RETURN_IMPL(result, lhs, expr) \
+  auto result = (expr);                                \
+  if (!result.ok()) return result.status();            \
+  lhs = std::move(result).value()

@@ -54,6 +54,20 @@ TEST(BerthPolicyTest, PreemptsTheVictimThatLosesLeastWork) {
   EXPECT_EQ(decision.preemptions[0].job, Id(1));
 }
 
+TEST(BerthPolicyTest, AJobAlreadyStoppingIsNotAVictimAgain) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
+  StartOn(state, NewJob(2).Gpus(4).Preemptible(), N(0), 0xf0, At(3000));
+  state.MarkStopping(Id(2));  // asked to stop earlier; still in its grace period
+  EXPECT_TRUE(state.Get(Id(2)).running()) << "it holds its GPUs until it exits";
+  state.Submit(NewJob(3).Gpus(4).Submit(4000), At(4000));
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(60)}});
+  const Decision decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1)) << "job 2 is leaving anyway";
+}
+
 TEST(BerthPolicyTest, PrefersFewerVictimsOverLessLoss) {
   ClusterState state;
   AddNodes(state, 2, 4);

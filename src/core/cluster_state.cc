@@ -109,6 +109,12 @@ void ClusterState::Preempt(JobId id, Time now) {
   pending_.Insert(id, &job);
 }
 
+void ClusterState::MarkStopping(JobId id) {
+  Job& job = GetMutable(id);
+  BERTH_CHECK(job.running()) << "stop of job " << Value(id) << " that is not running";
+  job.state = JobState::kCompleting;
+}
+
 void ClusterState::Cancel(JobId id, Time now) {
   Job& job = GetMutable(id);
   if (job.running()) {

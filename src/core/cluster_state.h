@@ -66,6 +66,9 @@ class ClusterState {
   void Finish(JobId id, Time now);
   // A running job was stopped to make room and goes back to the queue.
   void Preempt(JobId id, Time now);
+  // A running job was asked to stop (it keeps its GPUs until it has): no
+  // policy picks it as a victim again.
+  void MarkStopping(JobId id);
   // A pending, held or running job is removed.
   void Cancel(JobId id, Time now);
   // A running job saved a checkpoint at `at`: preempting it now loses less.

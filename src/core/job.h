@@ -40,10 +40,12 @@ struct JobSpec {
 
 struct Job {
   JobSpec spec;
-  JobState state = JobState::kPending;  // kPending, kHeld or kRunning inside the core
-  Placement placement;                  // set while running
-  Time started;                         // start of the current run
-  Duration executed;                    // run time of earlier runs
+  // Inside the core: kPending, kHeld, kRunning, or kCompleting (asked to
+  // stop, still holding its GPUs).
+  JobState state = JobState::kPending;
+  Placement placement;  // set while running
+  Time started;         // start of the current run
+  Duration executed;    // run time of earlier runs
   int32_t preemptions = 0;
   // When the running job last saved a checkpoint, if it tells us: a
   // preemption then loses only the work since.
@@ -54,7 +56,9 @@ struct Job {
   // The time the job last entered the queue (submit, or its last preemption).
   Time queued_since;
 
-  bool running() const { return state == JobState::kRunning; }
+  // Holding its placement: running, or stopping within its grace period.
+  bool running() const { return state == JobState::kRunning || state == JobState::kCompleting; }
+  bool stopping() const { return state == JobState::kCompleting; }
   // Total run time so far, including the current run.
   Duration RunTime(Time now) const { return running() ? executed + (now - started) : executed; }
   // Attained service in GPU-seconds (Tiresias' 2D "GPU time"), exact to the

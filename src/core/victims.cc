@@ -14,6 +14,7 @@ bool OrderedAfter(const Victim& victim, const Candidate& candidate) {
 }
 
 bool MayStop(const Cycle& cycle, const Job& job) {
+  if (job.stopping()) return false;  // already on its way out
   if (cycle.policy.preemption_scope == PreemptionScope::kPreemptibleOnly && !job.spec.preemptible) {
     return false;
   }

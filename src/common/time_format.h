@@ -1,0 +1,43 @@
+// RFC 3339 timestamps (UTC) for the API and logs: "2026-12-01T02:30:00.125Z".
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/time.h"
+
+namespace berth {
+
+// Howard Hinnant's civil_from_days: days since 1970-01-01 to y/m/d.
+inline void CivilFromDays(int64_t days, int64_t& year, int& month, int& day) {
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const int64_t doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+}
+
+inline std::string FormatRfc3339(core::Time time) {
+  int64_t micros = time.micros();
+  int64_t seconds = micros >= 0 ? micros / 1'000'000 : (micros - 999'999) / 1'000'000;
+  const int64_t millis = (micros - seconds * 1'000'000) / 1000;
+  int64_t days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
+  const int64_t of_day = seconds - days * 86400;
+  int64_t year = 0;
+  int month = 0;
+  int day = 0;
+  CivilFromDays(days, year, month, day);
+  char buffer[40];
+  std::snprintf(buffer, sizeof(buffer), "%04lld-%02d-%02dT%02lld:%02lld:%02lld.%03lldZ",
+                static_cast<long long>(year), month, day, static_cast<long long>(of_day / 3600),
+                static_cast<long long>(of_day / 60 % 60), static_cast<long long>(of_day % 60),
+                static_cast<long long>(millis));
+  return buffer;
+}
+
+}  // namespace berth
