@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "lint-format: clang-format not installed (scripts/install-deps.sh)" >&2; exit 1; }
-files=$(git ls-files 'src/*.h' 'src/*.cc' 'bench/*.cc' 'tests/*.cc')
+files=$(git ls-files 'src/*.h' 'src/*.cc' 'bench/*.cc' 'tests/*.cc' 'fuzz/*.cc')
 clang-format --dry-run --Werror $files
 echo "lint-format: $(echo "$files" | wc -l) files formatted"

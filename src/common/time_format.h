@@ -32,11 +32,12 @@ inline std::string FormatRfc3339(core::Time time) {
   int month = 0;
   int day = 0;
   CivilFromDays(days, year, month, day);
-  char buffer[40];
-  std::snprintf(buffer, sizeof(buffer), "%04lld-%02d-%02dT%02lld:%02lld:%02lld.%03lldZ",
-                static_cast<long long>(year), month, day, static_cast<long long>(of_day / 3600),
-                static_cast<long long>(of_day / 60 % 60), static_cast<long long>(of_day % 60),
-                static_cast<long long>(millis));
+  // Sized for any int values, so no output can be cut short.
+  char buffer[128];
+  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                static_cast<int>(year), month, day, static_cast<int>(of_day / 3600),
+                static_cast<int>(of_day / 60 % 60), static_cast<int>(of_day % 60),
+                static_cast<int>(millis));
   return buffer;
 }
 

@@ -1,0 +1,36 @@
+// The JSON shapes of the HTTP API: jobs, explanations and nodes going out,
+// and the agent protocol both ways. Parsing is strict: unknown fields and
+// wrong types are InvalidArgument naming the field.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/status.h"
+#include "server/controller.h"
+#include "store/records.h"
+
+namespace berth::server {
+
+// A job as the API shows it. Without `with_private` (someone else's job),
+// its environment is left out.
+nlohmann::json JobJson(const store::JobRecord& job, bool with_private);
+nlohmann::json ExplanationJson(const Explanation& explanation, bool with_private);
+nlohmann::json NodeJson(const NodeView& node);
+
+Result<NodeRegistration> ParseRegistration(const nlohmann::json& body);
+Result<Heartbeat> ParseHeartbeat(const nlohmann::json& body);
+nlohmann::json DesiredJson(const DesiredState& desired);
+// The agent side of the same protocol (the agent and tests use these).
+nlohmann::json RegistrationJson(const NodeRegistration& registration);
+nlohmann::json HeartbeatJson(const Heartbeat& heartbeat);
+Result<DesiredState> ParseDesired(const nlohmann::json& body);
+
+// PUT /api/v1/queues: {"queues": [{"name", "parent", "guaranteed_gpus", "ceiling_gpus"}]}.
+Result<std::vector<core::QueueSpec>> ParseQueues(const nlohmann::json& body);
+
+// GET /api/v1/jobs query parameters: state, user, queue, live, after, limit.
+Result<store::JobFilter> ParseJobFilter(const std::multimap<std::string, std::string>& params);
+
+}  // namespace berth::server

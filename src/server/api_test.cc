@@ -1,0 +1,406 @@
+// End to end over real HTTP on loopback: a real server (SQLite file in a
+// temp dir) and httplib clients playing users, admins and agents.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "common/clock.h"
+#include "server/api_json.h"
+#include "server/server.h"
+
+namespace berth::server {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device random;
+    path_ = std::filesystem::temp_directory_path() /
+            ("berth-api-test-" + std::to_string(random()) + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct Reply {
+  int status = 0;
+  json body;
+};
+
+class Client {
+ public:
+  Client(int port, std::string token) : client_("127.0.0.1", port), token_(std::move(token)) {
+    client_.set_read_timeout(10, 0);
+  }
+  Reply Get(const std::string& path) { return Wrap(client_.Get(path, Headers())); }
+  Reply Post(const std::string& path, const json& body = json::object()) {
+    return Wrap(client_.Post(path, Headers(), body.dump(), "application/json"));
+  }
+  Reply PostRaw(const std::string& path, const std::string& body) {
+    return Wrap(client_.Post(path, Headers(), body, "application/json"));
+  }
+  Reply Put(const std::string& path, const json& body) {
+    return Wrap(client_.Put(path, Headers(), body.dump(), "application/json"));
+  }
+
+ private:
+  httplib::Headers Headers() const {
+    if (token_.empty()) return {};
+    return {{"Authorization", "Bearer " + token_}};
+  }
+  static Reply Wrap(const httplib::Result& result) {
+    if (!result) return Reply{-1, json()};
+    return Reply{result->status, json::parse(result->body, nullptr, false)};
+  }
+  httplib::Client client_;
+  std::string token_;
+};
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override { StartServer(); }
+  void TearDown() override { server_.reset(); }
+
+  void StartServer() {
+    ServerOptions options;
+    options.data_dir = dir_.path();
+    options.listen = "127.0.0.1:0";
+    options.tick = std::chrono::milliseconds(20);
+    options.coalesce = std::chrono::milliseconds(1);
+    options.controller.heartbeat_timeout = core::Duration::Seconds(30);
+    options.controller.policy = "fifo";
+    Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
+    ASSERT_TRUE(started.ok()) << started.status().ToString();
+    server_ = std::move(*started);
+    std::ifstream in(dir_.path() + "/admin-token");
+    std::string token;
+    std::getline(in, token);
+    if (!token.empty()) admin_token_ = token;
+  }
+
+  Client As(const std::string& token) { return Client(server_->port(), token); }
+  Client Admin() { return As(admin_token_); }
+
+  std::string NewToken(const std::string& user, const std::string& role,
+                       const std::string& node = "") {
+    json body{{"user", user}, {"role", role}};
+    if (!node.empty()) body["node"] = node;
+    Reply reply = Admin().Post("/api/v1/tokens", body);
+    EXPECT_EQ(reply.status, 201) << reply.body.dump();
+    return reply.body.value("token", "");
+  }
+
+  // Registers a node with `gpus` GPUs through its agent's token.
+  Client RegisterAgent(const std::string& node, int gpus) {
+    Client agent = As(NewToken("agent-" + node, "agent", node));
+    NodeRegistration registration;
+    registration.node = node;
+    registration.address = "127.0.0.1:7701";
+    registration.gpu_type = "H100";
+    for (int i = 0; i < gpus; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
+    Reply reply = agent.Post("/api/v1/agent/register", RegistrationJson(registration));
+    EXPECT_EQ(reply.status, 200) << reply.body.dump();
+    return agent;
+  }
+
+  Reply Heartbeat(Client& agent, const std::string& node, const std::vector<TaskReport>& tasks) {
+    return agent.Post("/api/v1/agent/heartbeat", HeartbeatJson(server::Heartbeat{node, tasks, {}}));
+  }
+
+  // Polls until the job reaches `state` (the scheduler runs on its own thread).
+  json WaitForState(Client& client, int64_t id, const std::string& state) {
+    json job;
+    for (int i = 0; i < 300; ++i) {
+      job = client.Get("/api/v1/jobs/" + std::to_string(id)).body;
+      if (job.value("state", "") == state) return job;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "job " << id << " never reached " << state << ": " << job.dump();
+    return job;
+  }
+
+  // Heartbeats until the desired state runs this job, returns the assignment.
+  json WaitForAssignment(Client& agent, const std::string& node, int64_t id) {
+    for (int i = 0; i < 300; ++i) {
+      Reply reply = Heartbeat(agent, node, {});
+      for (const json& task : reply.body["run"]) {
+        if (task.value("job", 0) == id) return task;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "job " << id << " was never assigned to " << node;
+    return json();
+  }
+
+  TempDir dir_;
+  ManualClock clock_;
+  std::unique_ptr<Server> server_;
+  std::string admin_token_;
+};
+
+TEST_F(ApiTest, EveryEndpointWantsAValidToken) {
+  Client anonymous = As("");
+  EXPECT_EQ(anonymous.Get("/api/v1/jobs").status, 401);
+  EXPECT_EQ(anonymous.Post("/api/v1/jobs", json{{"command", {"true"}}}).status, 401);
+  EXPECT_EQ(As("berth_nope_0123").Get("/api/v1/nodes").status, 401);
+  Reply bad = As("not-a-token").Get("/api/v1/jobs/1");
+  EXPECT_EQ(bad.status, 401);
+  EXPECT_THAT(bad.body["error"]["message"].get<std::string>(), HasSubstr("token"));
+  EXPECT_EQ(anonymous.Post("/api/v1/agent/heartbeat", json{{"node", "n"}}).status, 401);
+  // Health and metrics are open (probes and Prometheus).
+  httplib::Client raw("127.0.0.1", server_->port());
+  EXPECT_EQ(raw.Get("/healthz")->status, 200);
+  EXPECT_EQ(raw.Get("/readyz")->status, 200);
+}
+
+TEST_F(ApiTest, RolesLimitWhatEachTokenMayDo) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = As(NewToken("agent-n0", "agent", "n0"));
+  EXPECT_EQ(alice.Post("/api/v1/tokens", json{{"user", "x"}}).status, 403);
+  EXPECT_EQ(alice.Post("/api/v1/nodes/n0/drain").status, 403);
+  EXPECT_EQ(alice.Post("/api/v1/agent/register", json{{"node", "n0"}}).status, 403);
+  EXPECT_EQ(agent.Get("/api/v1/jobs").status, 403);
+  EXPECT_EQ(agent.Post("/api/v1/jobs", json{{"command", {"true"}}}).status, 403);
+  // An agent speaks only for its own node.
+  NodeRegistration other;
+  other.node = "n1";
+  EXPECT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(other)).status, 403);
+}
+
+TEST_F(ApiTest, SubmitShowListCancel) {
+  Client alice = As(NewToken("alice", "user"));
+  Client bob = As(NewToken("bob", "user"));
+  Reply submitted =
+      alice.Post("/api/v1/jobs", json{{"command", {"sleep", "1"}}, {"env", {{"SECRET", "42"}}}});
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  const int64_t id = submitted.body["id"];
+
+  json job = alice.Get("/api/v1/jobs/" + std::to_string(id)).body;
+  EXPECT_EQ(job["state"], "pending");
+  EXPECT_EQ(job["user"], "alice");
+  EXPECT_EQ(job["gpus"], 1);
+  EXPECT_EQ(job["env"]["SECRET"], "42");
+  // Bob sees the job, not its environment, and cannot cancel it.
+  json seen_by_bob = bob.Get("/api/v1/jobs/" + std::to_string(id)).body;
+  EXPECT_EQ(seen_by_bob["state"], "pending");
+  EXPECT_FALSE(seen_by_bob.contains("env"));
+  EXPECT_EQ(bob.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel").status, 403);
+
+  json listed = bob.Get("/api/v1/jobs?user=alice").body;
+  ASSERT_EQ(listed["jobs"].size(), 1u);
+  EXPECT_EQ(listed["jobs"][0]["id"], id);
+
+  EXPECT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel").status, 200);
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["state"], "cancelled");
+  EXPECT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel").status, 409);
+  EXPECT_EQ(alice.Get("/api/v1/jobs/999999").status, 404);
+}
+
+TEST_F(ApiTest, BadInputIsA4xxNamingTheFieldAndChangesNothing) {
+  Client alice = As(NewToken("alice", "user"));
+  EXPECT_EQ(alice.PostRaw("/api/v1/jobs", "{not json").status, 400);
+  Reply unknown = alice.Post("/api/v1/jobs", json{{"command", {"true"}}, {"gpu", 1}});
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_THAT(unknown.body["error"]["message"].get<std::string>(), HasSubstr("gpu"));
+  Reply absurd = alice.Post("/api/v1/jobs", json{{"command", {"true"}}, {"gpus", 100000}});
+  EXPECT_EQ(absurd.status, 400);
+  EXPECT_THAT(absurd.body["error"]["message"].get<std::string>(), HasSubstr("gpus"));
+  Reply dependency =
+      alice.Post("/api/v1/jobs", json{{"command", {"true"}}, {"depends_on", {"afterok:424242"}}});
+  EXPECT_EQ(dependency.status, 400);
+  EXPECT_THAT(dependency.body["error"]["message"].get<std::string>(), HasSubstr("depends_on"));
+  EXPECT_EQ(alice.PostRaw("/api/v1/jobs", std::string(2 << 20, ' ')).status, 413);
+  EXPECT_EQ(alice.Get("/api/v1/jobs?colour=red").status, 400);
+  EXPECT_TRUE(alice.Get("/api/v1/jobs").body["jobs"].empty()) << "nothing was accepted";
+}
+
+TEST_F(ApiTest, IdempotentSubmitReturnsTheSameJob) {
+  Client alice = As(NewToken("alice", "user"));
+  const json body{{"command", {"true"}}, {"idempotency_key", "run-7"}};
+  Reply first = alice.Post("/api/v1/jobs", body);
+  Reply again = alice.Post("/api/v1/jobs", body);
+  ASSERT_EQ(first.status, 201);
+  ASSERT_EQ(again.status, 201);
+  EXPECT_EQ(first.body["id"], again.body["id"]);
+  EXPECT_EQ(alice.Get("/api/v1/jobs").body["jobs"].size(), 1u);
+}
+
+TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"train.py"}}, {"gpus", 2}}).body["id"];
+  json task = WaitForAssignment(agent, "n0", id);
+  EXPECT_EQ(task["command"], json({"train.py"}));
+  EXPECT_EQ(task["gpus"].size(), 2u);
+  EXPECT_EQ(WaitForState(alice, id, "starting")["placement"][0]["node"], "n0");
+
+  const int32_t attempt = task["attempt"];
+  Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+  WaitForState(alice, id, "running");
+  Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
+  json done = WaitForState(alice, id, "succeeded");
+  EXPECT_EQ(done["exit_code"], 0);
+
+  json nodes = alice.Get("/api/v1/nodes").body["nodes"];
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0]["gpus"].size(), 8u);
+  httplib::Client raw("127.0.0.1", server_->port());
+  const std::string metrics = raw.Get("/metrics")->body;
+  EXPECT_THAT(metrics, HasSubstr("berth_gpus{kind=\"total\"} 8"));
+  EXPECT_THAT(metrics, HasSubstr("berth_api_requests_total"));
+  EXPECT_THAT(metrics, HasSubstr("berth_scheduler_cycle_seconds_bucket"));
+}
+
+TEST_F(ApiTest, AFailedTaskFailsTheJobAfterItsRetries) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"false"}}, {"retries", 1}}).body["id"];
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    json task = WaitForAssignment(agent, "n0", id);
+    ASSERT_EQ(task["attempt"], attempt);
+    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 3, {}}});
+  }
+  json failed = WaitForState(alice, id, "failed");
+  EXPECT_EQ(failed["exit_code"], 3);
+  EXPECT_EQ(failed["attempts"], 2);
+}
+
+TEST_F(ApiTest, DependenciesAndHoldsWaitUntilTheyAreMet) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t first = alice.Post("/api/v1/jobs", json{{"command", {"a"}}}).body["id"];
+  const int64_t second =
+      alice.Post("/api/v1/jobs", json{{"command", {"b"}}, {"depends_on", {first}}}).body["id"];
+  const int64_t held =
+      alice.Post("/api/v1/jobs", json{{"command", {"c"}}, {"hold", true}}).body["id"];
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(second)).body["state"], "held");
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(held)).body["reason"], "held");
+
+  json task = WaitForAssignment(agent, "n0", first);
+  Heartbeat(agent, "n0",
+            {TaskReport{
+                core::JobId{first}, 0, task["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});
+  WaitForAssignment(agent, "n0", second);  // released once the first succeeded
+
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(held)).body["state"], "held");
+  EXPECT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(held) + "/release").status, 200);
+  WaitForAssignment(agent, "n0", held);
+}
+
+TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}}).body["id"];
+  json first = WaitForAssignment(n0, "n0", id);
+  Heartbeat(n0, "n0",
+            {TaskReport{
+                core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  WaitForState(alice, id, "running");
+
+  Client n1 = RegisterAgent("n1", 8);
+  clock_.Advance(core::Duration::Seconds(20));
+  Heartbeat(n1, "n1", {});
+  clock_.Advance(core::Duration::Seconds(20));  // n0 silent for 40 s > 30 s
+  json second = WaitForAssignment(n1, "n1", id);
+  EXPECT_GT(second["attempt"].get<int>(), first["attempt"].get<int>());
+  EXPECT_EQ(alice.Get("/api/v1/nodes").body["nodes"][0]["state"], "down");
+
+  // n0 comes back still running the old attempt: it is told to stop it.
+  Reply back = Heartbeat(
+      n0, "n0",
+      {TaskReport{
+          core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  ASSERT_EQ(back.status, 200);
+  ASSERT_EQ(back.body["stop"].size(), 1u);
+  EXPECT_EQ(back.body["stop"][0]["job"], id);
+  EXPECT_EQ(back.body["stop"][0]["attempt"], first["attempt"]);
+}
+
+TEST_F(ApiTest, AdminsDrainNodes) {
+  Client alice = As(NewToken("alice", "user"));
+  RegisterAgent("n0", 8);
+  ASSERT_EQ(Admin().Post("/api/v1/nodes/n0/drain").status, 200);
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  json explained = alice.Get("/api/v1/jobs/" + std::to_string(id) + "/explain").body;
+  EXPECT_EQ(explained["reason"], "nodes_unavailable");
+  EXPECT_EQ(alice.Get("/api/v1/nodes").body["nodes"][0]["state"], "draining");
+  EXPECT_EQ(Admin().Post("/api/v1/nodes/n9/drain").status, 404);
+}
+
+TEST_F(ApiTest, RestartKeepsJobsAndRunningWorkRunning) {
+  Client alice = As(NewToken("alice", "user"));
+  const std::string agent_token = NewToken("agent-n0", "agent", "n0");
+  Client agent = As(agent_token);
+  NodeRegistration registration;
+  registration.node = "n0";
+  registration.address = "127.0.0.1:7701";
+  for (int i = 0; i < 8; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(registration)).status, 200);
+  const int64_t running =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}}).body["id"];
+  const int64_t waiting =
+      alice.Post("/api/v1/jobs", json{{"command", {"y"}}, {"gpus", 8}}).body["id"];
+  json task = WaitForAssignment(agent, "n0", running);
+  Heartbeat(
+      agent, "n0",
+      {TaskReport{
+          core::JobId{running}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  WaitForState(alice, running, "running");
+
+  server_.reset();
+  StartServer();
+  Client alice_again = As(NewToken("alice2", "user"));
+  EXPECT_EQ(alice_again.Get("/api/v1/jobs/" + std::to_string(running)).body["state"], "running");
+  EXPECT_EQ(alice_again.Get("/api/v1/jobs/" + std::to_string(waiting)).body["state"], "pending");
+  Client agent_again = As(agent_token);
+  Reply desired = Heartbeat(
+      agent_again, "n0",
+      {TaskReport{
+          core::JobId{running}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  ASSERT_EQ(desired.status, 200);
+  EXPECT_TRUE(desired.body["stop"].empty()) << "the running job was not killed by the restart";
+}
+
+TEST_F(ApiTest, UsageAndQueues) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const json queues{
+      {"queues", {{{"name", "vision"}, {"guaranteed_gpus", 4}, {"ceiling_gpus", 8}}}}};
+  EXPECT_EQ(alice.Put("/api/v1/queues", queues).status, 403);
+  ASSERT_EQ(Admin().Put("/api/v1/queues", queues).status, 200);
+  EXPECT_EQ(alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"queue", "nlp"}}).status, 400);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"queue", "vision"}, {"gpus", 4}})
+          .body["id"];
+  json task = WaitForAssignment(agent, "n0", id);
+  json listed = alice.Get("/api/v1/queues").body["queues"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["used_gpus"], 4.0);
+  clock_.Advance(core::Duration::Hours(1));
+  Heartbeat(
+      agent, "n0",
+      {TaskReport{core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});
+  WaitForState(alice, id, "succeeded");
+  json usage = alice.Get("/api/v1/usage").body;
+  ASSERT_EQ(usage["by_user"].size(), 1u);
+  EXPECT_NEAR(usage["by_user"][0]["gpu_hours"].get<double>(), 4.0, 0.01);
+  EXPECT_EQ(usage["by_queue"][0]["queue"], "vision");
+}
+
+}  // namespace
+}  // namespace berth::server

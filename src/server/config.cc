@@ -1,0 +1,141 @@
+#include "server/config.h"
+
+#include <toml++/toml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace berth::server {
+namespace {
+
+Status Unknown(const toml::table& table, const std::string& path,
+               const std::set<std::string>& known) {
+  for (const auto& [key, value] : table) {
+    if (!known.contains(std::string(key.str()))) {
+      std::string list;
+      for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+      return InvalidArgument(path + std::string(key.str()) + ": unknown key (known: " + list + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+template <typename T>
+Result<T> Get(const toml::table& table, const std::string& path, const std::string& key,
+              T fallback) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return fallback;
+  std::optional<T> value = node->value<T>();
+  if (!value) return InvalidArgument(path + key + ": wrong type");
+  return *value;
+}
+
+Result<core::Duration> Seconds(const toml::table& table, const std::string& path,
+                               const std::string& key, double scale, core::Duration fallback) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return fallback;
+  std::optional<double> value = node->value<double>();
+  if (!value || *value <= 0) return InvalidArgument(path + key + ": expected a positive number");
+  return core::Duration::Micros(static_cast<int64_t>(*value * scale * 1e6));
+}
+
+Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
+  const std::string path = "scheduler.";
+  BERTH_RETURN_IF_ERROR(
+      Unknown(table, path,
+              {"policy", "heartbeat_timeout_s", "explain_every_s", "starvation_bound_h",
+               "min_run_before_preemption_s", "fair_share_half_life_h"}));
+  BERTH_ASSIGN_OR_RETURN(options.policy, Get<std::string>(table, path, "policy", options.policy));
+  if (Result<core::Policy> policy = core::MakePolicy(options.policy); !policy.ok()) {
+    return InvalidArgument(path + "policy: " + policy.status().message());
+  }
+  BERTH_ASSIGN_OR_RETURN(options.heartbeat_timeout,
+                         Seconds(table, path, "heartbeat_timeout_s", 1, options.heartbeat_timeout));
+  BERTH_ASSIGN_OR_RETURN(options.explain_every,
+                         Seconds(table, path, "explain_every_s", 1, options.explain_every));
+  core::BerthOrderConfig& berth = options.policy_config.berth;
+  BERTH_ASSIGN_OR_RETURN(berth.starvation_bound,
+                         Seconds(table, path, "starvation_bound_h", 3600, berth.starvation_bound));
+  BERTH_ASSIGN_OR_RETURN(options.policy_config.berth_min_run_time,
+                         Seconds(table, path, "min_run_before_preemption_s", 1,
+                                 options.policy_config.berth_min_run_time));
+  return Status::Ok();
+}
+
+Result<std::vector<core::QueueSpec>> ParseQueueArray(const toml::array& array) {
+  std::vector<core::QueueSpec> queues;
+  for (size_t i = 0; i < array.size(); ++i) {
+    const std::string path = "queues[" + std::to_string(i) + "].";
+    const toml::table* table = array[i].as_table();
+    if (table == nullptr)
+      return InvalidArgument(path.substr(0, path.size() - 1) + ": expected a table");
+    BERTH_RETURN_IF_ERROR(
+        Unknown(*table, path, {"name", "parent", "guaranteed_gpus", "ceiling_gpus"}));
+    core::QueueSpec spec;
+    BERTH_ASSIGN_OR_RETURN(spec.name, Get<std::string>(*table, path, "name", ""));
+    BERTH_ASSIGN_OR_RETURN(spec.parent, Get<std::string>(*table, path, "parent", ""));
+    BERTH_ASSIGN_OR_RETURN(int64_t guaranteed, Get<int64_t>(*table, path, "guaranteed_gpus", 0));
+    BERTH_ASSIGN_OR_RETURN(int64_t ceiling, Get<int64_t>(*table, path, "ceiling_gpus", -1));
+    if (guaranteed < 0) return InvalidArgument(path + "guaranteed_gpus: must be >= 0");
+    spec.guaranteed = core::WholeGpus(guaranteed);
+    if (ceiling >= 0) spec.ceiling = core::WholeGpus(ceiling);
+    queues.push_back(std::move(spec));
+  }
+  if (Result<core::QuotaTree> tree = core::QuotaTree::Make(queues); !tree.ok()) {
+    return tree.status();
+  }
+  return queues;
+}
+
+}  // namespace
+
+Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& source) {
+  toml::table root;
+  try {
+    // toml++ reports syntax errors by exception; it stops here.
+    root = toml::parse(toml_text, source);
+  } catch (const toml::parse_error& error) {
+    std::ostringstream where;
+    where << source << ":" << error.source().begin.line << ":" << error.source().begin.column;
+    return InvalidArgument(where.str() + ": " + std::string(error.description()));
+  }
+  BERTH_RETURN_IF_ERROR(
+      Unknown(root, "", {"listen", "data_dir", "database", "tls", "scheduler", "queues"}));
+  ServerConfig config;
+  ServerOptions& server = config;
+  BERTH_ASSIGN_OR_RETURN(server.listen, Get<std::string>(root, "", "listen", server.listen));
+  BERTH_ASSIGN_OR_RETURN(server.data_dir, Get<std::string>(root, "", "data_dir", ""));
+  BERTH_ASSIGN_OR_RETURN(server.postgres_url, Get<std::string>(root, "", "database", ""));
+  BERTH_RETURN_IF_ERROR(ParseListen(server.listen, "listen").status());
+  if (server.data_dir.empty() && server.postgres_url.empty()) {
+    return InvalidArgument("data_dir: required unless database names a PostgreSQL server");
+  }
+  if (const toml::table* tls = root["tls"].as_table()) {
+    BERTH_RETURN_IF_ERROR(Unknown(*tls, "tls.", {"cert", "key"}));
+    BERTH_ASSIGN_OR_RETURN(server.tls_cert, Get<std::string>(*tls, "tls.", "cert", ""));
+    BERTH_ASSIGN_OR_RETURN(server.tls_key, Get<std::string>(*tls, "tls.", "key", ""));
+    if (server.tls_cert.empty() != server.tls_key.empty()) {
+      return InvalidArgument("tls: set both cert and key, or neither");
+    }
+  }
+  if (const toml::table* scheduler = root["scheduler"].as_table()) {
+    BERTH_RETURN_IF_ERROR(ParseScheduler(*scheduler, server.controller));
+  }
+  if (const toml::node* queues = root.get("queues")) {
+    const toml::array* array = queues->as_array();
+    if (array == nullptr) return InvalidArgument("queues: expected [[queues]] tables");
+    BERTH_ASSIGN_OR_RETURN(config.queues, ParseQueueArray(*array));
+  }
+  return config;
+}
+
+Result<ServerConfig> LoadConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return NotFound("--config: cannot open " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseConfig(text.str(), path);
+}
+
+}  // namespace berth::server

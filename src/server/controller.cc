@@ -1,0 +1,335 @@
+// The Controller's job API and shared bookkeeping. Decision cycles are in
+// controller_cycle.cc, the agent protocol in controller_nodes.cc.
+#include "server/controller.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/check.h"
+
+namespace berth::server {
+
+using core::JobId;
+using core::JobState;
+using store::JobRecord;
+
+namespace {
+
+std::string JobName(JobId id) { return "job " + std::to_string(core::Value(id)); }
+
+}  // namespace
+
+Controller::Controller(store::Store& store, const Clock& clock, ControllerOptions options)
+    : store_(store),
+      clock_(clock),
+      options_(std::move(options)),
+      policy_(core::MakePolicy(options_.policy, options_.policy_config).value()) {}
+
+// --- bookkeeping shared by the API, the cycle and the agent protocol ---
+
+Status Controller::PersistLocked(const std::vector<JobRecord*>& changed) {
+  if (changed.empty()) return Status::Ok();
+  std::vector<JobRecord> records;
+  records.reserve(changed.size());
+  for (const JobRecord* job : changed) records.push_back(*job);
+  BERTH_RETURN_IF_ERROR(store_.UpdateJobs(records));
+  for (JobRecord* job : changed) ++job->version;
+  return Status::Ok();
+}
+
+void Controller::AddToStateLocked(JobRecord& job) {
+  core::JobSpec spec;
+  spec.id = job.id;
+  spec.user = job.user;
+  spec.queue = job.request.queue;
+  spec.name = job.request.name;
+  spec.priority = job.request.priority;
+  spec.tasks = job.request.tasks;
+  spec.task = job.request.task;
+  spec.gpu_type = job.request.gpu_type;
+  spec.time_limit = job.request.time_limit;
+  spec.estimate = job.request.estimate;
+  spec.preemptible = job.request.preemptible;
+  spec.grace = job.request.grace;
+  spec.submit_time = job.submit_time;
+  state_.Submit(spec, clock_.Now());
+  if (job.state == JobState::kHeld) state_.Hold(job.id);
+}
+
+bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const {
+  *never = false;
+  bool met = true;
+  for (const store::Dependency& dependency : job.request.depends_on) {
+    std::optional<JobState> end;
+    if (auto it = ended_.find(dependency.job); it != ended_.end()) end = it->second;
+    if (!end && !jobs_.contains(dependency.job)) {
+      // Ended before this server started, or never existed.
+      Result<JobRecord> stored = store_.GetJob(dependency.job);
+      end = stored.ok() ? std::optional(stored->state) : std::optional(JobState::kFailed);
+    }
+    if (!end || !core::IsTerminal(*end)) {
+      met = false;
+      continue;
+    }
+    const bool ok = *end == JobState::kSucceeded;
+    if ((dependency.kind == store::DependencyKind::kAfterOk && !ok) ||
+        (dependency.kind == store::DependencyKind::kAfterNotOk && ok)) {
+      *never = true;
+    }
+  }
+  return met && !*never;
+}
+
+void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
+  std::vector<JobId> cancelled;
+  for (auto& [id, job] : jobs_) {
+    if (job.state != JobState::kHeld || job.reason != "dependency") continue;
+    bool never = false;
+    if (DependenciesMetLocked(job, &never)) {
+      job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
+      job.reason = job.request.hold ? "held" : "";
+      job.message = job.request.hold ? "held until released" : "";
+      if (job.state == JobState::kPending) state_.Release(id);
+      changed.push_back(&job);
+    } else if (never) {
+      cancelled.push_back(id);
+    }
+  }
+  for (JobId id : cancelled) {
+    JobRecord& job = jobs_.at(id);
+    job.state = JobState::kCancelled;
+    job.reason = "dependency_never_satisfied";
+    job.message = "a job it depends on ended the wrong way";
+    job.end_time = clock_.Now();
+    state_.Cancel(id, clock_.Now());
+    ended_[id] = job.state;
+    changed.push_back(&job);
+  }
+}
+
+Result<JobRecord*> Controller::FindLiveLocked(JobId id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return NotFound(JobName(id) + " is not live");
+  return &it->second;
+}
+
+Status Controller::CheckOwnerLocked(const Principal& who, const JobRecord& job) const {
+  if (who.admin() || who.user == job.user) return Status::Ok();
+  return Status(StatusCode::kPermissionDenied,
+                JobName(job.id) + " belongs to " + job.user + ", not to " + who.user);
+}
+
+// --- jobs ---
+
+Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission submission) {
+  if (who.role == store::Role::kAgent) {
+    return Status(StatusCode::kPermissionDenied, "agents cannot submit jobs");
+  }
+  std::vector<JobRecord> records;
+  const core::Time now = clock_.Now();
+  {
+    std::lock_guard lock(mutex_);
+    for (store::JobRequest& request : submission.jobs) {
+      for (const store::Dependency& dependency : request.depends_on) {
+        if (!jobs_.contains(dependency.job) && !ended_.contains(dependency.job) &&
+            !store_.GetJob(dependency.job).ok()) {
+          return InvalidArgument("depends_on: no job " +
+                                 std::to_string(core::Value(dependency.job)));
+        }
+      }
+      if (state_.quotas() != nullptr && !request.queue.empty() &&
+          !state_.quotas()->Find(request.queue)) {
+        return InvalidArgument("queue: no queue named '" + request.queue + "'");
+      }
+      JobRecord record;
+      record.user = who.user;
+      record.request = std::move(request);
+      record.submit_time = now;
+      record.state = JobState::kPending;
+      if (!record.request.depends_on.empty()) {
+        record.state = JobState::kHeld;
+        record.reason = "dependency";
+        record.message = "waiting for the jobs it depends on";
+      } else if (record.request.hold) {
+        record.state = JobState::kHeld;
+        record.reason = "held";
+        record.message = "held until released";
+      }
+      records.push_back(std::move(record));
+    }
+  }
+  // Durable before acknowledged; outside the lock so concurrent submits
+  // share one commit.
+  Result<std::vector<JobId>> ids = store_.SubmitJobs(who.user, submission.idempotency_key, records);
+  if (!ids.ok()) return ids.status();
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t i = 0; i < ids->size() && i < records.size(); ++i) {
+      const JobId id = (*ids)[i];
+      if (jobs_.contains(id) || ended_.contains(id)) continue;  // an idempotent retry
+      JobRecord& job = jobs_[id] = std::move(records[i]);
+      job.id = id;
+      job.version = 1;
+      if (submission.jobs.size() > 1 && i > 0) job.array_parent = (*ids)[0];
+      AddToStateLocked(job);
+    }
+    std::vector<JobRecord*> changed;
+    ReleaseDependentsLocked(changed);  // dependencies that already ended
+    BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+  }
+  Notify();
+  return ids;
+}
+
+Result<JobRecord> Controller::GetJob(const Principal& who, JobId id) {
+  (void)who;  // everyone sees the queue; the API layer hides others' env and logs
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = jobs_.find(id); it != jobs_.end()) return it->second;
+  }
+  return store_.GetJob(id);
+}
+
+Result<std::vector<JobRecord>> Controller::ListJobs(const Principal& who, store::JobFilter filter) {
+  (void)who;
+  {
+    // Live jobs change faster than the store sees some fields (reasons);
+    // answer live-only listings from memory.
+    std::lock_guard lock(mutex_);
+    if (filter.live_only) {
+      std::vector<JobRecord> out;
+      for (const auto& [id, job] : jobs_) {
+        if (filter.after && id <= *filter.after) continue;
+        if (filter.state && job.state != *filter.state) continue;
+        if (filter.user && job.user != *filter.user) continue;
+        if (filter.queue && job.request.queue != *filter.queue) continue;
+        out.push_back(job);
+        if (static_cast<int32_t>(out.size()) >= filter.limit) break;
+      }
+      return out;
+    }
+  }
+  return store_.ListJobs(filter);
+}
+
+Status Controller::Cancel(const Principal& who, JobId id) {
+  std::lock_guard lock(mutex_);
+  Result<JobRecord*> found = FindLiveLocked(id);
+  if (!found.ok()) {
+    Result<JobRecord> stored = store_.GetJob(id);
+    if (!stored.ok()) return NotFound(JobName(id) + " does not exist");
+    BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, *stored));
+    return FailedPrecondition(JobName(id) + " already ended (" +
+                              std::string(core::JobStateName(stored->state)) + ")");
+  }
+  JobRecord& job = **found;
+  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
+  std::vector<JobRecord*> changed{&job};
+  if (job.state == JobState::kPending || job.state == JobState::kHeld) {
+    job.state = JobState::kCancelled;
+    job.reason = "cancelled";
+    job.message = "cancelled by " + who.user;
+    job.end_time = clock_.Now();
+  } else if (job.state != JobState::kCompleting || job.reason != "cancelled") {
+    // Running: the agents stop it (SIGTERM, grace, SIGKILL) and report.
+    job.state = JobState::kCompleting;
+    job.reason = "cancelled";
+    job.message = "cancelled by " + who.user + "; stopping";
+  } else {
+    return Status::Ok();  // already being cancelled
+  }
+  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+  if (job.state == JobState::kCancelled) {
+    state_.Cancel(id, clock_.Now());
+    ended_[id] = job.state;
+    jobs_.erase(id);
+    std::vector<JobRecord*> released;
+    ReleaseDependentsLocked(released);
+    BERTH_RETURN_IF_ERROR(PersistLocked(released));
+  }
+  work_pending_ = true;
+  work_.notify_all();
+  return Status::Ok();
+}
+
+Status Controller::Release(const Principal& who, JobId id) {
+  std::lock_guard lock(mutex_);
+  BERTH_ASSIGN_OR_RETURN(JobRecord * job, FindLiveLocked(id));
+  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, *job));
+  if (job->state != JobState::kHeld || job->reason != "held") {
+    return FailedPrecondition(JobName(id) + " is not held by a user (state " +
+                              std::string(core::JobStateName(job->state)) + ")");
+  }
+  job->request.hold = false;
+  bool never = false;
+  if (job->request.depends_on.empty() || DependenciesMetLocked(*job, &never)) {
+    job->state = JobState::kPending;
+    job->reason.clear();
+    job->message.clear();
+  } else {
+    job->reason = "dependency";
+    job->message = "waiting for the jobs it depends on";
+  }
+  BERTH_RETURN_IF_ERROR(PersistLocked({job}));
+  if (job->state == JobState::kPending) state_.Release(id);
+  work_pending_ = true;
+  work_.notify_all();
+  return Status::Ok();
+}
+
+Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
+  BERTH_ASSIGN_OR_RETURN(JobRecord job, GetJob(who, id));
+  Explanation explanation;
+  explanation.job = job;
+  explanation.reason = job.reason;
+  explanation.message = job.message;
+  std::lock_guard lock(mutex_);
+  if (auto it = explained_.find(id); it != explained_.end() && job.state == JobState::kPending) {
+    explanation.reason = std::string(core::ReasonName(it->second.reason));
+    explanation.position = it->second.position;
+    explanation.blocker = it->second.blocker;
+    explanation.eta = it->second.eta;
+  }
+  return explanation;
+}
+
+// --- wake-ups ---
+
+void Controller::Notify() {
+  std::lock_guard lock(mutex_);
+  work_pending_ = true;
+  work_.notify_all();
+}
+
+void Controller::WaitForWork(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  work_.wait_for(lock, timeout, [this] { return work_pending_; });
+  work_pending_ = false;
+}
+
+Controller::Stats Controller::GetStats() {
+  std::lock_guard lock(mutex_);
+  Stats stats;
+  for (const auto& [id, job] : jobs_) {
+    ++stats
+          .jobs_by_state_and_queue[{std::string(core::JobStateName(job.state)), job.request.queue}];
+  }
+  for (const auto& [name, node] : nodes_) {
+    ++stats.nodes_total;
+    if (node.record.state == core::NodeState::kUp) ++stats.nodes_up;
+    const core::NodeSpec& spec = state_.nodes().spec(node.id);
+    stats.gpus_total += static_cast<int64_t>(spec.gpus.size());
+    for (const core::GpuDevice& gpu : spec.gpus) {
+      if (gpu.health == core::GpuHealth::kHealthy) ++stats.gpus_healthy;
+    }
+  }
+  for (const auto& [id, job] : state_.running()) {
+    for (const core::TaskPlacement& task : job->placement.tasks) {
+      stats.gpus_allocated += core::CountGpus(task.gpus);
+    }
+  }
+  stats.cycles = cycles_;
+  return stats;
+}
+
+}  // namespace berth::server

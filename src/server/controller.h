@@ -1,0 +1,243 @@
+// The Controller: the control plane's single owner of job and node state.
+//
+// It keeps the live jobs and the nodes in memory (a core ClusterState plus
+// the JobRecords behind it), writes every change to the Store before it
+// acts on it, and runs decision cycles: snapshot -> core::Decide -> persist
+// -> apply. Agents learn what to run from the desired state it returns on
+// every heartbeat; what they report is the truth it converges to.
+//
+//   submit/cancel/release --+                      +-- heartbeat: tasks running/exited
+//                           v                      v
+//                 +-----------------------------------------+
+//                 | jobs_ (JobRecord by id)  nodes_ (by name)|
+//                 | state_ (core::ClusterState)              |
+//                 +-----------------------------------------+
+//                           |  RunCycle: Decide, persist, apply
+//                           v
+//                  desired state per node  -->  agents
+//
+// Thread-safe: one mutex guards everything; store writes for submissions
+// happen outside it (group commit batches concurrent submits).
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "core/cluster_state.h"
+#include "core/decision.h"
+#include "core/policy.h"
+#include "server/auth.h"
+#include "server/job_request.h"
+#include "store/records.h"
+#include "store/store.h"
+
+namespace berth::server {
+
+struct ControllerOptions {
+  std::string policy = "berth";
+  core::PolicyConfig policy_config;
+  // A node whose agent has not been heard from for this long is down, and
+  // its jobs are requeued.
+  core::Duration heartbeat_timeout = core::Duration::Seconds(30);
+  // How often a cycle also computes ETAs for every pending job.
+  core::Duration explain_every = core::Duration::Seconds(10);
+  SubmissionLimits limits;
+};
+
+// --- what agents send and receive ---
+
+struct GpuReport {
+  int32_t index = 0;
+  int32_t interconnect_group = 0;
+  bool healthy = true;
+};
+
+struct NodeRegistration {
+  std::string node;
+  std::string address;  // where the agent listens (logs)
+  std::string logs_key;  // the bearer secret the agent wants on log requests
+  std::string gpu_type;
+  std::vector<GpuReport> gpus;
+  core::MilliCpu cpu;
+  core::MemoryMiB memory;
+  std::map<std::string, std::string> labels;
+};
+
+enum class TaskPhase { kRunning, kExited };
+
+// One task as an agent sees it. `attempt` is the job's run number the task
+// belongs to, so a task of an earlier run (a job requeued elsewhere while
+// its node was away) is recognised and stopped.
+struct TaskReport {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  TaskPhase phase = TaskPhase::kRunning;
+  std::optional<int32_t> exit_code;
+  std::optional<int32_t> signal;
+};
+
+struct Heartbeat {
+  std::string node;
+  std::vector<TaskReport> tasks;
+  std::vector<GpuReport> gpus;  // health now; empty: unchanged
+};
+
+// A task an agent must run.
+struct TaskAssignment {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  std::string user;
+  store::JobRequest request;
+  std::vector<int32_t> gpus;  // device indices on the node
+  int32_t world_size = 1;     // tasks in the gang
+  std::string master_addr;    // the node of task 0
+  int32_t master_port = 0;
+  int32_t node_rank = 0;   // index of this node among the job's nodes
+  int32_t local_rank = 0;  // index of this task among the job's tasks on this node
+  int32_t local_world_size = 1;
+};
+
+struct TaskStop {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  core::Duration grace;
+};
+
+struct DesiredState {
+  std::vector<TaskAssignment> run;
+  std::vector<TaskStop> stop;
+};
+
+// What `explain` answers.
+struct Explanation {
+  store::JobRecord job;
+  std::string reason;  // stable code (core/reason.h names, or server ones)
+  std::string message;
+  std::optional<int64_t> position;
+  std::optional<core::JobId> blocker;
+  std::optional<core::Time> eta;
+};
+
+struct QueueView {
+  core::QueueSpec spec;
+  core::MilliGpu used;
+  int64_t pending = 0;
+  int64_t running = 0;
+  double fair_share_usage = 0;  // decayed GPU-seconds
+};
+
+struct NodeView {
+  store::NodeRecord record;
+  std::vector<std::pair<core::JobId, std::vector<int32_t>>> jobs;  // job -> GPUs it holds here
+};
+
+class Controller {
+ public:
+  Controller(store::Store& store, const Clock& clock, ControllerOptions options);
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Loads nodes, queues and live jobs from the store. Running jobs stay
+  // running: their agents will report them.
+  Status Recover();
+
+  // --- jobs (HTTP API) ---
+  Result<std::vector<core::JobId>> Submit(const Principal& who, Submission submission);
+  Result<store::JobRecord> GetJob(const Principal& who, core::JobId id);
+  Result<std::vector<store::JobRecord>> ListJobs(const Principal& who, store::JobFilter filter);
+  Status Cancel(const Principal& who, core::JobId id);
+  Status Release(const Principal& who, core::JobId id);
+  Result<Explanation> Explain(const Principal& who, core::JobId id);
+
+  // --- nodes ---
+  Status RegisterNode(const Principal& agent, NodeRegistration registration);
+  Result<DesiredState> HandleHeartbeat(const Principal& agent, Heartbeat heartbeat);
+  Status SetDrained(const Principal& who, const std::string& node, bool drained);
+  Result<std::vector<NodeView>> ListNodes(const Principal& who);
+
+  // --- team queues ---
+  Result<std::vector<QueueView>> ListQueues(const Principal& who);
+  // Replaces the queue tree (admins). Validated before anything changes.
+  Status SetQueues(const Principal& who, std::vector<core::QueueSpec> queues);
+
+  // --- scheduling ---
+  // One decision cycle at the clock's now. Returns whether anything changed.
+  Result<bool> RunCycle();
+  // Marks nodes whose heartbeats stopped as down and requeues their jobs.
+  Status CheckHeartbeats();
+  // Blocks until something happened that a cycle should see, or `timeout`.
+  void WaitForWork(std::chrono::milliseconds timeout);
+  // Wakes WaitForWork (submits, heartbeats and cancels call it).
+  void Notify();
+
+  // For metrics and health.
+  struct Stats {
+    std::map<std::pair<std::string, std::string>, int64_t> jobs_by_state_and_queue;
+    int64_t gpus_total = 0;
+    int64_t gpus_allocated = 0;
+    int64_t gpus_healthy = 0;
+    int64_t nodes_up = 0;
+    int64_t nodes_total = 0;
+    int64_t cycles = 0;
+  };
+  Stats GetStats();
+
+ private:
+  struct NodeEntry {
+    store::NodeRecord record;
+    core::NodeId id{};
+  };
+
+  // Everything below REQUIRES mutex_ held.
+  Status PersistLocked(const std::vector<store::JobRecord*>& changed);
+  void AddToStateLocked(store::JobRecord& job);
+  bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
+  void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
+  void EndRunLocked(store::JobRecord& job, core::JobState outcome, const std::string& reason,
+                    std::vector<store::JobRecord*>& changed);
+  void RequeueLocked(store::JobRecord& job, const std::string& reason,
+                     std::vector<store::JobRecord*>& changed);
+  Result<store::JobRecord*> FindLiveLocked(core::JobId id);
+  Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
+  std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
+  std::vector<store::TaskPlacementRecord> RecordPlacementLocked(
+      const core::Placement& placement) const;
+  DesiredState DesiredForLocked(const std::string& node) const;
+  void ProcessTaskReportsLocked(const std::string& node, const std::vector<TaskReport>& tasks,
+                                DesiredState& desired, std::vector<store::JobRecord*>& changed);
+
+  store::Store& store_;
+  const Clock& clock_;
+  ControllerOptions options_;
+  core::Policy policy_;
+
+  std::mutex mutex_;
+  std::condition_variable work_;
+  bool work_pending_ = false;
+  core::ClusterState state_;
+  std::map<core::JobId, store::JobRecord> jobs_;  // live jobs
+  // Jobs that ended since they were loaded: their final state, for
+  // dependencies (older ones are looked up in the store).
+  std::map<core::JobId, core::JobState> ended_;
+  std::map<std::string, NodeEntry> nodes_;
+  std::map<core::NodeId, std::string> node_names_;
+  // Per job and task: the exit the agents reported for the current attempt.
+  std::map<std::pair<core::JobId, int32_t>, TaskReport> exits_;
+  std::set<std::pair<core::JobId, int32_t>> running_tasks_;
+  std::map<core::JobId, core::PendingJob> explained_;  // from the last cycle
+  core::Time last_full_explain_;
+  int64_t cycles_ = 0;
+};
+
+}  // namespace berth::server

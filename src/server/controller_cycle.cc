@@ -1,0 +1,189 @@
+// Decision cycles and the end of runs: snapshot -> core::Decide -> persist
+// -> apply, and what happens when a run ends, fails or loses its node.
+#include <utility>
+
+#include "common/check.h"
+#include "core/decide.h"
+#include "server/controller.h"
+
+namespace berth::server {
+
+using core::JobId;
+using core::JobState;
+using store::JobRecord;
+
+std::vector<store::TaskPlacementRecord> Controller::RecordPlacementLocked(
+    const core::Placement& placement) const {
+  std::vector<store::TaskPlacementRecord> out;
+  for (const core::TaskPlacement& task : placement.tasks) {
+    store::TaskPlacementRecord record;
+    record.node = node_names_.at(task.node);
+    for (core::GpuMask bits = task.gpus; bits != 0; bits &= bits - 1) {
+      record.gpus.push_back(std::countr_zero(bits));
+    }
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRecord& job) const {
+  core::Placement placement;
+  placement.shape = job.request.task;
+  for (const store::TaskPlacementRecord& task : job.placement) {
+    auto node = nodes_.find(task.node);
+    if (node == nodes_.end()) return std::nullopt;
+    core::GpuMask gpus = 0;
+    for (int32_t gpu : task.gpus) {
+      if (gpu < 0 || gpu >= core::kMaxGpusPerNode) return std::nullopt;
+      gpus |= core::GpuMask{1} << gpu;
+    }
+    placement.tasks.push_back(core::TaskPlacement{node->second.id, gpus});
+  }
+  if (placement.tasks.size() != static_cast<size_t>(job.request.tasks)) return std::nullopt;
+  return placement;
+}
+
+void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
+                               std::vector<JobRecord*>& changed) {
+  const core::Job* live = state_.Find(job.id);
+  if (live != nullptr && live->running()) state_.Preempt(job.id, clock_.Now());
+  job.state = JobState::kPending;
+  job.reason = reason;
+  job.message = reason == "preempted" ? "preempted; waiting to run again"
+                                      : "its node was lost; waiting to run again";
+  job.placement.clear();
+  for (int32_t task = 0; task < job.request.tasks; ++task) {
+    exits_.erase({job.id, task});
+    running_tasks_.erase({job.id, task});
+  }
+  changed.push_back(&job);
+}
+
+void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::string& reason,
+                              std::vector<JobRecord*>& changed) {
+  const core::Time now = clock_.Now();
+  if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
+    store::UsageRecord usage{job.id,        job.user, job.request.queue, live->spec.total_gpu(),
+                             live->started, now};
+    if (Status status = store_.AppendUsage(usage); !status.ok()) {
+      // Accounting must not stop the cluster; the run itself is persisted below.
+      job.message = "usage not recorded: " + status.message();
+    }
+  }
+  const bool retry = outcome == JobState::kFailed && job.attempts <= job.request.retries;
+  if (retry) {
+    RequeueLocked(job, "retrying", changed);
+    job.message = "failed; retry " + std::to_string(job.attempts) + " of " +
+                  std::to_string(job.request.retries);
+    return;
+  }
+  if (state_.Find(job.id) != nullptr) state_.Cancel(job.id, now);  // leaves the core either way
+  job.state = outcome;
+  job.reason = reason;
+  job.end_time = now;
+  job.placement.clear();
+  ended_[job.id] = outcome;
+  for (int32_t task = 0; task < job.request.tasks; ++task) {
+    exits_.erase({job.id, task});
+    running_tasks_.erase({job.id, task});
+  }
+  changed.push_back(&job);
+}
+
+Result<bool> Controller::RunCycle() {
+  std::lock_guard lock(mutex_);
+  ++cycles_;
+  const core::Time now = clock_.Now();
+  const bool full = now - last_full_explain_ >= options_.explain_every;
+  const core::Decision decision = core::Decide(
+      state_, now, policy_,
+      core::DecideOptions{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons});
+  if (full) last_full_explain_ = now;
+
+  // Decide on copies; persist; only then change memory and the core.
+  std::map<JobId, JobRecord> updated;
+  for (const core::Preemption& preemption : decision.preemptions) {
+    auto it = jobs_.find(preemption.job);
+    if (it == jobs_.end() || it->second.state == JobState::kCompleting) continue;
+    JobRecord job = it->second;
+    job.state = JobState::kCompleting;
+    job.reason = "preempted";
+    job.message = "preempted for job " + std::to_string(core::Value(preemption.for_job)) +
+                  "; stopping within its grace period";
+    updated[job.id] = std::move(job);
+  }
+  std::vector<const core::JobStart*> starts;
+  for (const core::JobStart& start : decision.starts) {
+    // A start that needs victims waits until they have exited: they hold
+    // their GPUs through their grace period.
+    if (!start.preempts.empty()) continue;
+    JobRecord job = jobs_.at(start.job);
+    job.state = JobState::kStarting;
+    job.reason.clear();
+    job.message.clear();
+    job.start_time = now;
+    job.placement = RecordPlacementLocked(start.placement);
+    ++job.attempts;
+    updated[job.id] = std::move(job);
+    starts.push_back(&start);
+  }
+  if (!updated.empty()) {
+    std::vector<JobRecord> records;
+    for (const auto& [id, job] : updated) records.push_back(job);
+    BERTH_RETURN_IF_ERROR(store_.UpdateJobs(records));
+  }
+  for (auto& [id, job] : updated) {
+    ++job.version;
+    jobs_[id] = std::move(job);
+  }
+  for (const core::Preemption& preemption : decision.preemptions) {
+    if (updated.contains(preemption.job)) state_.MarkStopping(preemption.job);
+  }
+  for (const core::JobStart* start : starts) state_.Start(*start, now);
+
+  explained_.clear();
+  for (const core::PendingJob& pending : decision.pending) {
+    explained_.emplace(pending.job, pending);
+    auto it = jobs_.find(pending.job);
+    if (it != jobs_.end() && it->second.state == JobState::kPending) {
+      it->second.reason = std::string(core::ReasonName(pending.reason));
+    }
+  }
+  return !updated.empty();
+}
+
+Status Controller::CheckHeartbeats() {
+  std::lock_guard lock(mutex_);
+  const core::Time now = clock_.Now();
+  std::vector<JobRecord*> changed;
+  for (auto& [name, node] : nodes_) {
+    if (node.record.state == core::NodeState::kDown ||
+        now - node.record.last_heartbeat <= options_.heartbeat_timeout) {
+      continue;
+    }
+    node.record.state = core::NodeState::kDown;
+    BERTH_RETURN_IF_ERROR(store_.PutNode(node.record));
+    state_.SetNodeState(node.id, core::NodeState::kDown);
+    for (auto& [id, job] : jobs_) {
+      bool on_node = false;
+      for (const store::TaskPlacementRecord& task : job.placement) on_node |= task.node == name;
+      if (!on_node) continue;
+      if (job.state == JobState::kCompleting && job.reason == "cancelled") {
+        EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
+      } else {
+        RequeueLocked(job, "node_lost", changed);
+      }
+    }
+  }
+  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+  for (JobRecord* job : changed) {
+    if (core::IsTerminal(job->state)) jobs_.erase(job->id);
+  }
+  if (!changed.empty()) {
+    work_pending_ = true;
+    work_.notify_all();
+  }
+  return Status::Ok();
+}
+
+}  // namespace berth::server

@@ -1,0 +1,387 @@
+// Nodes and the agent protocol: registration, heartbeats that carry the
+// node's truth, and the desired state sent back; recovery after a restart.
+#include <algorithm>
+#include <utility>
+
+#include "common/check.h"
+#include "server/controller.h"
+
+namespace berth::server {
+
+using core::JobId;
+using core::JobState;
+using store::JobRecord;
+
+namespace {
+
+core::NodeSpec SpecFrom(const NodeRegistration& registration) {
+  core::NodeSpec spec;
+  spec.name = registration.node;
+  spec.gpu_type = registration.gpu_type;
+  spec.cpu = registration.cpu;
+  spec.memory = registration.memory;
+  spec.labels = registration.labels;
+  std::vector<GpuReport> gpus = registration.gpus;
+  std::sort(gpus.begin(), gpus.end(),
+            [](const GpuReport& a, const GpuReport& b) { return a.index < b.index; });
+  for (const GpuReport& gpu : gpus) {
+    spec.gpus.push_back(
+        core::GpuDevice{gpu.index, gpu.interconnect_group,
+                        gpu.healthy ? core::GpuHealth::kHealthy : core::GpuHealth::kUnhealthy});
+  }
+  return spec;
+}
+
+// A port for the gang's rendezvous, the same for every task of one attempt.
+int32_t MasterPort(JobId job, int32_t attempt) {
+  return 20000 + static_cast<int32_t>((core::Value(job) * 31 + attempt) % 20000);
+}
+
+}  // namespace
+
+Status Controller::Recover() {
+  std::lock_guard lock(mutex_);
+  const core::Time now = clock_.Now();
+  BERTH_ASSIGN_OR_RETURN(std::vector<core::QueueSpec> queues, store_.ListQueues());
+  if (!queues.empty()) {
+    BERTH_ASSIGN_OR_RETURN(core::QuotaTree tree, core::QuotaTree::Make(std::move(queues)));
+    state_.SetQuotas(std::move(tree));
+  }
+  BERTH_ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_.ListNodes());
+  for (store::NodeRecord& record : nodes) {
+    // Agents get a full timeout to reach the new server before their nodes
+    // count as lost.
+    record.last_heartbeat = now;
+    const core::NodeId id = state_.AddNode(record.spec);
+    if (record.drained) state_.SetNodeState(id, core::NodeState::kDraining);
+    if (record.state == core::NodeState::kDown) state_.SetNodeState(id, core::NodeState::kDown);
+    node_names_[id] = record.name;
+    const std::string name = record.name;
+    nodes_[name] = NodeEntry{std::move(record), id};
+  }
+  store::JobFilter filter;
+  filter.live_only = true;
+  filter.limit = 1000;
+  std::vector<JobRecord*> changed;
+  while (true) {
+    BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> page, store_.ListJobs(filter));
+    for (JobRecord& record : page) {
+      const JobId id = record.id;
+      JobRecord& job = jobs_[id] = std::move(record);
+      AddToStateLocked(job);
+      if (job.state == JobState::kPending || job.state == JobState::kHeld) continue;
+      // It was placed: keep it running where it is, unless its placement no
+      // longer fits this cluster.
+      std::optional<core::Placement> placement = PlacementFromRecordLocked(job);
+      if (placement && state_.capacity().CanAllocate(*placement)) {
+        state_.Start(id, *placement, job.start_time.value_or(now));
+        if (job.state == JobState::kCompleting) state_.MarkStopping(id);
+      } else {
+        RequeueLocked(job, "node_lost", changed);
+      }
+    }
+    if (page.size() < static_cast<size_t>(filter.limit)) break;
+    filter.after = page.back().id;
+  }
+  return PersistLocked(changed);
+}
+
+Status Controller::RegisterNode(const Principal& agent, NodeRegistration registration) {
+  if (agent.role != store::Role::kAgent && !agent.admin()) {
+    return Status(StatusCode::kPermissionDenied, "only agents register nodes");
+  }
+  if (agent.role == store::Role::kAgent && agent.node != registration.node) {
+    return Status(StatusCode::kPermissionDenied, "this agent's token is for node '" + agent.node +
+                                                     "', not '" + registration.node + "'");
+  }
+  if (registration.gpus.size() > static_cast<size_t>(core::kMaxGpusPerNode)) {
+    return InvalidArgument("gpus: at most " + std::to_string(core::kMaxGpusPerNode));
+  }
+  for (size_t i = 0; i < registration.gpus.size(); ++i) {
+    bool found = false;
+    for (const GpuReport& gpu : registration.gpus) found |= gpu.index == static_cast<int32_t>(i);
+    if (!found)
+      return InvalidArgument("gpus: indices must be 0..n-1, missing " + std::to_string(i));
+  }
+  std::lock_guard lock(mutex_);
+  const core::Time now = clock_.Now();
+  auto it = nodes_.find(registration.node);
+  if (it != nodes_.end()) {
+    // A known node (agent restart): its shape must not change under running work.
+    NodeEntry& entry = it->second;
+    const core::NodeSpec spec = SpecFrom(registration);
+    if (spec.gpus.size() != entry.record.spec.gpus.size() ||
+        spec.gpu_type != entry.record.spec.gpu_type) {
+      return FailedPrecondition("node '" + registration.node +
+                                "' registered before with a different GPU inventory; drain it "
+                                "and remove it first");
+    }
+    entry.record.address = registration.address;
+    entry.record.logs_key = registration.logs_key;
+    entry.record.last_heartbeat = now;
+    if (entry.record.state == core::NodeState::kDown) {
+      entry.record.state = core::NodeState::kUp;
+      state_.SetNodeState(entry.id,
+                          entry.record.drained ? core::NodeState::kDraining : core::NodeState::kUp);
+    }
+    BERTH_RETURN_IF_ERROR(store_.PutNode(entry.record));
+  } else {
+    store::NodeRecord record;
+    record.name = registration.node;
+    record.address = registration.address;
+    record.logs_key = registration.logs_key;
+    record.spec = SpecFrom(registration);
+    record.state = core::NodeState::kUp;
+    record.last_heartbeat = now;
+    BERTH_RETURN_IF_ERROR(store_.PutNode(record));
+    const core::NodeId id = state_.AddNode(record.spec);
+    node_names_[id] = record.name;
+    const std::string name = record.name;  // the key, before record moves
+    nodes_[name] = NodeEntry{std::move(record), id};
+  }
+  work_pending_ = true;
+  work_.notify_all();
+  return Status::Ok();
+}
+
+void Controller::ProcessTaskReportsLocked(const std::string& node,
+                                          const std::vector<TaskReport>& tasks,
+                                          DesiredState& desired, std::vector<JobRecord*>& changed) {
+  std::set<JobId> touched;
+  for (const TaskReport& report : tasks) {
+    auto it = jobs_.find(report.job);
+    const bool current = it != jobs_.end() && report.attempt == it->second.attempts &&
+                         report.task >= 0 &&
+                         static_cast<size_t>(report.task) < it->second.placement.size() &&
+                         it->second.placement[static_cast<size_t>(report.task)].node == node;
+    if (!current) {
+      // Fencing: a task of a job that ended, was requeued elsewhere or never
+      // ran here. Stop it so a job never runs twice.
+      if (report.phase == TaskPhase::kRunning) {
+        desired.stop.push_back(
+            TaskStop{report.job, report.task, report.attempt, core::Duration::Seconds(0)});
+      }
+      continue;
+    }
+    const std::pair<JobId, int32_t> key{report.job, report.task};
+    if (report.phase == TaskPhase::kRunning) {
+      running_tasks_.insert(key);
+    } else {
+      running_tasks_.erase(key);
+      exits_[key] = report;
+    }
+    touched.insert(report.job);
+  }
+  for (JobId id : touched) {
+    JobRecord& job = jobs_.at(id);
+    int32_t exited = 0;
+    int32_t failed = 0;
+    int32_t running = 0;
+    for (int32_t task = 0; task < job.request.tasks; ++task) {
+      if (auto exit = exits_.find({id, task}); exit != exits_.end()) {
+        ++exited;
+        if (exit->second.exit_code.value_or(-1) != 0) ++failed;
+      } else if (running_tasks_.contains({id, task})) {
+        ++running;
+      }
+    }
+    if (job.state == JobState::kStarting && running + exited == job.request.tasks) {
+      job.state = JobState::kRunning;
+      changed.push_back(&job);
+    }
+    const bool all_exited = exited == job.request.tasks;
+    if (failed > 0 && !all_exited && job.state != JobState::kCompleting) {
+      // One task of a gang failed: the gang cannot go on; stop the rest.
+      job.state = JobState::kCompleting;
+      job.reason = "task_failed";
+      job.message = "a task failed; stopping the others";
+      changed.push_back(&job);
+    }
+    if (!all_exited) continue;
+    if (job.state == JobState::kCompleting && job.reason == "preempted") {
+      RequeueLocked(job, "preempted", changed);
+    } else if (job.state == JobState::kCompleting && job.reason == "cancelled") {
+      EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
+    } else if (failed > 0 || job.reason == "task_failed") {
+      const TaskReport* first = nullptr;
+      for (int32_t task = 0; task < job.request.tasks && first == nullptr; ++task) {
+        const TaskReport& exit = exits_.at({id, task});
+        if (exit.exit_code.value_or(-1) != 0) first = &exit;
+      }
+      job.exit_code = first->exit_code;
+      job.signal = first->signal;
+      EndRunLocked(job, JobState::kFailed, "exited", changed);
+    } else {
+      job.exit_code = 0;
+      job.signal.reset();
+      EndRunLocked(job, JobState::kSucceeded, "exited", changed);
+    }
+  }
+}
+
+DesiredState Controller::DesiredForLocked(const std::string& node) const {
+  DesiredState desired;
+  for (const auto& [id, job] : jobs_) {
+    if (job.placement.empty()) continue;
+    // Distinct nodes in rank order, for NODE_RANK.
+    std::vector<std::string> job_nodes;
+    for (const store::TaskPlacementRecord& task : job.placement) {
+      if (std::find(job_nodes.begin(), job_nodes.end(), task.node) == job_nodes.end()) {
+        job_nodes.push_back(task.node);
+      }
+    }
+    const std::string& master_node = job.placement.front().node;
+    const std::string master_addr = nodes_.at(master_node).record.address;
+    for (size_t task = 0; task < job.placement.size(); ++task) {
+      const store::TaskPlacementRecord& placed = job.placement[task];
+      if (placed.node != node) continue;
+      const auto task_id = static_cast<int32_t>(task);
+      if (exits_.contains({id, task_id})) continue;
+      if (job.state == JobState::kCompleting) {
+        desired.stop.push_back(TaskStop{id, task_id, job.attempts, job.request.grace});
+        continue;
+      }
+      TaskAssignment assignment;
+      assignment.job = id;
+      assignment.task = task_id;
+      assignment.attempt = job.attempts;
+      assignment.user = job.user;
+      assignment.request = job.request;
+      assignment.gpus = placed.gpus;
+      assignment.world_size = job.request.tasks;
+      assignment.master_addr = master_addr.substr(0, master_addr.rfind(':'));
+      assignment.master_port = MasterPort(id, job.attempts);
+      assignment.node_rank = static_cast<int32_t>(
+          std::find(job_nodes.begin(), job_nodes.end(), node) - job_nodes.begin());
+      for (size_t other = 0; other < job.placement.size(); ++other) {
+        if (job.placement[other].node != node) continue;
+        if (other < task) ++assignment.local_rank;
+        if (other != task) ++assignment.local_world_size;
+      }
+      desired.run.push_back(std::move(assignment));
+    }
+  }
+  return desired;
+}
+
+Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbeat heartbeat) {
+  if (agent.role != store::Role::kAgent || agent.node != heartbeat.node) {
+    return Status(StatusCode::kPermissionDenied,
+                  "only the agent of node '" + heartbeat.node + "' may report for it");
+  }
+  std::lock_guard lock(mutex_);
+  auto it = nodes_.find(heartbeat.node);
+  if (it == nodes_.end()) {
+    return NotFound("node '" + heartbeat.node + "' is not registered; register first");
+  }
+  NodeEntry& entry = it->second;
+  entry.record.last_heartbeat = clock_.Now();
+  if (entry.record.state == core::NodeState::kDown) {
+    entry.record.state = core::NodeState::kUp;
+    state_.SetNodeState(entry.id,
+                        entry.record.drained ? core::NodeState::kDraining : core::NodeState::kUp);
+    BERTH_RETURN_IF_ERROR(store_.PutNode(entry.record));
+  }
+  for (const GpuReport& gpu : heartbeat.gpus) {
+    if (gpu.index < 0 || static_cast<size_t>(gpu.index) >= entry.record.spec.gpus.size()) {
+      return InvalidArgument("gpus: no GPU " + std::to_string(gpu.index) + " on this node");
+    }
+    const core::GpuHealth health =
+        gpu.healthy ? core::GpuHealth::kHealthy : core::GpuHealth::kUnhealthy;
+    if (entry.record.spec.gpus[static_cast<size_t>(gpu.index)].health != health) {
+      entry.record.spec.gpus[static_cast<size_t>(gpu.index)].health = health;
+      state_.SetGpuHealth(entry.id, gpu.index, health);
+      BERTH_RETURN_IF_ERROR(store_.PutNode(entry.record));
+    }
+  }
+  DesiredState desired;
+  std::vector<JobRecord*> changed;
+  ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
+  ReleaseDependentsLocked(changed);
+  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+  bool ended = false;
+  for (JobRecord* job : changed) {
+    if (core::IsTerminal(job->state)) {
+      ended = true;
+      jobs_.erase(job->id);
+    }
+  }
+  DesiredState wanted = DesiredForLocked(heartbeat.node);
+  wanted.stop.insert(wanted.stop.end(), desired.stop.begin(), desired.stop.end());
+  if (!changed.empty() || ended) {
+    work_pending_ = true;
+    work_.notify_all();
+  }
+  return wanted;
+}
+
+Status Controller::SetDrained(const Principal& who, const std::string& node, bool drained) {
+  if (!who.admin()) return Status(StatusCode::kPermissionDenied, "only admins drain nodes");
+  std::lock_guard lock(mutex_);
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return NotFound("node '" + node + "' does not exist");
+  NodeEntry& entry = it->second;
+  entry.record.drained = drained;
+  BERTH_RETURN_IF_ERROR(store_.PutNode(entry.record));
+  if (entry.record.state != core::NodeState::kDown) {
+    state_.SetNodeState(entry.id, drained ? core::NodeState::kDraining : core::NodeState::kUp);
+  }
+  work_pending_ = true;
+  work_.notify_all();
+  return Status::Ok();
+}
+
+Result<std::vector<NodeView>> Controller::ListNodes(const Principal& who) {
+  (void)who;
+  std::lock_guard lock(mutex_);
+  std::vector<NodeView> out;
+  for (const auto& [name, entry] : nodes_) {
+    NodeView view;
+    view.record = entry.record;
+    for (const auto& [id, job] : jobs_) {
+      for (const store::TaskPlacementRecord& task : job.placement) {
+        if (task.node == name) view.jobs.emplace_back(id, task.gpus);
+      }
+    }
+    out.push_back(std::move(view));
+  }
+  return out;
+}
+
+// --- team queues ---
+
+Result<std::vector<QueueView>> Controller::ListQueues(const Principal& who) {
+  (void)who;
+  std::lock_guard lock(mutex_);
+  std::vector<QueueView> out;
+  const core::QuotaTree* tree = state_.quotas();
+  if (tree == nullptr) return out;
+  const core::QuotaUsage usage(*tree, state_);
+  const core::Time now = clock_.Now();
+  for (const core::QueueSpec& spec : tree->queues()) {
+    QueueView view;
+    view.spec = spec;
+    view.used = usage.used(spec.name);
+    view.fair_share_usage = state_.usage().QueueUsage(spec.name, now);
+    for (const auto& [id, job] : jobs_) {
+      if (job.request.queue != spec.name) continue;
+      if (job.state == JobState::kPending) ++view.pending;
+      if (job.state == JobState::kRunning || job.state == JobState::kStarting) ++view.running;
+    }
+    out.push_back(std::move(view));
+  }
+  return out;
+}
+
+Status Controller::SetQueues(const Principal& who, std::vector<core::QueueSpec> queues) {
+  if (!who.admin()) return Status(StatusCode::kPermissionDenied, "only admins change queues");
+  BERTH_ASSIGN_OR_RETURN(core::QuotaTree tree, core::QuotaTree::Make(queues));
+  std::lock_guard lock(mutex_);
+  BERTH_RETURN_IF_ERROR(store_.PutQueues(queues));
+  state_.SetQuotas(queues.empty() ? std::nullopt : std::optional(std::move(tree)));
+  work_pending_ = true;
+  work_.notify_all();
+  return Status::Ok();
+}
+
+}  // namespace berth::server

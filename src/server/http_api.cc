@@ -1,0 +1,387 @@
+#include "server/http_api.h"
+
+#include <charconv>
+#include <chrono>
+
+#include "server/api_json.h"
+
+namespace berth::server {
+
+using nlohmann::json;
+
+namespace {
+
+Result<core::JobId> JobIdFrom(const httplib::Request& request) {
+  const std::string& text = request.matches[1];
+  int64_t id = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (error != std::errc() || end != text.data() + text.size() || id < 1) {
+    return InvalidArgument("id: expected a job id, got '" + text + "'");
+  }
+  return static_cast<core::JobId>(id);
+}
+
+Result<json> Body(const httplib::Request& request) {
+  json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return InvalidArgument("body: invalid JSON");
+  return body;
+}
+
+// "from"/"to" query parameters: unix seconds.
+Result<core::Time> TimeParam(const httplib::Request& request, const std::string& key,
+                             core::Time fallback) {
+  if (!request.has_param(key)) return fallback;
+  const std::string value = request.get_param_value(key);
+  int64_t seconds = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (error != std::errc() || end != value.data() + value.size()) {
+    return InvalidArgument(key + ": expected unix seconds, got '" + value + "'");
+  }
+  return core::Time::FromSeconds(seconds);
+}
+
+}  // namespace
+
+int StatusToHttp(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kUnauthenticated:
+      return 401;
+    case StatusCode::kPermissionDenied:
+      return 403;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+      return 409;
+    case StatusCode::kFailedPrecondition:
+      return 409;
+    case StatusCode::kResourceExhausted:
+      return 429;
+    case StatusCode::kUnavailable:
+      return 503;
+    case StatusCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+HttpApi::HttpApi(Controller& controller, Authenticator& authenticator, store::Store& store,
+                 const Clock& clock, Metrics& metrics, SubmissionLimits limits)
+    : controller_(controller),
+      authenticator_(authenticator),
+      store_(store),
+      clock_(clock),
+      metrics_(metrics),
+      limits_(limits) {
+  metrics_.DeclareCounter("berth_api_requests_total", "API requests by route and status code.");
+  metrics_.DeclareHistogram("berth_api_request_seconds", "API request latency by route.",
+                            {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5});
+  metrics_.DeclareGauge("berth_jobs", "Live jobs by state and queue.");
+  metrics_.DeclareGauge("berth_gpus", "GPUs by kind: total, allocated, healthy.");
+  metrics_.DeclareGauge("berth_nodes", "Nodes by state.");
+  metrics_.DeclareGauge("berth_scheduler_cycles", "Decision cycles run since start.");
+}
+
+void HttpApi::Json(httplib::Response& response, int code, const json& body) {
+  response.status = code;
+  response.set_content(body.dump(), "application/json");
+}
+
+void HttpApi::Fail(httplib::Response& response, const Status& status) {
+  Json(response, StatusToHttp(status.code()),
+       json{{"error", {{"code", StatusCodeName(status.code())}, {"message", status.message()}}}});
+}
+
+httplib::Server::Handler HttpApi::Route(std::string pattern, Access access, Handler handler) {
+  return [this, pattern = std::move(pattern), access, handler = std::move(handler)](
+             const httplib::Request& request, httplib::Response& response) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<Principal> who = authenticator_.Authenticate(request.get_header_value("Authorization"));
+    if (!who.ok()) {
+      Fail(response, who.status());
+    } else if (access == Access::kAgent && who->role != store::Role::kAgent) {
+      Fail(response, Status(StatusCode::kPermissionDenied, "only agents may call " + pattern));
+    } else if (access != Access::kAgent && who->role == store::Role::kAgent) {
+      Fail(response,
+           Status(StatusCode::kPermissionDenied, "agent tokens may call only /api/v1/agent/*"));
+    } else if (access == Access::kAdmin && !who->admin()) {
+      Fail(response, Status(StatusCode::kPermissionDenied, pattern + " is for admins"));
+    } else {
+      handler(*who, request, response);
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    metrics_.Increment("berth_api_requests_total",
+                       {{"route", pattern}, {"code", std::to_string(response.status)}});
+    metrics_.Observe("berth_api_request_seconds", {{"route", pattern}}, seconds);
+  };
+}
+
+void HttpApi::Install(httplib::Server& server) {
+  server.set_payload_max_length(limits_.max_body_bytes);
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content("ok\n", "text/plain");
+  });
+  server.Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
+    if (!ready_) {
+      response.status = 503;
+      response.set_content("recovering\n", "text/plain");
+      return;
+    }
+    response.set_content("ready\n", "text/plain");
+  });
+  server.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+    response.set_content(RenderMetrics(), "text/plain; version=0.0.4");
+  });
+
+  server.Post("/api/v1/jobs",
+              Route("/api/v1/jobs", Access::kUser,
+                    [this](auto& who, auto& req, auto& res) { SubmitJob(who, req, res); }));
+  server.Get("/api/v1/jobs",
+             Route("/api/v1/jobs", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { ListJobs(who, req, res); }));
+  server.Get(R"(/api/v1/jobs/(\d+))",
+             Route("/api/v1/jobs/{id}", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { GetJob(who, req, res); }));
+  server.Post(
+      R"(/api/v1/jobs/(\d+)/cancel)",
+      Route("/api/v1/jobs/{id}/cancel", Access::kUser, [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        Status status = id.ok() ? controller_.Cancel(who, *id) : id.status();
+        if (!status.ok()) return Fail(res, status);
+        Json(res, 200, json{{"id", core::Value(*id)}, {"cancelled", true}});
+      }));
+  server.Post(
+      R"(/api/v1/jobs/(\d+)/release)",
+      Route("/api/v1/jobs/{id}/release", Access::kUser, [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        Status status = id.ok() ? controller_.Release(who, *id) : id.status();
+        if (!status.ok()) return Fail(res, status);
+        Json(res, 200, json{{"id", core::Value(*id)}, {"released", true}});
+      }));
+  server.Get(
+      R"(/api/v1/jobs/(\d+)/explain)",
+      Route("/api/v1/jobs/{id}/explain", Access::kUser, [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        if (!id.ok()) return Fail(res, id.status());
+        Result<Explanation> explanation = controller_.Explain(who, *id);
+        if (!explanation.ok()) return Fail(res, explanation.status());
+        const bool mine = who.admin() || who.user == explanation->job.user;
+        Json(res, 200, ExplanationJson(*explanation, mine));
+      }));
+
+  server.Get("/api/v1/nodes",
+             Route("/api/v1/nodes", Access::kUser, [this](auto& who, auto&, auto& res) {
+               Result<std::vector<NodeView>> nodes = controller_.ListNodes(who);
+               if (!nodes.ok()) return Fail(res, nodes.status());
+               json out = json::array();
+               for (const NodeView& node : *nodes) out.push_back(NodeJson(node));
+               Json(res, 200, json{{"nodes", out}});
+             }));
+  for (const bool drain : {true, false}) {
+    const std::string action = drain ? "drain" : "undrain";
+    server.Post(R"(/api/v1/nodes/([A-Za-z0-9._-]+)/)" + action,
+                Route("/api/v1/nodes/{name}/" + action, Access::kAdmin,
+                      [this, drain](auto& who, auto& req, auto& res) {
+                        const std::string name = req.matches[1];
+                        Status status = controller_.SetDrained(who, name, drain);
+                        if (!status.ok()) return Fail(res, status);
+                        Json(res, 200, json{{"node", name}, {"drained", drain}});
+                      }));
+  }
+
+  server.Get("/api/v1/queues",
+             Route("/api/v1/queues", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { QueuesReport(who, req, res); }));
+  server.Put("/api/v1/queues",
+             Route("/api/v1/queues", Access::kAdmin,
+                   [this](auto& who, auto& req, auto& res) { PutQueues(who, req, res); }));
+  server.Get("/api/v1/usage",
+             Route("/api/v1/usage", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { UsageReport(who, req, res); }));
+  server.Post("/api/v1/tokens",
+              Route("/api/v1/tokens", Access::kAdmin,
+                    [this](auto& who, auto& req, auto& res) { CreateToken(who, req, res); }));
+
+  server.Post(
+      "/api/v1/agent/register",
+      Route("/api/v1/agent/register", Access::kAgent, [this](auto& who, auto& req, auto& res) {
+        Result<json> body = Body(req);
+        if (!body.ok()) return Fail(res, body.status());
+        Result<NodeRegistration> registration = ParseRegistration(*body);
+        if (!registration.ok()) return Fail(res, registration.status());
+        Status status = controller_.RegisterNode(who, std::move(*registration));
+        if (!status.ok()) return Fail(res, status);
+        Json(res, 200, json{{"registered", true}});
+      }));
+  server.Post(
+      "/api/v1/agent/heartbeat",
+      Route("/api/v1/agent/heartbeat", Access::kAgent, [this](auto& who, auto& req, auto& res) {
+        Result<json> body = Body(req);
+        if (!body.ok()) return Fail(res, body.status());
+        Result<Heartbeat> heartbeat = ParseHeartbeat(*body);
+        if (!heartbeat.ok()) return Fail(res, heartbeat.status());
+        Result<DesiredState> desired = controller_.HandleHeartbeat(who, std::move(*heartbeat));
+        if (!desired.ok()) return Fail(res, desired.status());
+        Json(res, 200, DesiredJson(*desired));
+      }));
+}
+
+void HttpApi::SubmitJob(const Principal& who, const httplib::Request& request,
+                        httplib::Response& response) {
+  Result<Submission> submission = ParseSubmission(request.body, limits_);
+  if (!submission.ok()) return Fail(response, submission.status());
+  Result<std::vector<core::JobId>> ids = controller_.Submit(who, std::move(*submission));
+  if (!ids.ok()) return Fail(response, ids.status());
+  json all = json::array();
+  for (core::JobId id : *ids) all.push_back(core::Value(id));
+  Json(response, 201, json{{"id", core::Value(ids->front())}, {"ids", all}});
+}
+
+void HttpApi::ListJobs(const Principal& who, const httplib::Request& request,
+                       httplib::Response& response) {
+  Result<store::JobFilter> filter = ParseJobFilter(request.params);
+  if (!filter.ok()) return Fail(response, filter.status());
+  Result<std::vector<store::JobRecord>> jobs = controller_.ListJobs(who, *filter);
+  if (!jobs.ok()) return Fail(response, jobs.status());
+  json out = json::array();
+  for (const store::JobRecord& job : *jobs) {
+    out.push_back(JobJson(job, who.admin() || who.user == job.user));
+  }
+  json body{{"jobs", out}};
+  if (static_cast<int32_t>(jobs->size()) == filter->limit && !jobs->empty()) {
+    body["next_after"] = core::Value(jobs->back().id);
+  }
+  Json(response, 200, body);
+}
+
+void HttpApi::GetJob(const Principal& who, const httplib::Request& request,
+                     httplib::Response& response) {
+  Result<core::JobId> id = JobIdFrom(request);
+  if (!id.ok()) return Fail(response, id.status());
+  Result<store::JobRecord> job = controller_.GetJob(who, *id);
+  if (!job.ok()) return Fail(response, job.status());
+  Json(response, 200, JobJson(*job, who.admin() || who.user == job->user));
+}
+
+void HttpApi::UsageReport(const Principal& who, const httplib::Request& request,
+                          httplib::Response& response) {
+  (void)who;
+  const core::Time now = clock_.Now();
+  Result<core::Time> from = TimeParam(request, "from", now - core::Duration::Days(30));
+  Result<core::Time> to = TimeParam(request, "to", now);
+  if (!from.ok()) return Fail(response, from.status());
+  if (!to.ok()) return Fail(response, to.status());
+  if (*to <= *from) return Fail(response, InvalidArgument("to: must be after from"));
+  Result<std::vector<store::UsageRecord>> runs = store_.ListUsage(*from, *to);
+  if (!runs.ok()) return Fail(response, runs.status());
+  std::map<std::string, double> by_user;
+  std::map<std::string, double> by_queue;
+  for (const store::UsageRecord& run : *runs) {
+    const core::Time start = core::Max(run.start, *from);
+    const core::Time end = core::Min(run.end, *to);
+    if (end <= start) continue;
+    const double gpu_hours =
+        (end - start).seconds() / 3600.0 * static_cast<double>(run.gpus.value()) / 1000.0;
+    by_user[run.user] += gpu_hours;
+    by_queue[run.queue] += gpu_hours;
+  }
+  json users = json::array();
+  for (const auto& [user, hours] : by_user) users.push_back({{"user", user}, {"gpu_hours", hours}});
+  json queues = json::array();
+  for (const auto& [queue, hours] : by_queue) {
+    queues.push_back({{"queue", queue}, {"gpu_hours", hours}});
+  }
+  Json(response, 200,
+       json{{"from", from->micros() / 1'000'000},
+            {"to", to->micros() / 1'000'000},
+            {"by_user", users},
+            {"by_queue", queues}});
+}
+
+void HttpApi::QueuesReport(const Principal& who, const httplib::Request& request,
+                           httplib::Response& response) {
+  (void)request;
+  Result<std::vector<QueueView>> queues = controller_.ListQueues(who);
+  if (!queues.ok()) return Fail(response, queues.status());
+  json out = json::array();
+  for (const QueueView& queue : *queues) {
+    json entry{{"name", queue.spec.name},
+               {"parent", queue.spec.parent},
+               {"guaranteed_gpus", static_cast<double>(queue.spec.guaranteed.value()) / 1000.0},
+               {"used_gpus", static_cast<double>(queue.used.value()) / 1000.0},
+               {"pending_jobs", queue.pending},
+               {"running_jobs", queue.running},
+               {"fair_share_usage", queue.fair_share_usage}};
+    entry["ceiling_gpus"] = queue.spec.ceiling
+                                ? json(static_cast<double>(queue.spec.ceiling->value()) / 1000.0)
+                                : json(nullptr);
+    out.push_back(entry);
+  }
+  Json(response, 200, json{{"queues", out}});
+}
+
+void HttpApi::PutQueues(const Principal& who, const httplib::Request& request,
+                        httplib::Response& response) {
+  Result<json> body = Body(request);
+  if (!body.ok()) return Fail(response, body.status());
+  Result<std::vector<core::QueueSpec>> queues = ParseQueues(*body);
+  if (!queues.ok()) return Fail(response, queues.status());
+  Status status = controller_.SetQueues(who, std::move(*queues));
+  if (!status.ok()) return Fail(response, status);
+  Json(response, 200, json{{"updated", true}});
+}
+
+void HttpApi::CreateToken(const Principal& who, const httplib::Request& request,
+                          httplib::Response& response) {
+  (void)who;
+  Result<json> body = Body(request);
+  if (!body.ok()) return Fail(response, body.status());
+  const json& fields = *body;
+  if (!fields.is_object()) return Fail(response, InvalidArgument("body: expected an object"));
+  for (const auto& [key, value] : fields.items()) {
+    if (key != "user" && key != "role" && key != "node") {
+      return Fail(response, InvalidArgument(key + ": unknown field (known: user, role, node)"));
+    }
+    if (!value.is_string()) return Fail(response, InvalidArgument(key + ": expected a string"));
+  }
+  const std::string role_name = fields.value("role", "user");
+  std::optional<store::Role> role = ParseRole(role_name);
+  if (!role) {
+    return Fail(response,
+                InvalidArgument("role: expected admin, user or agent, got '" + role_name + "'"));
+  }
+  Result<IssuedToken> issued =
+      IssueToken(fields.value("user", ""), *role, fields.value("node", ""), clock_.Now());
+  if (!issued.ok()) return Fail(response, issued.status());
+  if (Status stored = store_.PutToken(issued->record); !stored.ok()) {
+    return Fail(response, stored);
+  }
+  Json(response, 201,
+       json{{"token", issued->token},
+            {"id", issued->record.id},
+            {"user", issued->record.user},
+            {"role", RoleName(issued->record.role)}});
+}
+
+std::string HttpApi::RenderMetrics() {
+  const Controller::Stats stats = controller_.GetStats();
+  std::map<Labels, double> jobs;
+  for (const auto& [key, count] : stats.jobs_by_state_and_queue) {
+    jobs[{{"state", key.first}, {"queue", key.second}}] = static_cast<double>(count);
+  }
+  metrics_.SetGauge("berth_jobs", std::move(jobs));
+  metrics_.SetGauge("berth_gpus",
+                    {{{{"kind", "total"}}, static_cast<double>(stats.gpus_total)},
+                     {{{"kind", "allocated"}}, static_cast<double>(stats.gpus_allocated)},
+                     {{{"kind", "healthy"}}, static_cast<double>(stats.gpus_healthy)}});
+  metrics_.SetGauge("berth_nodes", {{{{"state", "up"}}, static_cast<double>(stats.nodes_up)},
+                                    {{{"state", "all"}}, static_cast<double>(stats.nodes_total)}});
+  metrics_.SetGauge("berth_scheduler_cycles", {{{}, static_cast<double>(stats.cycles)}});
+  return metrics_.Render();
+}
+
+}  // namespace berth::server

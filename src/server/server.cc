@@ -1,0 +1,144 @@
+#include "server/server.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+
+namespace berth::server {
+
+Result<std::pair<std::string, int>> ParseListen(const std::string& text, const std::string& flag) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return InvalidArgument(flag + ": expected HOST:PORT such as 127.0.0.1:8080, got '" + text +
+                           "'");
+  }
+  int port = -1;
+  const std::string port_text = text.substr(colon + 1);
+  const auto [end, error] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 0 ||
+      port > 65535) {
+    return InvalidArgument(flag + ": port must be 0..65535, got '" + port_text + "'");
+  }
+  return std::make_pair(text.substr(0, colon), port);
+}
+
+Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock& clock) {
+  std::unique_ptr<Server> server(new Server());
+  server->options_ = std::move(options);
+  const ServerOptions& o = server->options_;
+  BERTH_ASSIGN_OR_RETURN(auto listen, ParseListen(o.listen, "listen"));
+  server->host_ = listen.first;
+
+  if (!o.postgres_url.empty()) {
+    BERTH_ASSIGN_OR_RETURN(server->store_, store::OpenPostgresStore(o.postgres_url));
+  } else {
+    if (o.data_dir.empty()) return InvalidArgument("data_dir: required without a PostgreSQL url");
+    std::error_code error;
+    std::filesystem::create_directories(o.data_dir, error);
+    if (error) return Unavailable("data_dir: cannot create " + o.data_dir + ": " + error.message());
+    BERTH_ASSIGN_OR_RETURN(server->store_, store::OpenSqliteStore(o.data_dir + "/berth.sqlite"));
+  }
+  if (o.queues) {
+    BERTH_RETURN_IF_ERROR(core::QuotaTree::Make(*o.queues).status());
+    BERTH_RETURN_IF_ERROR(server->store_->PutQueues(*o.queues));
+  }
+  server->controller_ = std::make_unique<Controller>(*server->store_, clock, o.controller);
+  BERTH_RETURN_IF_ERROR(server->controller_->Recover());
+  server->authenticator_ = std::make_unique<Authenticator>(*server->store_);
+  BERTH_RETURN_IF_ERROR(server->BootstrapAdmin(clock));
+
+  server->metrics_.DeclareHistogram("berth_scheduler_cycle_seconds",
+                                    "Wall time of one decision cycle.",
+                                    {0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2});
+  server->api_ =
+      std::make_unique<HttpApi>(*server->controller_, *server->authenticator_, *server->store_,
+                                clock, server->metrics_, o.controller.limits);
+  if (!o.tls_cert.empty() || !o.tls_key.empty()) {
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    server->http_ = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
+#else
+    return InvalidArgument("tls: this build of cpp-httplib has no TLS support");
+#endif
+  } else {
+    server->http_ = std::make_unique<httplib::Server>();
+  }
+  if (!server->http_->is_valid()) return InvalidArgument("tls: cannot load the certificate or key");
+  server->api_->Install(*server->http_);
+  server->port_ =
+      listen.second == 0
+          ? server->http_->bind_to_any_port(server->host_)
+          : (server->http_->bind_to_port(server->host_, listen.second) ? listen.second : -1);
+  if (server->port_ < 0) return Unavailable("listen: cannot bind " + o.listen);
+  server->http_thread_ = std::thread([s = server.get()] { s->http_->listen_after_bind(); });
+  server->scheduler_thread_ = std::thread([s = server.get()] { s->SchedulerLoop(); });
+  server->api_->SetReady(true);
+  spdlog::info("berth server listening on {}", server->url());
+  return server;
+}
+
+Server::~Server() { Stop(); }
+
+std::string Server::url() const {
+  const bool tls = !options_.tls_cert.empty();
+  return std::string(tls ? "https://" : "http://") + host_ + ":" + std::to_string(port_);
+}
+
+Status Server::BootstrapAdmin(const Clock& clock) {
+  BERTH_ASSIGN_OR_RETURN(std::vector<store::TokenRecord> tokens, store_->ListTokens());
+  if (!tokens.empty() || options_.data_dir.empty()) return Status::Ok();
+  BERTH_ASSIGN_OR_RETURN(IssuedToken issued,
+                         IssueToken("admin", store::Role::kAdmin, "", clock.Now()));
+  admin_token_path_ = options_.data_dir + "/admin-token";
+  {
+    std::ofstream out(admin_token_path_, std::ios::trunc);
+    out << issued.token << "\n";
+    if (!out) return Unavailable("admin token: cannot write " + admin_token_path_);
+  }
+  ::chmod(admin_token_path_.c_str(), 0600);
+  // Stored only after the file is written: a crash in between leaves no
+  // token nobody knows.
+  return store_->PutToken(issued.record);
+}
+
+void Server::SchedulerLoop() {
+  while (!stopping_) {
+    controller_->WaitForWork(options_.tick);
+    if (stopping_) break;
+    // Let a burst of submits and heartbeats land first: one cycle for all.
+    std::this_thread::sleep_for(options_.coalesce);
+    const auto start = std::chrono::steady_clock::now();
+    if (Status status = controller_->CheckHeartbeats(); !status.ok()) {
+      spdlog::error("heartbeat check failed: {}", status.ToString());
+    }
+    Result<bool> cycle = controller_->RunCycle();
+    if (!cycle.ok()) {
+      // A failed cycle changes nothing; the next one tries again.
+      spdlog::error("scheduler cycle failed: {}", cycle.status().ToString());
+    }
+    metrics_.Observe(
+        "berth_scheduler_cycle_seconds", {},
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+}
+
+void Server::Stop() {
+  if (stopping_.exchange(true)) {
+    if (http_thread_.joinable()) http_thread_.join();
+    if (scheduler_thread_.joinable()) scheduler_thread_.join();
+    return;
+  }
+  if (http_) http_->stop();
+  if (controller_) controller_->Notify();
+  if (http_thread_.joinable()) http_thread_.join();
+  if (scheduler_thread_.joinable()) scheduler_thread_.join();
+}
+
+void Server::Wait() {
+  if (http_thread_.joinable()) http_thread_.join();
+}
+
+}  // namespace berth::server

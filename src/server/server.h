@@ -1,0 +1,84 @@
+// `berth server`: the control plane process. Opens the store, recovers the
+// controller, makes sure an admin token exists, serves the HTTP API and runs
+// the scheduler loop:
+//
+//   loop: wait for work (submit, heartbeat, cancel...) or the tick
+//         -> coalesce for a moment (a burst of submits becomes one cycle)
+//         -> check heartbeats -> RunCycle (Decide, persist, apply)
+//
+// Start() returns once the API listens; Stop() (or the destructor) shuts
+// everything down and joins the threads.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "server/auth.h"
+#include "server/controller.h"
+#include "server/http_api.h"
+#include "server/metrics.h"
+#include "store/store.h"
+
+namespace berth::server {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:8080";  // host:port; port 0 picks a free one
+  std::string data_dir;                   // SQLite file and admin token live here
+  std::string postgres_url;               // when set, PostgreSQL instead of SQLite
+  std::string tls_cert;                   // both set: serve HTTPS
+  std::string tls_key;
+  ControllerOptions controller;
+  // Team queues from the configuration: when set, they replace the stored
+  // ones at start.
+  std::optional<std::vector<core::QueueSpec>> queues;
+  std::chrono::milliseconds coalesce{20};
+  std::chrono::milliseconds tick{1000};
+};
+
+class Server {
+ public:
+  static Result<std::unique_ptr<Server>> Start(ServerOptions options, const Clock& clock);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  void Stop();
+  // Blocks until Stop() is called from elsewhere (a signal handler thread).
+  void Wait();
+
+  int port() const { return port_; }
+  std::string url() const;
+  // Where the bootstrap admin token was written (data dir), if any.
+  const std::string& admin_token_path() const { return admin_token_path_; }
+  Controller& controller() { return *controller_; }
+
+ private:
+  Server() = default;
+  Status BootstrapAdmin(const Clock& clock);
+  void SchedulerLoop();
+
+  ServerOptions options_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<Authenticator> authenticator_;
+  Metrics metrics_;
+  std::unique_ptr<HttpApi> api_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread http_thread_;
+  std::thread scheduler_thread_;
+  std::atomic<bool> stopping_{false};
+  int port_ = 0;
+  std::string host_;
+  std::string admin_token_path_;
+};
+
+// Parses "host:port" (IPv4 or a name); InvalidArgument names `flag`.
+Result<std::pair<std::string, int>> ParseListen(const std::string& text, const std::string& flag);
+
+}  // namespace berth::server

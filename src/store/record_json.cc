@@ -1,0 +1,425 @@
+#include "store/record_json.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/job_state.h"
+
+namespace berth::store {
+namespace {
+
+using nlohmann::json;
+
+// Reads the fields of one JSON object; the first type or range error is kept
+// in a Status shared with the readers of nested objects, and every later
+// read returns its fallback, so parsers read straight through and check once.
+class FieldReader {
+ public:
+  // `path` prefixes field names in errors ("request.", "placement[2].").
+  FieldReader(const json& object, std::string path, Status& error)
+      : object_(object), path_(std::move(path)), error_(error) {
+    if (!object_.is_object()) {
+      Fail(path_.empty() ? "(record)" : path_.substr(0, path_.size() - 1), "an object", object_);
+    }
+  }
+
+  bool failed() const { return !error_.ok(); }
+  std::string Path(std::string_view key) const { return path_ + std::string(key); }
+
+  // The field, or null when absent, null, or the object itself is broken.
+  const json* Find(std::string_view key) const {
+    if (failed() || !object_.is_object()) return nullptr;
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  std::optional<int64_t> OptionalInt64(std::string_view key) {
+    return Integer(key, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                   "an int64");
+  }
+  int64_t Int64(std::string_view key, int64_t fallback) {
+    return OptionalInt64(key).value_or(fallback);
+  }
+
+  std::optional<int32_t> OptionalInt32(std::string_view key) {
+    std::optional<int64_t> value = Integer(key, std::numeric_limits<int32_t>::min(),
+                                           std::numeric_limits<int32_t>::max(), "an int32");
+    if (!value) return std::nullopt;
+    return static_cast<int32_t>(*value);
+  }
+  int32_t Int32(std::string_view key, int32_t fallback) {
+    return OptionalInt32(key).value_or(fallback);
+  }
+
+  bool Bool(std::string_view key, bool fallback) {
+    const json* value = Find(key);
+    if (value == nullptr) return fallback;
+    if (value->is_boolean()) return value->get<bool>();
+    Fail(Path(key), "a boolean", *value);
+    return fallback;
+  }
+
+  std::string String(std::string_view key) {
+    const json* value = Find(key);
+    if (value == nullptr) return {};
+    if (value->is_string()) return value->get<std::string>();
+    Fail(Path(key), "a string", *value);
+    return {};
+  }
+
+  std::vector<std::string> Strings(std::string_view key) {
+    std::vector<std::string> out;
+    const json* array = Array(key);
+    if (array == nullptr) return out;
+    for (size_t i = 0; i < array->size(); ++i) {
+      const json& item = (*array)[i];
+      if (!item.is_string()) {
+        Fail(Path(key) + "[" + std::to_string(i) + "]", "a string", item);
+        return {};
+      }
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> StringMap(std::string_view key) {
+    std::map<std::string, std::string> out;
+    const json* value = Find(key);
+    if (value == nullptr) return out;
+    if (!value->is_object()) {
+      Fail(Path(key), "an object", *value);
+      return out;
+    }
+    for (const auto& [name, item] : value->items()) {
+      if (!item.is_string()) {
+        Fail(Path(key) + "." + name, "a string", item);
+        return {};
+      }
+      out.emplace(name, item.get<std::string>());
+    }
+    return out;
+  }
+
+  const json* Array(std::string_view key) {
+    const json* value = Find(key);
+    if (value == nullptr || value->is_array()) return value;
+    Fail(Path(key), "an array", *value);
+    return nullptr;
+  }
+
+  // A field that must be one of a closed set of words.
+  template <typename Enum, typename Parse>
+  std::optional<Enum> Word(std::string_view key, Parse parse, std::string_view what) {
+    const json* value = Find(key);
+    if (value == nullptr) return std::nullopt;
+    if (value->is_string()) {
+      if (std::optional<Enum> parsed = parse(value->get_ref<const std::string&>())) return parsed;
+    }
+    Fail(Path(key), what, *value);
+    return std::nullopt;
+  }
+
+  void Fail(const std::string& field, std::string_view expected, const json& got) {
+    if (failed()) return;
+    std::string shown = got.dump();
+    if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    error_ = InvalidArgument(field + ": expected " + std::string(expected) + ", got " + shown);
+  }
+
+ private:
+  // An integer field within [min, max]; JSON floats (even 2.0) are refused.
+  std::optional<int64_t> Integer(std::string_view key, int64_t min, int64_t max,
+                                 std::string_view what) {
+    const json* value = Find(key);
+    if (value == nullptr) return std::nullopt;
+    if (value->is_number_unsigned()) {
+      const uint64_t number = value->get<uint64_t>();
+      if (number <= static_cast<uint64_t>(max)) return static_cast<int64_t>(number);
+    } else if (value->is_number_integer()) {
+      const int64_t number = value->get<int64_t>();
+      if (number >= min && number <= max) return number;
+    }
+    Fail(Path(key), what, *value);
+    return std::nullopt;
+  }
+
+  const json& object_;
+  std::string path_;
+  Status& error_;
+};
+
+template <typename T>
+Result<T> Finish(T value, const Status& error) {
+  if (!error.ok()) return error;
+  return value;
+}
+
+constexpr std::array<std::pair<DependencyKind, std::string_view>, 3> kDependencyWords = {{
+    {DependencyKind::kAfterOk, "afterok"},
+    {DependencyKind::kAfterAny, "afterany"},
+    {DependencyKind::kAfterNotOk, "afternotok"},
+}};
+constexpr std::array<std::pair<Role, std::string_view>, 3> kRoleWords = {{
+    {Role::kAdmin, "admin"},
+    {Role::kUser, "user"},
+    {Role::kAgent, "agent"},
+}};
+
+template <typename Enum, size_t N>
+std::string_view WordOf(const std::array<std::pair<Enum, std::string_view>, N>& words, Enum value) {
+  for (const auto& [candidate, word] : words) {
+    if (candidate == value) return word;
+  }
+  return "unknown";
+}
+template <typename Enum, size_t N>
+std::optional<Enum> ValueOf(const std::array<std::pair<Enum, std::string_view>, N>& words,
+                            std::string_view word) {
+  for (const auto& [value, candidate] : words) {
+    if (candidate == word) return value;
+  }
+  return std::nullopt;
+}
+
+void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobRequest& out) {
+  out.name = in.String("name");
+  out.command = in.Strings("command");
+  out.script = in.String("script");
+  out.tasks = in.Int32("tasks", out.tasks);
+  out.task.gpu = core::MilliGpu(in.Int64("gpu_milli", out.task.gpu.value()));
+  out.task.cpu = core::MilliCpu(in.Int64("cpu_milli", out.task.cpu.value()));
+  out.task.memory = core::MemoryMiB(in.Int64("memory_mib", out.task.memory.value()));
+  out.gpu_type = in.String("gpu_type");
+  out.priority = in.Int32("priority", out.priority);
+  out.queue = in.String("queue");
+  if (std::optional<int64_t> us = in.OptionalInt64("time_limit_us")) {
+    out.time_limit = core::Duration::Micros(*us);
+  }
+  if (std::optional<int64_t> us = in.OptionalInt64("estimate_us")) {
+    out.estimate = core::Duration::Micros(*us);
+  }
+  out.preemptible = in.Bool("preemptible", out.preemptible);
+  out.grace = core::Duration::Micros(in.Int64("grace_us", out.grace.micros()));
+  if (const json* dependencies = in.Array("depends_on")) {
+    for (size_t i = 0; i < dependencies->size(); ++i) {
+      FieldReader item((*dependencies)[i], path + "depends_on[" + std::to_string(i) + "].", error);
+      Dependency dependency;
+      dependency.kind =
+          item.Word<DependencyKind>("kind", ParseDependencyKindWord, "afterok|afterany|afternotok")
+              .value_or(dependency.kind);
+      dependency.job = core::JobId(item.Int64("job", 0));
+      out.depends_on.push_back(dependency);
+    }
+  }
+  out.env = in.StringMap("env");
+  out.workdir = in.String("workdir");
+  out.retries = in.Int32("retries", out.retries);
+  out.hold = in.Bool("hold", out.hold);
+  out.array_index = in.OptionalInt32("array_index");
+}
+
+void ReadPlacement(FieldReader& in, const std::string& path, Status& error,
+                   std::vector<TaskPlacementRecord>& out) {
+  const json* placement = in.Array("placement");
+  if (placement == nullptr) return;
+  for (size_t i = 0; i < placement->size(); ++i) {
+    const std::string task_path = path + "placement[" + std::to_string(i) + "].";
+    FieldReader task_in((*placement)[i], task_path, error);
+    TaskPlacementRecord task;
+    task.node = task_in.String("node");
+    if (const json* gpus = task_in.Array("gpus")) {
+      for (size_t g = 0; g < gpus->size(); ++g) {
+        const json& gpu = (*gpus)[g];
+        if (!gpu.is_number_integer() || gpu.get<int64_t>() < 0 ||
+            gpu.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+          task_in.Fail(task_path + "gpus[" + std::to_string(g) + "]", "a device index", gpu);
+          break;
+        }
+        task.gpus.push_back(gpu.get<int32_t>());
+      }
+    }
+    out.push_back(std::move(task));
+  }
+}
+
+}  // namespace
+
+std::string_view DependencyKindWord(DependencyKind kind) { return WordOf(kDependencyWords, kind); }
+std::optional<DependencyKind> ParseDependencyKindWord(std::string_view word) {
+  return ValueOf(kDependencyWords, word);
+}
+std::string_view RoleWord(Role role) { return WordOf(kRoleWords, role); }
+std::optional<Role> ParseRoleWord(std::string_view word) { return ValueOf(kRoleWords, word); }
+
+std::optional<core::NodeState> ParseNodeStateWord(std::string_view word) {
+  for (core::NodeState state :
+       {core::NodeState::kUp, core::NodeState::kDraining, core::NodeState::kDown}) {
+    if (core::NodeStateName(state) == word) return state;
+  }
+  return std::nullopt;
+}
+
+json JobRequestToJson(const JobRequest& request) {
+  json out = {
+      {"name", request.name},
+      {"command", request.command},
+      {"script", request.script},
+      {"tasks", request.tasks},
+      {"gpu_milli", request.task.gpu.value()},
+      {"cpu_milli", request.task.cpu.value()},
+      {"memory_mib", request.task.memory.value()},
+      {"gpu_type", request.gpu_type},
+      {"priority", request.priority},
+      {"queue", request.queue},
+      {"preemptible", request.preemptible},
+      {"grace_us", request.grace.micros()},
+      {"env", request.env},
+      {"workdir", request.workdir},
+      {"retries", request.retries},
+      {"hold", request.hold},
+  };
+  if (request.time_limit) out["time_limit_us"] = request.time_limit->micros();
+  if (request.estimate) out["estimate_us"] = request.estimate->micros();
+  json dependencies = json::array();
+  for (const Dependency& dependency : request.depends_on) {
+    dependencies.push_back(
+        {{"kind", DependencyKindWord(dependency.kind)}, {"job", core::Value(dependency.job)}});
+  }
+  out["depends_on"] = std::move(dependencies);
+  if (request.array_index) out["array_index"] = *request.array_index;
+  return out;
+}
+
+Result<JobRequest> JobRequestFromJson(const json& json_request) {
+  Status error;
+  FieldReader in(json_request, "", error);
+  JobRequest request;
+  ReadRequest(in, "", error, request);
+  return Finish(std::move(request), error);
+}
+
+json JobRecordToJson(const JobRecord& job) {
+  json out = {
+      {"id", core::Value(job.id)},
+      {"user", job.user},
+      {"request", JobRequestToJson(job.request)},
+      {"state", core::JobStateName(job.state)},
+      {"reason", job.reason},
+      {"message", job.message},
+      {"submit_time", job.submit_time.micros()},
+      {"attempts", job.attempts},
+      {"preemptions", job.preemptions},
+      {"version", job.version},
+  };
+  if (job.array_parent) out["array_parent"] = core::Value(*job.array_parent);
+  if (job.start_time) out["start_time"] = job.start_time->micros();
+  if (job.end_time) out["end_time"] = job.end_time->micros();
+  json placement = json::array();
+  for (const TaskPlacementRecord& task : job.placement) {
+    placement.push_back({{"node", task.node}, {"gpus", task.gpus}});
+  }
+  out["placement"] = std::move(placement);
+  if (job.exit_code) out["exit_code"] = *job.exit_code;
+  if (job.signal) out["signal"] = *job.signal;
+  return out;
+}
+
+Result<JobRecord> JobRecordFromJson(const json& json_job) {
+  Status error;
+  FieldReader in(json_job, "", error);
+  JobRecord job;
+  job.id = core::JobId(in.Int64("id", 0));
+  job.user = in.String("user");
+  if (const json* request = in.Find("request")) {
+    FieldReader request_in(*request, "request.", error);
+    ReadRequest(request_in, "request.", error, job.request);
+  }
+  if (std::optional<int64_t> parent = in.OptionalInt64("array_parent")) {
+    job.array_parent = core::JobId(*parent);
+  }
+  job.state = in.Word<core::JobState>("state", core::ParseJobState, "a job state")
+                  .value_or(core::JobState::kPending);
+  job.reason = in.String("reason");
+  job.message = in.String("message");
+  job.submit_time = core::Time::FromMicros(in.Int64("submit_time", 0));
+  if (std::optional<int64_t> us = in.OptionalInt64("start_time")) {
+    job.start_time = core::Time::FromMicros(*us);
+  }
+  if (std::optional<int64_t> us = in.OptionalInt64("end_time")) {
+    job.end_time = core::Time::FromMicros(*us);
+  }
+  ReadPlacement(in, "", error, job.placement);
+  job.exit_code = in.OptionalInt32("exit_code");
+  job.signal = in.OptionalInt32("signal");
+  job.attempts = in.Int32("attempts", 0);
+  job.preemptions = in.Int32("preemptions", 0);
+  job.version = in.Int64("version", 0);
+  return Finish(std::move(job), error);
+}
+
+json NodeRecordToJson(const NodeRecord& node) {
+  json gpus = json::array();
+  for (const core::GpuDevice& gpu : node.spec.gpus) {
+    gpus.push_back({{"index", gpu.index},
+                    {"interconnect_group", gpu.interconnect_group},
+                    {"healthy", gpu.health == core::GpuHealth::kHealthy}});
+  }
+  return {
+      {"name", node.name},
+      {"address", node.address},
+      {"logs_key", node.logs_key},
+      {"spec",
+       {
+           {"name", node.spec.name},
+           {"gpu_type", node.spec.gpu_type},
+           {"gpus", std::move(gpus)},
+           {"cpu_milli", node.spec.cpu.value()},
+           {"memory_mib", node.spec.memory.value()},
+           {"labels", node.spec.labels},
+       }},
+      {"state", core::NodeStateName(node.state)},
+      {"drained", node.drained},
+      {"last_heartbeat", node.last_heartbeat.micros()},
+  };
+}
+
+Result<NodeRecord> NodeRecordFromJson(const json& json_node) {
+  Status error;
+  FieldReader in(json_node, "", error);
+  NodeRecord node;
+  node.name = in.String("name");
+  node.address = in.String("address");
+  node.logs_key = in.String("logs_key");
+  if (const json* spec = in.Find("spec")) {
+    FieldReader spec_in(*spec, "spec.", error);
+    node.spec.name = spec_in.String("name");
+    node.spec.gpu_type = spec_in.String("gpu_type");
+    if (const json* gpus = spec_in.Array("gpus")) {
+      for (size_t i = 0; i < gpus->size(); ++i) {
+        FieldReader gpu_in((*gpus)[i], "spec.gpus[" + std::to_string(i) + "].", error);
+        core::GpuDevice gpu;
+        gpu.index = gpu_in.Int32("index", 0);
+        gpu.interconnect_group = gpu_in.Int32("interconnect_group", 0);
+        gpu.health =
+            gpu_in.Bool("healthy", true) ? core::GpuHealth::kHealthy : core::GpuHealth::kUnhealthy;
+        node.spec.gpus.push_back(gpu);
+      }
+    }
+    node.spec.cpu = core::MilliCpu(spec_in.Int64("cpu_milli", 0));
+    node.spec.memory = core::MemoryMiB(spec_in.Int64("memory_mib", 0));
+    node.spec.labels = spec_in.StringMap("labels");
+  }
+  node.state = in.Word<core::NodeState>("state", ParseNodeStateWord, "up|draining|down")
+                   .value_or(core::NodeState::kUp);
+  node.drained = in.Bool("drained", false);
+  node.last_heartbeat = core::Time::FromMicros(in.Int64("last_heartbeat", 0));
+  return Finish(std::move(node), error);
+}
+
+}  // namespace berth::store

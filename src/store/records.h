@@ -1,0 +1,132 @@
+// What the control plane persists: jobs as users submitted them and as they
+// stand, API tokens, nodes, team queues and accounting. Plain values shared
+// by the Store implementations (store.h) and the server; no I/O here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/job_state.h"
+#include "core/node.h"
+#include "core/quota.h"
+#include "core/resources.h"
+#include "core/time.h"
+
+namespace berth::store {
+
+enum class DependencyKind {
+  kAfterOk,     // start after the job succeeded
+  kAfterAny,    // start after the job ended, however
+  kAfterNotOk,  // start after the job failed or was cancelled
+};
+
+struct Dependency {
+  DependencyKind kind = DependencyKind::kAfterOk;
+  core::JobId job{};
+  bool operator==(const Dependency&) const = default;
+};
+
+// A validated submission (server/job_request.h parses and checks it). One
+// entry of an array job is one JobRequest with its index.
+struct JobRequest {
+  std::string name;
+  std::vector<std::string> command;  // argv; empty when `script` is set
+  std::string script;                // a script body; empty when `command` is set
+  int32_t tasks = 1;
+  core::TaskShape task{core::WholeGpus(1), core::MilliCpu(0), core::MemoryMiB(0)};
+  std::string gpu_type;  // empty: any model
+  int32_t priority = 0;
+  std::string queue;  // empty: the default queue
+  std::optional<core::Duration> time_limit;
+  std::optional<core::Duration> estimate;
+  bool preemptible = false;
+  core::Duration grace = core::Duration::Seconds(30);
+  std::vector<Dependency> depends_on;
+  std::map<std::string, std::string> env;
+  std::string workdir;
+  int32_t retries = 0;
+  bool hold = false;
+  std::optional<int32_t> array_index;
+
+  bool operator==(const JobRequest&) const = default;
+};
+
+struct TaskPlacementRecord {
+  std::string node;
+  std::vector<int32_t> gpus;  // device indices on the node
+  bool operator==(const TaskPlacementRecord&) const = default;
+};
+
+struct JobRecord {
+  core::JobId id{};
+  std::string user;
+  JobRequest request;
+  std::optional<core::JobId> array_parent;  // the first job of its array
+  core::JobState state = core::JobState::kPending;
+  std::string reason;   // the scheduler's last reason code, or why it ended
+  std::string message;  // the human sentence for `reason`
+  core::Time submit_time;
+  std::optional<core::Time> start_time;  // of the current (or last) run
+  std::optional<core::Time> end_time;
+  std::vector<TaskPlacementRecord> placement;  // while starting or running
+  std::optional<int32_t> exit_code;
+  std::optional<int32_t> signal;
+  int32_t attempts = 0;  // runs started so far (retries and requeues count)
+  int32_t preemptions = 0;
+  // Bumped by every write; UpdateJobs refuses a stale record (someone else
+  // changed the job since it was read).
+  int64_t version = 0;
+
+  bool operator==(const JobRecord&) const = default;
+};
+
+struct JobFilter {
+  std::optional<core::JobState> state;
+  std::optional<std::string> user;
+  std::optional<std::string> queue;
+  bool live_only = false;            // not succeeded, failed or cancelled
+  std::optional<core::JobId> after;  // paging: ids greater than this
+  int32_t limit = 100;               // at most this many, ascending id
+};
+
+enum class Role { kAdmin, kUser, kAgent };
+
+struct TokenRecord {
+  std::string id;    // public identifier, shown in listings (not secret)
+  std::string hash;  // SHA-256 of the secret, hex; the secret is never stored
+  std::string user;
+  Role role = Role::kUser;
+  std::string node;  // agents: the node the token belongs to
+  core::Time created;
+  bool revoked = false;
+  bool operator==(const TokenRecord&) const = default;
+};
+
+struct NodeRecord {
+  std::string name;
+  std::string address;  // where its agent listens, e.g. 127.0.0.1:7701
+  // The secret the server presents to the agent when it fetches logs (the
+  // agent chose it and sent it when it registered).
+  std::string logs_key;
+  core::NodeSpec spec;  // GPUs, CPU, memory, labels as the agent reported
+  core::NodeState state = core::NodeState::kUp;
+  bool drained = false;  // an admin asked for it (survives agent restarts)
+  core::Time last_heartbeat;
+};
+
+// One finished (or interrupted) run, for accounting.
+struct UsageRecord {
+  core::JobId job{};
+  std::string user;
+  std::string queue;
+  core::MilliGpu gpus;
+  core::Time start;
+  core::Time end;
+  bool operator==(const UsageRecord&) const = default;
+};
+
+}  // namespace berth::store

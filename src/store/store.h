@@ -1,0 +1,83 @@
+// The Store: everything the control plane must not lose. Two
+// implementations pass one shared test suite (store_test.cc): SQLite (the
+// default, one file in the data dir, WAL, synchronous=FULL) and PostgreSQL
+// (libpq), for production and several server replicas.
+//
+// Contract:
+// - Every call that returns OK has made its change durable (fsync'd on
+//   SQLite, committed on PostgreSQL). Writes use group commit: calls
+//   arriving together share one transaction and one flush, each still all
+//   or nothing on its own (store/group_commit.h).
+// - A read sees every write that returned OK before the read began, from any
+//   thread (and from any Store on the same database).
+// - Thread-safe: any thread may call any method.
+// - Expected failures are a Status (NotFound, FailedPrecondition for a stale
+//   version, AlreadyExists for a unique key taken, Unavailable for a database
+//   that cannot be reached, Internal for a bug or a corrupted row); no
+//   exception leaves a Store. A write that failed wrote nothing, except that
+//   Unavailable after a connection lost during COMMIT (PostgreSQL) means the
+//   outcome is unknown: retry with the same idempotency key.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "core/quota.h"
+#include "store/records.h"
+
+namespace berth::store {
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Assigns ids (ascending, never reused) and inserts the jobs atomically: an
+  // array submission is several jobs. With a non-empty idempotency key that
+  // `user` already used, inserts nothing and returns the ids of that earlier
+  // submission (whatever `jobs` holds now), also when the two calls race.
+  // Records are stored with their id, version 1 and `user` as their user; in
+  // a submission of several jobs, every job after the first gets the first's
+  // id as its array_parent. InvalidArgument when `jobs` is empty.
+  virtual Result<std::vector<core::JobId>> SubmitJobs(const std::string& user,
+                                                      const std::string& idempotency_key,
+                                                      std::vector<JobRecord> jobs) = 0;
+  virtual Result<JobRecord> GetJob(core::JobId id) = 0;  // NotFound naming the id
+  // Jobs matching every set filter, ascending id, at most min(limit, 1000);
+  // InvalidArgument for a limit below 1.
+  virtual Result<std::vector<JobRecord>> ListJobs(const JobFilter& filter) = 0;
+  // Writes changed jobs in one transaction. Each record's version must equal
+  // the stored one (else FailedPrecondition naming the job, and nothing is
+  // written; a job listed twice is stale the second time); stored versions
+  // are then bumped by one. NotFound for a job that does not exist.
+  virtual Status UpdateJobs(const std::vector<JobRecord>& jobs) = 0;
+
+  // Inserts or replaces by id; AlreadyExists when another token has the hash.
+  virtual Status PutToken(const TokenRecord& token) = 0;
+  virtual Result<TokenRecord> FindTokenByHash(const std::string& hash) = 0;  // or NotFound
+  virtual Result<std::vector<TokenRecord>> ListTokens() = 0;                 // by id
+
+  virtual Status PutNode(const NodeRecord& node) = 0;       // insert or replace by name
+  virtual Result<std::vector<NodeRecord>> ListNodes() = 0;  // by name
+
+  // Replaces all, keeping their order; AlreadyExists (and nothing changed)
+  // when two share a name. Validating the tree is core::QuotaTree::Make's job.
+  virtual Status PutQueues(const std::vector<core::QueueSpec>& queues) = 0;
+  virtual Result<std::vector<core::QueueSpec>> ListQueues() = 0;  // in the order put
+
+  virtual Status AppendUsage(const UsageRecord& usage) = 0;
+  // Runs that overlap [from, to) (start < to and end > from), by start time.
+  virtual Result<std::vector<UsageRecord>> ListUsage(core::Time from, core::Time to) = 0;
+
+  // Transactions this Store has committed so far (for tests of group commit).
+  virtual int64_t commits() const = 0;
+};
+
+// Opens (creating when missing) a SQLite store at `path`.
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path);
+// Connects to PostgreSQL (a libpq connection string or URL) and creates the
+// schema when missing.
+Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url);
+
+}  // namespace berth::store

@@ -1,0 +1,830 @@
+// The Store suite: one typed suite that every implementation passes, on real
+// databases. SQLite runs on a file in a fresh temp dir; PostgreSQL on the
+// server named by BERTH_TEST_PG_URL, in a fresh schema per test. Without
+// that variable the PostgreSQL tests fail (CI must run them): start a server
+// with `eval "$(scripts/test-postgres.sh start)"`.
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <latch>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/postgres_store.h"
+#include "store/record_json.h"
+#include "store/schema.h"
+#include "store/sql_connection.h"
+#include "store/sqlite_store.h"
+#include "store/store_test_records.h"
+
+namespace berth::store {
+namespace {
+
+namespace fs = std::filesystem;
+using core::JobId;
+using core::JobState;
+
+std::string RandomHex() {
+  std::random_device device;
+  std::mt19937_64 random((static_cast<uint64_t>(device()) << 32) ^ device());
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) out += kDigits[random() % 16];
+  return out;
+}
+
+// --- backends: where each implementation's database lives for one test ---
+
+class SqliteBackend {
+ public:
+  static std::string Name() { return "Sqlite"; }
+  SqliteBackend() = default;
+  SqliteBackend(const SqliteBackend&) = delete;
+  SqliteBackend& operator=(const SqliteBackend&) = delete;
+  ~SqliteBackend() {
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+
+  Status SetUp() {
+    dir_ = fs::temp_directory_path() / ("berth-store-test-" + RandomHex());
+    std::error_code error;
+    if (!fs::create_directories(dir_, error)) {
+      return Unavailable("cannot create " + dir_.string() + ": " + error.message());
+    }
+    path_ = (dir_ / "berth.db").string();
+    return Status::Ok();
+  }
+  Result<std::unique_ptr<Store>> Open() { return OpenSqliteStore(path_); }
+  Result<std::unique_ptr<SqlConnection>> Raw() {
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
+                           SqliteConnection::Open(path_));
+    return std::unique_ptr<SqlConnection>(std::move(connection));
+  }
+
+ private:
+  fs::path dir_;
+  std::string path_;
+};
+
+constexpr const char* kNoPostgresMessage =
+    "BERTH_TEST_PG_URL is not set. The PostgreSQL store tests need a real server and are "
+    "never skipped. Start a private one (PostgreSQL 15, loopback only) and export its URL "
+    "with\n"
+    "    eval \"$(scripts/test-postgres.sh start)\"\n"
+    "then run the tests, and stop it with `scripts/test-postgres.sh stop`. scripts/test.sh "
+    "does all of this.";
+
+// A libpq keyword/value string: the test server's URL with this test's
+// schema first on the search path, and the schema's name as the application
+// name (so a test can find its own connections in pg_stat_activity).
+Result<std::string> ConnInfoForSchema(const std::string& url, const std::string& schema) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  if (options == nullptr) {
+    std::string message = error != nullptr ? error : "out of memory";
+    PQfreemem(error);
+    return InvalidArgument("BERTH_TEST_PG_URL: " + message);
+  }
+  auto quoted = [](const std::string& value) {
+    std::string out = "'";
+    for (char c : value) {
+      if (c == '\'' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "'";
+  };
+  std::string conninfo;
+  std::string extra_options;
+  for (PQconninfoOption* option = options; option->keyword != nullptr; ++option) {
+    if (option->val == nullptr) continue;
+    const std::string keyword = option->keyword;
+    if (keyword == "options") {
+      extra_options = std::string(option->val) + " ";
+    } else if (keyword != "application_name") {
+      conninfo += keyword + "=" + quoted(option->val) + " ";
+    }
+  }
+  PQconninfoFree(options);
+  conninfo += "options=" + quoted(extra_options + "-c search_path=" + schema) + " ";
+  conninfo += "application_name=" + quoted(schema);
+  return conninfo;
+}
+
+class PostgresBackend {
+ public:
+  static std::string Name() { return "Postgres"; }
+  PostgresBackend() = default;
+  PostgresBackend(const PostgresBackend&) = delete;
+  PostgresBackend& operator=(const PostgresBackend&) = delete;
+  ~PostgresBackend() {
+    if (admin_ == nullptr) return;
+    if (!schema_.empty()) (void)Admin("DROP SCHEMA IF EXISTS " + schema_ + " CASCADE", {});
+    PQfinish(admin_);
+  }
+
+  Status SetUp() {
+    const char* url = std::getenv("BERTH_TEST_PG_URL");
+    if (url == nullptr || *url == '\0') return FailedPrecondition(kNoPostgresMessage);
+    admin_ = PQconnectdb(url);
+    if (PQstatus(admin_) != CONNECTION_OK) {
+      return Unavailable(std::string("cannot reach the test server at BERTH_TEST_PG_URL (") + url +
+                         "): " + PQerrorMessage(admin_) +
+                         "Is it running? `eval \"$(scripts/test-postgres.sh start)\"` starts one.");
+    }
+    PQsetNoticeProcessor(
+        admin_, [](void*, const char*) {}, nullptr);  // DROP ... CASCADE chatter
+    schema_ = "berth_test_" + RandomHex();            // generated, so safe to name in DDL
+    BERTH_RETURN_IF_ERROR(Admin("CREATE SCHEMA " + schema_, {}));
+    BERTH_ASSIGN_OR_RETURN(conninfo_, ConnInfoForSchema(url, schema_));
+    return Status::Ok();
+  }
+  Result<std::unique_ptr<Store>> Open() { return OpenPostgresStore(conninfo_); }
+  Result<std::unique_ptr<SqlConnection>> Raw() {
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<PostgresConnection> connection,
+                           PostgresConnection::Connect(conninfo_));
+    return std::unique_ptr<SqlConnection>(std::move(connection));
+  }
+  // Ends every server session of this test's stores, as a server restart or
+  // a failover would, and waits (up to 10 s) until they are gone.
+  Status KillStoreConnections() {
+    return Admin(
+        "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity"
+        " WHERE application_name = $1",
+        {schema_});
+  }
+
+ private:
+  Status Admin(const std::string& sql, const std::vector<std::string>& params) {
+    std::vector<const char*> values;
+    for (const std::string& param : params) values.push_back(param.c_str());
+    PGresult* result = PQexecParams(admin_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                    values.data(), nullptr, nullptr, 0);
+    const ExecStatusType status = PQresultStatus(result);
+    Status out = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+                     ? Status::Ok()
+                     : Internal(sql + ": " + PQresultErrorMessage(result));
+    PQclear(result);
+    return out;
+  }
+
+  PGconn* admin_ = nullptr;
+  std::string schema_;
+  std::string conninfo_;
+};
+
+// --- helpers ---
+
+JobRecord NewJob(const std::string& name, const std::string& queue = "",
+                 JobState state = JobState::kPending) {
+  JobRecord job;
+  job.request.name = name;
+  job.request.command = {"sleep", "1"};
+  job.request.queue = queue;
+  job.state = state;
+  job.submit_time = core::Time::FromSeconds(1'700'000'000);
+  return job;
+}
+
+std::vector<std::string> Names(const std::vector<JobRecord>& jobs) {
+  std::vector<std::string> names;
+  for (const JobRecord& job : jobs) names.push_back(job.request.name);
+  return names;
+}
+
+std::vector<JobId> Ids(const std::vector<JobRecord>& jobs) {
+  std::vector<JobId> ids;
+  for (const JobRecord& job : jobs) ids.push_back(job.id);
+  return ids;
+}
+
+template <typename Backend>
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const Status status = backend_.SetUp();
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    store_ = Open();
+    ASSERT_NE(store_, nullptr);
+  }
+
+  std::unique_ptr<Store> Open() {
+    Result<std::unique_ptr<Store>> store = backend_.Open();
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return nullptr;
+    return std::move(store).value();
+  }
+
+  std::vector<JobId> Submit(const std::string& user, const std::string& key,
+                            std::vector<JobRecord> jobs, Store* store = nullptr) {
+    Result<std::vector<JobId>> ids =
+        (store != nullptr ? *store : *store_).SubmitJobs(user, key, std::move(jobs));
+    EXPECT_TRUE(ids.ok()) << ids.status().ToString();
+    return ids.ok() ? *ids : std::vector<JobId>{};
+  }
+  JobId SubmitOne(const JobRecord& job, const std::string& user = "alice") {
+    std::vector<JobId> ids = Submit(user, "", {job});
+    return ids.empty() ? JobId(0) : ids[0];
+  }
+  JobRecord Get(JobId id) {
+    Result<JobRecord> job = store_->GetJob(id);
+    EXPECT_TRUE(job.ok()) << job.status().ToString();
+    return job.ok() ? *job : JobRecord{};
+  }
+  std::vector<JobRecord> List(JobFilter filter) {
+    Result<std::vector<JobRecord>> jobs = store_->ListJobs(filter);
+    EXPECT_TRUE(jobs.ok()) << jobs.status().ToString();
+    return jobs.ok() ? *jobs : std::vector<JobRecord>{};
+  }
+  // Every job, through paging.
+  std::vector<JobRecord> ListAll(JobFilter filter = {}) {
+    std::vector<JobRecord> all;
+    filter.limit = 1000;
+    while (true) {
+      std::vector<JobRecord> page = List(filter);
+      all.insert(all.end(), page.begin(), page.end());
+      if (page.size() < 1000) return all;
+      filter.after = page.back().id;
+    }
+  }
+
+  Backend backend_;
+  std::unique_ptr<Store> store_;  // after backend_: closed before its database goes
+};
+
+struct BackendNames {
+  template <typename Backend>
+  static std::string GetName(int) {
+    return Backend::Name();
+  }
+};
+
+using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
+TYPED_TEST_SUITE(StoreTest, Backends, BackendNames);
+
+// --- submitting ---
+
+TYPED_TEST(StoreTest, SubmitAssignsAscendingIdsAndVersionOne) {
+  const JobId a = this->SubmitOne(NewJob("a"));
+  const JobId b = this->SubmitOne(NewJob("b"));
+  std::vector<JobId> array = this->Submit("alice", "", {NewJob("c0"), NewJob("c1"), NewJob("c2")});
+  ASSERT_EQ(array.size(), 3u);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, array[0]);
+  EXPECT_LT(array[0], array[1]);
+  EXPECT_LT(array[1], array[2]);
+  const JobRecord stored = this->Get(b);
+  EXPECT_EQ(stored.id, b);
+  EXPECT_EQ(stored.version, 1);
+  EXPECT_EQ(stored.user, "alice");
+  EXPECT_EQ(stored.request.name, "b");
+}
+
+TYPED_TEST(StoreTest, EveryFieldOfAJobRoundTrips) {
+  JobRecord job = testing_records::FullJob();
+  job.array_parent.reset();  // a lone job; arrays are below
+  const JobId id = this->SubmitOne(job, "bob");
+  JobRecord expected = job;
+  expected.id = id;
+  expected.user = "bob";  // the submitting user, whatever the record said
+  expected.version = 1;
+  EXPECT_EQ(this->Get(id), expected);
+}
+
+TYPED_TEST(StoreTest, AnArraySubmissionPointsAtItsFirstJob) {
+  std::vector<JobRecord> jobs;
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(NewJob("sweep"));
+    jobs.back().request.array_index = i;
+  }
+  const std::vector<JobId> ids = this->Submit("alice", "", jobs);
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(this->Get(ids[0]).array_parent, std::nullopt);
+  EXPECT_EQ(this->Get(ids[1]).array_parent, ids[0]);
+  EXPECT_EQ(this->Get(ids[2]).array_parent, ids[0]);
+  EXPECT_EQ(this->Get(ids[2]).request.array_index, 2);
+}
+
+TYPED_TEST(StoreTest, AnEmptySubmissionIsInvalid) {
+  Result<std::vector<JobId>> ids = this->store_->SubmitJobs("alice", "", {});
+  ASSERT_FALSE(ids.ok());
+  EXPECT_EQ(ids.status().code(), StatusCode::kInvalidArgument);
+}
+
+TYPED_TEST(StoreTest, AMissingJobIsNotFound) {
+  Result<JobRecord> job = this->store_->GetJob(JobId(424242));
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(job.status().message(), "job 424242: not found");
+}
+
+// --- idempotency ---
+
+TYPED_TEST(StoreTest, ARepeatedKeyReturnsTheFirstIdsAndInsertsNothing) {
+  const std::vector<JobId> first = this->Submit("alice", "key-1", {NewJob("a"), NewJob("b")});
+  const std::vector<JobId> again = this->Submit("alice", "key-1", {NewJob("other")});
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(Names(this->ListAll()), (std::vector<std::string>{"a", "b"}));
+  // The key is per user, and an empty key is no key.
+  const std::vector<JobId> bobs = this->Submit("bob", "key-1", {NewJob("c")});
+  EXPECT_NE(bobs, first);
+  const JobId d1 = this->SubmitOne(NewJob("d"));
+  const JobId d2 = this->SubmitOne(NewJob("d"));
+  EXPECT_NE(d1, d2);
+  EXPECT_EQ(this->ListAll().size(), 5u);
+}
+
+TYPED_TEST(StoreTest, RacingSubmitsWithOneKeyInsertOnce) {
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 10;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string key = "race-" + std::to_string(round);
+    std::vector<std::vector<JobId>> results(kThreads);
+    std::latch start(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        start.arrive_and_wait();
+        results[static_cast<size_t>(t)] = this->Submit("carol", key, {NewJob(key)});
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (const std::vector<JobId>& ids : results) {
+      ASSERT_EQ(ids.size(), 1u);
+      EXPECT_EQ(ids, results[0]) << key;
+    }
+  }
+  JobFilter carols;
+  carols.user = "carol";
+  EXPECT_EQ(this->ListAll(carols).size(), static_cast<size_t>(kRounds));
+}
+
+TYPED_TEST(StoreTest, RacingSubmitsWithOneKeyThroughTwoStoresInsertOnce) {
+  // Two servers on one database (PostgreSQL replicas, or two processes on
+  // one SQLite file): the database, not a lock in memory, keeps keys unique.
+  std::unique_ptr<Store> other = this->Open();
+  ASSERT_NE(other, nullptr);
+  constexpr int kThreads = 8;
+  for (int round = 0; round < 5; ++round) {
+    const std::string key = "two-stores-" + std::to_string(round);
+    std::vector<std::vector<JobId>> results(kThreads);
+    std::latch start(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        start.arrive_and_wait();
+        Store* store = t % 2 == 0 ? this->store_.get() : other.get();
+        results[static_cast<size_t>(t)] = this->Submit("dave", key, {NewJob(key)}, store);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (const std::vector<JobId>& ids : results) EXPECT_EQ(ids, results[0]) << key;
+  }
+  JobFilter daves;
+  daves.user = "dave";
+  EXPECT_EQ(this->ListAll(daves).size(), 5u);
+}
+
+// --- group commit (issue 4: concurrent submits share flushes) ---
+
+TYPED_TEST(StoreTest, ConcurrentSubmitsShareCommits) {
+  constexpr int kThreads = 16;
+  constexpr int kSubmitsEach = 50;
+  constexpr int kSubmits = kThreads * kSubmitsEach;
+  const int64_t commits_before = this->store_->commits();
+  std::vector<std::vector<JobId>> ids(kThreads);
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int i = 0; i < kSubmitsEach; ++i) {
+        const std::string name = "t" + std::to_string(t) + "-" + std::to_string(i);
+        std::vector<JobId> got = this->Submit("erin", "", {NewJob(name)});
+        ASSERT_EQ(got.size(), 1u);
+        ids[static_cast<size_t>(t)].push_back(got[0]);
+        // Acknowledged means committed: any connection reads it at once.
+        Result<JobRecord> job = this->store_->GetJob(got[0]);
+        ASSERT_TRUE(job.ok()) << job.status().ToString();
+        EXPECT_EQ(job->request.name, name);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const int64_t commits = this->store_->commits() - commits_before;
+
+  std::set<JobId> distinct;
+  for (const std::vector<JobId>& mine : ids) {
+    EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));
+    distinct.insert(mine.begin(), mine.end());
+  }
+  EXPECT_EQ(distinct.size(), static_cast<size_t>(kSubmits));
+  const std::vector<JobId> stored = Ids(this->ListAll());
+  EXPECT_EQ(std::set<JobId>(stored.begin(), stored.end()), distinct);
+  EXPECT_LT(commits, kSubmits);
+  std::cout << "[ group commit ] " << TypeParam::Name() << ": " << kSubmits << " submits from "
+            << kThreads << " threads in " << commits << " commits\n";
+  this->RecordProperty("submits", kSubmits);
+  this->RecordProperty("commits", static_cast<int>(commits));
+}
+
+// --- updates ---
+
+TYPED_TEST(StoreTest, AnUpdateWritesTheJobAndBumpsItsVersion) {
+  const JobId id = this->SubmitOne(NewJob("train", "vision"));
+  JobRecord job = this->Get(id);
+  job.state = JobState::kRunning;
+  job.request.queue = "nlp";
+  job.reason = "started";
+  job.start_time = core::Time::FromSeconds(1'700'000'050);
+  job.placement = {{"gpu-03", {4, 5}}};
+  job.attempts = 1;
+  ASSERT_TRUE(this->store_->UpdateJobs({job}).ok());
+  JobRecord expected = job;
+  expected.version = 2;
+  EXPECT_EQ(this->Get(id), expected);
+  // The queried columns moved with it.
+  JobFilter running;
+  running.state = JobState::kRunning;
+  running.queue = "nlp";
+  EXPECT_EQ(Ids(this->List(running)), std::vector<JobId>{id});
+}
+
+TYPED_TEST(StoreTest, AStaleVersionIsRefusedAndNothingIsWritten) {
+  const JobId a = this->SubmitOne(NewJob("a"));
+  const JobId b = this->SubmitOne(NewJob("b"));
+  JobRecord stale_a = this->Get(a);
+  JobRecord fresh_a = stale_a;
+  fresh_a.message = "first writer";
+  ASSERT_TRUE(this->store_->UpdateJobs({fresh_a}).ok());
+
+  JobRecord new_b = this->Get(b);
+  new_b.message = "would be written";
+  stale_a.message = "second writer";
+  Status status = this->store_->UpdateJobs({new_b, stale_a});
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(), "job " + core::ToString(a) +
+                                  ": version 1 is stale, the stored job is at 2 (someone "
+                                  "changed it; read it again)");
+  EXPECT_EQ(this->Get(a).message, "first writer");
+  EXPECT_EQ(this->Get(b).message, "");
+  EXPECT_EQ(this->Get(b).version, 1);
+}
+
+TYPED_TEST(StoreTest, UpdatingAMissingJobIsNotFoundAndWritesNothing) {
+  const JobId a = this->SubmitOne(NewJob("a"));
+  JobRecord job = this->Get(a);
+  job.message = "changed";
+  JobRecord missing = job;
+  missing.id = JobId(777777);
+  Status status = this->store_->UpdateJobs({job, missing});
+  EXPECT_EQ(status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(status.message(), "job 777777: not found");
+  EXPECT_EQ(this->Get(a).version, 1);
+  EXPECT_TRUE(this->store_->UpdateJobs({}).ok());
+}
+
+TYPED_TEST(StoreTest, OfRacingUpdatesOfOneVersionExactlyOneWins) {
+  const JobId id = this->SubmitOne(NewJob("contended"));
+  const JobRecord read = this->Get(id);
+  constexpr int kThreads = 8;
+  std::atomic<int> won{0};
+  std::atomic<int> stale{0};
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      JobRecord mine = read;
+      mine.message = "writer " + std::to_string(t);
+      start.arrive_and_wait();
+      Status status = this->store_->UpdateJobs({mine});
+      if (status.ok()) ++won;
+      if (status.code() == StatusCode::kFailedPrecondition) ++stale;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(won.load(), 1);
+  EXPECT_EQ(stale.load(), kThreads - 1);
+  EXPECT_EQ(this->Get(id).version, 2);
+}
+
+// --- listing ---
+
+TYPED_TEST(StoreTest, ListJobsFilters) {
+  const JobId a1 = this->SubmitOne(NewJob("a1", "q1", JobState::kPending), "alice");
+  const JobId a2 = this->SubmitOne(NewJob("a2", "q2", JobState::kRunning), "alice");
+  this->SubmitOne(NewJob("b1", "q1", JobState::kSucceeded), "bob");
+  this->SubmitOne(NewJob("b2", "", JobState::kFailed), "bob");
+  this->SubmitOne(NewJob("c1", "q1", JobState::kCancelled), "carol");
+  this->SubmitOne(NewJob("c2", "q2", JobState::kHeld), "carol");
+  using NameList = std::vector<std::string>;
+
+  EXPECT_EQ(Names(this->List({})), (NameList{"a1", "a2", "b1", "b2", "c1", "c2"}));
+  JobFilter filter;
+  filter.state = JobState::kRunning;
+  EXPECT_EQ(Names(this->List(filter)), NameList{"a2"});
+  filter = {};
+  filter.user = "bob";
+  EXPECT_EQ(Names(this->List(filter)), (NameList{"b1", "b2"}));
+  filter = {};
+  filter.queue = "q1";
+  EXPECT_EQ(Names(this->List(filter)), (NameList{"a1", "b1", "c1"}));
+  filter.queue = "";  // the default queue
+  EXPECT_EQ(Names(this->List(filter)), NameList{"b2"});
+  filter = {};
+  filter.live_only = true;
+  EXPECT_EQ(Names(this->List(filter)), (NameList{"a1", "a2", "c2"}));
+  filter.user = "alice";
+  filter.queue = "q2";
+  EXPECT_EQ(Names(this->List(filter)), NameList{"a2"});
+  filter = {};
+  filter.after = a2;
+  EXPECT_EQ(Names(this->List(filter)), (NameList{"b1", "b2", "c1", "c2"}));
+  filter.after = a1;
+  filter.user = "carol";
+  filter.state = JobState::kHeld;
+  EXPECT_EQ(Names(this->List(filter)), NameList{"c2"});
+  filter.user = "nobody";
+  EXPECT_TRUE(this->List(filter).empty());
+}
+
+TYPED_TEST(StoreTest, ListJobsPagesInIdOrder) {
+  std::vector<JobId> all;
+  for (int i = 0; i < 25; ++i) all.push_back(this->SubmitOne(NewJob("j" + std::to_string(i))));
+  JobFilter filter;
+  filter.limit = 10;
+  std::vector<JobId> seen;
+  std::vector<size_t> sizes;
+  while (true) {
+    const std::vector<JobRecord> page = this->List(filter);
+    sizes.push_back(page.size());
+    if (page.empty()) break;
+    for (const JobRecord& job : page) seen.push_back(job.id);
+    filter.after = page.back().id;
+  }
+  EXPECT_EQ(seen, all);
+  EXPECT_EQ(sizes, (std::vector<size_t>{10, 10, 5, 0}));
+}
+
+TYPED_TEST(StoreTest, ListJobsCapsTheLimitAndRefusesNonPositiveOnes) {
+  std::vector<JobRecord> many(1005, NewJob("many"));
+  ASSERT_EQ(this->Submit("alice", "", many).size(), 1005u);
+  JobFilter filter;
+  filter.limit = 5000;
+  EXPECT_EQ(this->List(filter).size(), 1000u);
+  for (int32_t limit : {0, -1}) {
+    filter.limit = limit;
+    Result<std::vector<JobRecord>> jobs = this->store_->ListJobs(filter);
+    ASSERT_FALSE(jobs.ok());
+    EXPECT_EQ(jobs.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+// --- tokens, nodes, queues, usage ---
+
+TYPED_TEST(StoreTest, TokensAreFoundByHashAndReplacedById) {
+  const TokenRecord admin = testing_records::Token("t-admin", "hash-a", Role::kAdmin);
+  const TokenRecord agent = testing_records::Token("t-agent", "hash-b", Role::kAgent);
+  ASSERT_TRUE(this->store_->PutToken(agent).ok());
+  ASSERT_TRUE(this->store_->PutToken(admin).ok());
+  Result<TokenRecord> found = this->store_->FindTokenByHash("hash-b");
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(*found, agent);
+
+  TokenRecord revoked = admin;
+  revoked.revoked = true;
+  ASSERT_TRUE(this->store_->PutToken(revoked).ok());
+  Result<std::vector<TokenRecord>> tokens = this->store_->ListTokens();
+  ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+  EXPECT_EQ(*tokens, (std::vector<TokenRecord>{revoked, agent}));  // by id
+
+  EXPECT_EQ(this->store_->FindTokenByHash("hash-z").status().code(), StatusCode::kNotFound);
+  const Status clash = this->store_->PutToken(testing_records::Token("t-x", "hash-a", Role::kUser));
+  EXPECT_EQ(clash.code(), StatusCode::kAlreadyExists) << clash.ToString();
+}
+
+TYPED_TEST(StoreTest, NodesAreReplacedByName) {
+  NodeRecord b = testing_records::Node("node-b", core::NodeState::kUp);
+  const NodeRecord a = testing_records::Node("node-a", core::NodeState::kDown);
+  ASSERT_TRUE(this->store_->PutNode(b).ok());
+  ASSERT_TRUE(this->store_->PutNode(a).ok());
+  b.drained = true;
+  b.state = core::NodeState::kDraining;
+  b.address = "10.0.0.2:7701";
+  ASSERT_TRUE(this->store_->PutNode(b).ok());
+  Result<std::vector<NodeRecord>> nodes = this->store_->ListNodes();
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  ASSERT_EQ(nodes->size(), 2u);
+  EXPECT_EQ(NodeRecordToJson((*nodes)[0]), NodeRecordToJson(a));
+  EXPECT_EQ(NodeRecordToJson((*nodes)[1]), NodeRecordToJson(b));
+}
+
+std::vector<core::QueueSpec> SomeQueues() {
+  return {{"vision", "", core::WholeGpus(128), core::WholeGpus(256)},
+          {"detection", "vision", core::WholeGpus(64), std::nullopt},
+          {"nlp", "", core::WholeGpus(256), std::nullopt}};
+}
+
+std::string QueueText(const std::vector<core::QueueSpec>& queues) {
+  std::string out;
+  for (const core::QueueSpec& q : queues) {
+    out += q.name + "<" + q.parent + ">" + std::to_string(q.guaranteed.value()) + "/" +
+           (q.ceiling ? std::to_string(q.ceiling->value()) : "none") + " ";
+  }
+  return out;
+}
+
+TYPED_TEST(StoreTest, QueuesAreReplacedAsAWholeInTheirOrder) {
+  ASSERT_TRUE(this->store_->PutQueues(SomeQueues()).ok());
+  Result<std::vector<core::QueueSpec>> queues = this->store_->ListQueues();
+  ASSERT_TRUE(queues.ok()) << queues.status().ToString();
+  EXPECT_EQ(QueueText(*queues), QueueText(SomeQueues()));
+
+  const std::vector<core::QueueSpec> fewer = {{"ml", "", core::WholeGpus(8), std::nullopt}};
+  ASSERT_TRUE(this->store_->PutQueues(fewer).ok());
+  EXPECT_EQ(QueueText(*this->store_->ListQueues()), QueueText(fewer));
+
+  // A broken set (two queues of one name) changes nothing.
+  const Status clash = this->store_->PutQueues({{"x", "", {}, {}}, {"x", "", {}, {}}});
+  EXPECT_EQ(clash.code(), StatusCode::kAlreadyExists) << clash.ToString();
+  EXPECT_EQ(QueueText(*this->store_->ListQueues()), QueueText(fewer));
+}
+
+TYPED_TEST(StoreTest, UsageListsTheRunsThatOverlapAPeriod) {
+  auto run = [](int64_t job, int64_t start_s, int64_t end_s) {
+    return UsageRecord{JobId(job),
+                       "alice",
+                       "vision",
+                       core::WholeGpus(2),
+                       core::Time::FromSeconds(start_s),
+                       core::Time::FromSeconds(end_s)};
+  };
+  const std::vector<UsageRecord> runs = {run(1, 0, 10), run(2, 10, 20), run(3, 20, 30),
+                                         run(4, 5, 25), run(5, 100, 200)};
+  for (const UsageRecord& usage : runs) ASSERT_TRUE(this->store_->AppendUsage(usage).ok());
+  auto list = [&](int64_t from_s, int64_t to_s) {
+    Result<std::vector<UsageRecord>> got =
+        this->store_->ListUsage(core::Time::FromSeconds(from_s), core::Time::FromSeconds(to_s));
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    return got.ok() ? *got : std::vector<UsageRecord>{};
+  };
+  // [10, 20): a run ending at 10 or starting at 20 does not overlap it.
+  EXPECT_EQ(list(10, 20), (std::vector<UsageRecord>{runs[3], runs[1]}));
+  EXPECT_EQ(list(0, 1000), (std::vector<UsageRecord>{runs[0], runs[3], runs[1], runs[2], runs[4]}));
+  EXPECT_TRUE(list(30, 100).empty());
+  EXPECT_EQ(list(199, 500), std::vector<UsageRecord>{runs[4]});
+}
+
+// --- durability and visibility ---
+
+TYPED_TEST(StoreTest, EverythingIsThereAfterReopening) {
+  const std::vector<JobId> ids = this->Submit("alice", "keep", {NewJob("a"), NewJob("b")});
+  ASSERT_EQ(ids.size(), 2u);
+  JobRecord updated = this->Get(ids[1]);
+  updated.state = JobState::kRunning;
+  updated.placement = {{"node-a", {0}}};
+  ASSERT_TRUE(this->store_->UpdateJobs({updated}).ok());
+  const TokenRecord token = testing_records::Token("t1", "h1", Role::kUser);
+  ASSERT_TRUE(this->store_->PutToken(token).ok());
+  const NodeRecord node = testing_records::Node("node-a", core::NodeState::kUp);
+  ASSERT_TRUE(this->store_->PutNode(node).ok());
+  ASSERT_TRUE(this->store_->PutQueues(SomeQueues()).ok());
+  const UsageRecord usage{
+      ids[0], "alice", "", core::kOneGpu, core::Time::FromSeconds(1), core::Time::FromSeconds(2)};
+  ASSERT_TRUE(this->store_->AppendUsage(usage).ok());
+  const JobRecord first = this->Get(ids[0]);
+
+  this->store_.reset();  // closes every connection
+  this->store_ = this->Open();
+  ASSERT_NE(this->store_, nullptr);
+
+  EXPECT_EQ(this->Get(ids[0]), first);
+  updated.version = 2;
+  EXPECT_EQ(this->Get(ids[1]), updated);
+  EXPECT_EQ(*this->store_->FindTokenByHash("h1"), token);
+  Result<std::vector<NodeRecord>> nodes = this->store_->ListNodes();
+  ASSERT_TRUE(nodes.ok() && nodes->size() == 1) << nodes.status().ToString();
+  EXPECT_EQ(NodeRecordToJson(nodes->front()), NodeRecordToJson(node));
+  EXPECT_EQ(QueueText(*this->store_->ListQueues()), QueueText(SomeQueues()));
+  EXPECT_EQ(*this->store_->ListUsage(core::Time::Epoch(), core::Time::FromSeconds(10)),
+            std::vector<UsageRecord>{usage});
+  // The key still answers with its ids, and new ids stay above the old.
+  EXPECT_EQ(this->Submit("alice", "keep", {NewJob("again")}), ids);
+  EXPECT_GT(this->SubmitOne(NewJob("c")), ids[1]);
+}
+
+TYPED_TEST(StoreTest, AnotherStoreOnTheDatabaseSeesCommittedWrites) {
+  std::unique_ptr<Store> other = this->Open();
+  ASSERT_NE(other, nullptr);
+  for (int i = 0; i < 20; ++i) {
+    Store& writer = i % 2 == 0 ? *this->store_ : *other;
+    Store& reader = i % 2 == 0 ? *other : *this->store_;
+    const std::vector<JobId> ids = this->Submit("alice", "", {NewJob("v")}, &writer);
+    ASSERT_EQ(ids.size(), 1u);
+    EXPECT_TRUE(reader.GetJob(ids[0]).ok()) << i;
+  }
+}
+
+// --- schema ---
+
+TYPED_TEST(StoreTest, TheSchemaVersionIsRecorded) {
+  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  Result<std::vector<SqlRow>> rows = (*raw)->Exec("SELECT version FROM schema_version", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0][0], std::to_string(kSchemaVersion));
+  // Reopening an up-to-date database changes nothing.
+  this->store_.reset();
+  this->store_ = this->Open();
+  EXPECT_EQ((*raw)->Exec("SELECT version FROM schema_version", {})->size(), 1u);
+}
+
+TYPED_TEST(StoreTest, ADatabaseFromANewerBerthIsRefused) {
+  this->store_.reset();
+  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  ASSERT_TRUE((*raw)->Exec("UPDATE schema_version SET version = 99", {}).ok());
+  Result<std::unique_ptr<Store>> store = this->backend_.Open();
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(store.status().message().find("version 99, newer than this binary's 1"),
+            std::string::npos)
+      << store.status().message();
+}
+
+// --- implementation-specific ---
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(backend_.SetUp().ok()); }
+  SqliteBackend backend_;
+};
+
+TEST_F(SqliteStoreTest, UsesTheWriteAheadLog) {
+  ASSERT_TRUE(backend_.Open().ok());
+  Result<std::unique_ptr<SqlConnection>> raw = backend_.Raw();
+  ASSERT_TRUE(raw.ok());
+  Result<std::vector<SqlRow>> mode = (*raw)->Exec("PRAGMA journal_mode", {});
+  ASSERT_TRUE(mode.ok());
+  EXPECT_EQ(mode->at(0).at(0), "wal");
+}
+
+TEST(SqliteStoreOpenTest, AnUnopenablePathIsUnavailable) {
+  Result<std::unique_ptr<Store>> store = OpenSqliteStore("/nonexistent-dir/sub/berth.db");
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(store.status().message().find("/nonexistent-dir/sub/berth.db"), std::string::npos);
+}
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const Status status = backend_.SetUp();
+    ASSERT_TRUE(status.ok()) << status.ToString();
+  }
+  PostgresBackend backend_;
+};
+
+TEST_F(PostgresStoreTest, ReconnectsOnceWhenTheServerDropsItsConnections) {
+  Result<std::unique_ptr<Store>> opened = backend_.Open();
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Store& store = **opened;
+  Result<std::vector<JobId>> first = store.SubmitJobs("alice", "", {NewJob("before")});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(store.GetJob(first->at(0)).ok());  // opens a reader
+
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(backend_.KillStoreConnections().ok());
+    // Both the writer and the pooled reader find their sessions gone.
+    Result<std::vector<JobId>> ids = store.SubmitJobs("alice", "", {NewJob("after")});
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    Result<JobRecord> job = store.GetJob(ids->at(0));
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    EXPECT_EQ(job->request.name, "after");
+  }
+}
+
+TEST(PostgresStoreOpenTest, AnUnreachableServerIsUnavailable) {
+  // Port 1 on loopback: nothing listens there, the connection is refused.
+  Result<std::unique_ptr<Store>> store =
+      OpenPostgresStore("postgresql://berth@127.0.0.1:1/berth?connect_timeout=5");
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(store.status().message().find("postgres: cannot connect"), std::string::npos)
+      << store.status().message();
+}
+
+}  // namespace
+}  // namespace berth::store

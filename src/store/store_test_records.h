@@ -1,0 +1,79 @@
+// Records for the store tests: a job with every field set, a node, a token.
+#pragma once
+
+#include <string>
+
+#include "core/node.h"
+#include "store/records.h"
+
+namespace berth::store::testing_records {
+
+// A job that uses every field of JobRecord and JobRequest, so a round trip
+// that drops one fails.
+inline JobRecord FullJob() {
+  JobRecord job;
+  job.id = core::JobId(41);
+  job.user = "alice";
+  JobRequest& request = job.request;
+  request.name = "train-resnet";
+  request.command = {"python", "train.py", "--epochs", "90", "quote\"and\\slash"};
+  request.tasks = 4;
+  request.task = core::TaskShape{core::WholeGpus(2), core::Cores(8), core::MemoryMiB(65536)};
+  request.gpu_type = "H100-80GB";
+  request.priority = 3;
+  request.queue = "vision";
+  request.time_limit = core::Duration::Hours(12);
+  request.estimate = core::Duration::Hours(3);
+  request.preemptible = true;
+  request.grace = core::Duration::Seconds(90);
+  request.depends_on = {{DependencyKind::kAfterOk, core::JobId(3)},
+                        {DependencyKind::kAfterNotOk, core::JobId(5)}};
+  request.env = {{"CUDA_LAUNCH_BLOCKING", "1"}, {"WANDB_PROJECT", "berth"}};
+  request.workdir = "/home/alice/resnet";
+  request.retries = 2;
+  request.hold = true;
+  request.array_index = 6;
+  job.array_parent = core::JobId(35);
+  job.state = core::JobState::kRunning;
+  job.reason = "started";
+  job.message = "running on 2 nodes";
+  job.submit_time = core::Time::FromSeconds(1'700'000'000) + core::Duration::Micros(123);
+  job.start_time = core::Time::FromSeconds(1'700'000'100);
+  job.end_time = core::Time::FromSeconds(1'700'000'200);
+  job.placement = {{"gpu-01", {0, 1}}, {"gpu-02", {6, 7}}};
+  job.exit_code = 137;
+  job.signal = 9;
+  job.attempts = 2;
+  job.preemptions = 1;
+  job.version = 5;
+  return job;
+}
+
+inline NodeRecord Node(const std::string& name, core::NodeState state) {
+  NodeRecord node;
+  node.name = name;
+  node.address = "127.0.0.1:7701";
+  node.spec =
+      core::MakeNodeSpec(name, "H100-80GB", 4, core::Cores(64), core::MemoryMiB(512 * 1024));
+  node.spec.gpus[1].health = core::GpuHealth::kUnhealthy;
+  node.spec.gpus[2].interconnect_group = 1;
+  node.spec.gpus[3].interconnect_group = 1;
+  node.spec.labels = {{"zone", "a"}, {"rack", "r12"}};
+  node.state = state;
+  node.drained = state == core::NodeState::kDraining;
+  node.last_heartbeat = core::Time::FromSeconds(1'700'000'300);
+  return node;
+}
+
+inline TokenRecord Token(const std::string& id, const std::string& hash, Role role) {
+  TokenRecord token;
+  token.id = id;
+  token.hash = hash;
+  token.user = role == Role::kAgent ? "agent:" + id : "alice";
+  token.role = role;
+  token.node = role == Role::kAgent ? "gpu-01" : "";
+  token.created = core::Time::FromSeconds(1'700'000'000);
+  return token;
+}
+
+}  // namespace berth::store::testing_records
