@@ -259,7 +259,7 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   EXPECT_EQ(nodes[0]["gpus"].size(), 8u);
   httplib::Client raw("127.0.0.1", server_->port());
   const std::string metrics = raw.Get("/metrics")->body;
-  EXPECT_THAT(metrics, HasSubstr("berth_gpus{kind=\"total\"} 8"));
+  EXPECT_THAT(metrics, HasSubstr("berth_gpus{node=\"n0\",gpu_type=\"H100\",kind=\"total\"} 8"));
   EXPECT_THAT(metrics, HasSubstr("berth_api_requests_total"));
   EXPECT_THAT(metrics, HasSubstr("berth_scheduler_cycle_seconds_bucket"));
 }
@@ -400,6 +400,93 @@ TEST_F(ApiTest, UsageAndQueues) {
   ASSERT_EQ(usage["by_user"].size(), 1u);
   EXPECT_NEAR(usage["by_user"][0]["gpu_hours"].get<double>(), 4.0, 0.01);
   EXPECT_EQ(usage["by_queue"][0]["queue"], "vision");
+}
+
+TEST_F(ApiTest, MetricsTellQueueWaitGpusByNodeAndFairShare) {
+  Client alice = As(NewToken("alice", "user"));
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}}).body["id"];
+  clock_.Advance(core::Duration::Seconds(120));  // no node yet: it waits two minutes
+  Client agent = RegisterAgent("n0", 8);
+  json task = WaitForAssignment(agent, "n0", id);
+  clock_.Advance(core::Duration::Hours(1));
+  // Reported exited without ever being reported running (a task shorter
+  // than a heartbeat): the job goes straight to its end, once.
+  Reply exited = Heartbeat(
+      agent, "n0",
+      {TaskReport{core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});
+  EXPECT_EQ(exited.status, 200) << exited.body.dump();
+  WaitForState(alice, id, "succeeded");
+
+  httplib::Client raw("127.0.0.1", server_->port());
+  const std::string metrics = raw.Get("/metrics")->body;
+  EXPECT_THAT(metrics, HasSubstr("berth_queue_wait_seconds_bucket{queue=\"\",le=\"60\"} 0"));
+  EXPECT_THAT(metrics, HasSubstr("berth_queue_wait_seconds_bucket{queue=\"\",le=\"300\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("berth_queue_wait_seconds_sum{queue=\"\"} 120"));
+  EXPECT_THAT(metrics, HasSubstr("berth_jobs_finished_total{state=\"succeeded\",queue=\"\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("berth_gpus{node=\"n0\",gpu_type=\"H100\",kind=\"allocated\"} 0"));
+  EXPECT_THAT(metrics, HasSubstr("berth_nodes{state=\"up\"} 1"));
+  // Two GPUs for an hour, barely decayed (the half-life is days).
+  const std::string usage_line = "berth_user_usage_gpu_seconds{user=\"alice\"} ";
+  const size_t at = metrics.find(usage_line);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_NEAR(std::stod(metrics.substr(at + usage_line.size())), 7200, 100);
+}
+
+TEST_F(ApiTest, LogsComeFromTheAgentThatRanTheTaskAndOnlyToTheOwner) {
+  // The agent's side of the log protocol, as `berth agent` serves it.
+  httplib::Server agent_logs;
+  std::string seen_key;
+  std::string seen_query;
+  agent_logs.Get("/logs", [&](const httplib::Request& request, httplib::Response& response) {
+    seen_key = request.get_header_value("Authorization");
+    seen_query = request.get_param_value("job") + "/" + request.get_param_value("task") + "/" +
+                 request.get_param_value("offset");
+    response.set_header("X-Berth-Log-Size", "11");
+    response.set_header("X-Berth-Task-Running", "1");
+    response.set_content(
+        std::string("hello world").substr(std::stoul(request.get_param_value("offset"))),
+        "application/octet-stream");
+  });
+  const int logs_port = agent_logs.bind_to_any_port("127.0.0.1");
+  std::thread logs_thread([&] { agent_logs.listen_after_bind(); });
+
+  Client alice = As(NewToken("alice", "user"));
+  Client bob = As(NewToken("bob", "user"));
+  Client agent = As(NewToken("agent-n0", "agent", "n0"));
+  NodeRegistration registration;
+  registration.node = "n0";
+  registration.address = "127.0.0.1:" + std::to_string(logs_port);
+  registration.logs_key = "s3cret";
+  registration.gpu_type = "H100";
+  registration.gpus = {GpuReport{0, 0, true}};
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(registration)).status, 200);
+
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"hold", true}}).body["id"];
+  const std::string logs = "/api/v1/jobs/" + std::to_string(id) + "/logs";
+  EXPECT_EQ(alice.Get(logs).status, 409) << "a job that never ran has no logs";
+  ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(id) + "/release").status, 200);
+  WaitForAssignment(agent, "n0", id);
+
+  httplib::Client raw("127.0.0.1", server_->port());
+  const httplib::Headers alice_auth{{"Authorization", "Bearer " + NewToken("alice", "user")}};
+  httplib::Result read = raw.Get(logs + "?offset=6", alice_auth);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
+  EXPECT_EQ(read->body, "world");
+  EXPECT_EQ(read->get_header_value("X-Berth-Log-Size"), "11");
+  EXPECT_EQ(read->get_header_value("X-Berth-Task-Running"), "1");
+  EXPECT_EQ(seen_key, "Bearer s3cret");
+  EXPECT_EQ(seen_query, std::to_string(id) + "/0/6");
+
+  EXPECT_EQ(bob.Get(logs).status, 403) << "another user's logs are private";
+  EXPECT_EQ(Admin().Get(logs).status, 200);
+  EXPECT_EQ(alice.Get(logs + "?task=1").status, 400);
+  EXPECT_EQ(alice.Get(logs + "?offset=-1").status, 400);
+
+  agent_logs.stop();
+  logs_thread.join();
+  EXPECT_EQ(alice.Get(logs).status, 503) << "the agent is unreachable";
 }
 
 }  // namespace

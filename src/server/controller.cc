@@ -19,21 +19,45 @@ std::string JobName(JobId id) { return "job " + std::to_string(core::Value(id));
 
 }  // namespace
 
-Controller::Controller(store::Store& store, const Clock& clock, ControllerOptions options)
+Controller::Controller(store::Store& store, const Clock& clock, ControllerOptions options,
+                       Metrics* metrics)
     : store_(store),
       clock_(clock),
       options_(std::move(options)),
-      policy_(core::MakePolicy(options_.policy, options_.policy_config).value()) {}
+      metrics_(metrics),
+      policy_(core::MakePolicy(options_.policy, options_.policy_config).value()) {
+  if (metrics_ != nullptr) {
+    metrics_->DeclareHistogram(
+        "berth_queue_wait_seconds", "Time from submission to first start, by queue.",
+        {1, 10, 30, 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600});
+    metrics_->DeclareCounter("berth_jobs_finished_total",
+                             "Jobs that reached a final state, by state and queue.");
+  }
+}
 
 // --- bookkeeping shared by the API, the cycle and the agent protocol ---
 
-Status Controller::PersistLocked(const std::vector<JobRecord*>& changed) {
-  if (changed.empty()) return Status::Ok();
+Status Controller::PersistLocked(const std::vector<JobRecord*>& changed_in_order) {
+  if (changed_in_order.empty()) return Status::Ok();
+  // A job may change twice in one step (a short task reported exited before
+  // it was ever seen running): write it once, or its version check fails.
+  std::vector<JobRecord*> changed;
+  for (JobRecord* job : changed_in_order) {
+    if (std::find(changed.begin(), changed.end(), job) == changed.end()) changed.push_back(job);
+  }
   std::vector<JobRecord> records;
   records.reserve(changed.size());
   for (const JobRecord* job : changed) records.push_back(*job);
   BERTH_RETURN_IF_ERROR(store_.UpdateJobs(records));
-  for (JobRecord* job : changed) ++job->version;
+  for (JobRecord* job : changed) {
+    ++job->version;
+    // Every final state passes through here once: the job leaves memory next.
+    if (metrics_ != nullptr && core::IsTerminal(job->state)) {
+      metrics_->Increment(
+          "berth_jobs_finished_total",
+          {{"state", std::string(core::JobStateName(job->state))}, {"queue", job->request.queue}});
+    }
+  }
   return Status::Ok();
 }
 
@@ -315,21 +339,49 @@ Controller::Stats Controller::GetStats() {
           .jobs_by_state_and_queue[{std::string(core::JobStateName(job.state)), job.request.queue}];
   }
   for (const auto& [name, node] : nodes_) {
-    ++stats.nodes_total;
-    if (node.record.state == core::NodeState::kUp) ++stats.nodes_up;
+    NodeGpus& gpus = stats.nodes[name];
     const core::NodeSpec& spec = state_.nodes().spec(node.id);
-    stats.gpus_total += static_cast<int64_t>(spec.gpus.size());
+    gpus.gpu_type = spec.gpu_type;
+    gpus.state = std::string(core::NodeStateName(node.record.state));
+    gpus.total = static_cast<int64_t>(spec.gpus.size());
     for (const core::GpuDevice& gpu : spec.gpus) {
-      if (gpu.health == core::GpuHealth::kHealthy) ++stats.gpus_healthy;
+      if (gpu.health == core::GpuHealth::kHealthy) ++gpus.healthy;
     }
   }
   for (const auto& [id, job] : state_.running()) {
     for (const core::TaskPlacement& task : job->placement.tasks) {
-      stats.gpus_allocated += core::CountGpus(task.gpus);
+      stats.nodes[node_names_.at(task.node)].allocated += core::CountGpus(task.gpus);
     }
+  }
+  const core::Time now = clock_.Now();
+  const core::UsageLedger& usage = state_.usage();
+  for (const auto& [queue, account] : usage.queues()) {
+    stats.queue_usage[queue] = usage.QueueUsage(queue, now);
+  }
+  for (const auto& [user, account] : usage.users()) {
+    stats.user_usage[user] = usage.UserUsage(user, now);
   }
   stats.cycles = cycles_;
   return stats;
+}
+
+Result<LogLocation> Controller::LocateLog(const Principal& who, JobId id, int32_t task) {
+  BERTH_ASSIGN_OR_RETURN(JobRecord job, GetJob(who, id));
+  std::lock_guard lock(mutex_);
+  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
+  if (job.placement.empty()) {
+    return FailedPrecondition(JobName(id) + " has not started: no logs yet");
+  }
+  if (task < 0 || static_cast<size_t>(task) >= job.placement.size()) {
+    return InvalidArgument("task: " + JobName(id) + " has tasks 0.." +
+                           std::to_string(job.placement.size() - 1) + ", not " +
+                           std::to_string(task));
+  }
+  const std::string& node = job.placement[static_cast<size_t>(task)].node;
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return NotFound("node '" + node + "' of " + JobName(id) + " is gone");
+  return LogLocation{node, it->second.record.address, it->second.record.logs_key,
+                     it->second.record.state != core::NodeState::kDown};
 }
 
 }  // namespace berth::server

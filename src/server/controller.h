@@ -36,6 +36,7 @@
 #include "core/policy.h"
 #include "server/auth.h"
 #include "server/job_request.h"
+#include "server/metrics.h"
 #include "store/records.h"
 #include "store/store.h"
 
@@ -62,7 +63,7 @@ struct GpuReport {
 
 struct NodeRegistration {
   std::string node;
-  std::string address;  // where the agent listens (logs)
+  std::string address;   // where the agent listens (logs)
   std::string logs_key;  // the bearer secret the agent wants on log requests
   std::string gpu_type;
   std::vector<GpuReport> gpus;
@@ -137,6 +138,14 @@ struct QueueView {
   double fair_share_usage = 0;  // decayed GPU-seconds
 };
 
+// Where a task's log lives: on the agent of the node that ran it.
+struct LogLocation {
+  std::string node;
+  std::string address;   // the agent's host:port
+  std::string logs_key;  // what the agent wants as bearer token
+  bool node_up = false;
+};
+
 struct NodeView {
   store::NodeRecord record;
   std::vector<std::pair<core::JobId, std::vector<int32_t>>> jobs;  // job -> GPUs it holds here
@@ -144,7 +153,10 @@ struct NodeView {
 
 class Controller {
  public:
-  Controller(store::Store& store, const Clock& clock, ControllerOptions options);
+  // `metrics`, when given, receives the queue-wait histogram and the
+  // finished-jobs counter as they happen.
+  Controller(store::Store& store, const Clock& clock, ControllerOptions options,
+             Metrics* metrics = nullptr);
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;
 
@@ -159,6 +171,8 @@ class Controller {
   Status Cancel(const Principal& who, core::JobId id);
   Status Release(const Principal& who, core::JobId id);
   Result<Explanation> Explain(const Principal& who, core::JobId id);
+  // The owner's (or an admin's) way to a task's log.
+  Result<LogLocation> LocateLog(const Principal& who, core::JobId id, int32_t task);
 
   // --- nodes ---
   Status RegisterNode(const Principal& agent, NodeRegistration registration);
@@ -182,13 +196,19 @@ class Controller {
   void Notify();
 
   // For metrics and health.
+  struct NodeGpus {
+    std::string gpu_type;
+    std::string state;  // "up", "draining", "down"
+    int64_t total = 0;
+    int64_t allocated = 0;
+    int64_t healthy = 0;
+  };
   struct Stats {
     std::map<std::pair<std::string, std::string>, int64_t> jobs_by_state_and_queue;
-    int64_t gpus_total = 0;
-    int64_t gpus_allocated = 0;
-    int64_t gpus_healthy = 0;
-    int64_t nodes_up = 0;
-    int64_t nodes_total = 0;
+    std::map<std::string, NodeGpus> nodes;  // by node name
+    // Decayed GPU-seconds, the fair-share factor's input.
+    std::map<std::string, double> queue_usage;
+    std::map<std::string, double> user_usage;
     int64_t cycles = 0;
   };
   Stats GetStats();
@@ -220,6 +240,7 @@ class Controller {
   store::Store& store_;
   const Clock& clock_;
   ControllerOptions options_;
+  Metrics* metrics_;
   core::Policy policy_;
 
   std::mutex mutex_;

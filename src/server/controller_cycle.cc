@@ -134,6 +134,10 @@ Result<bool> Controller::RunCycle() {
   }
   for (auto& [id, job] : updated) {
     ++job.version;
+    if (metrics_ != nullptr && job.state == JobState::kStarting && job.attempts == 1) {
+      metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},
+                        (now - job.submit_time).seconds());
+    }
     jobs_[id] = std::move(job);
   }
   for (const core::Preemption& preemption : decision.preemptions) {

@@ -27,16 +27,25 @@ Result<json> Body(const httplib::Request& request) {
   return body;
 }
 
+// An integer query parameter in [min, max]; `fallback` when absent.
+Result<int64_t> IntParam(const httplib::Request& request, const std::string& key, int64_t fallback,
+                         int64_t min, int64_t max, const std::string& what) {
+  if (!request.has_param(key)) return fallback;
+  const std::string value = request.get_param_value(key);
+  int64_t number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error != std::errc() || end != value.data() + value.size() || number < min || number > max) {
+    return InvalidArgument(key + ": expected " + what + ", got '" + value + "'");
+  }
+  return number;
+}
+
 // "from"/"to" query parameters: unix seconds.
 Result<core::Time> TimeParam(const httplib::Request& request, const std::string& key,
                              core::Time fallback) {
-  if (!request.has_param(key)) return fallback;
-  const std::string value = request.get_param_value(key);
-  int64_t seconds = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (error != std::errc() || end != value.data() + value.size()) {
-    return InvalidArgument(key + ": expected unix seconds, got '" + value + "'");
-  }
+  BERTH_ASSIGN_OR_RETURN(int64_t seconds,
+                         IntParam(request, key, fallback.micros() / 1000000, INT64_MIN / 1000000,
+                                  INT64_MAX / 1000000, "unix seconds"));
   return core::Time::FromSeconds(seconds);
 }
 
@@ -80,8 +89,12 @@ HttpApi::HttpApi(Controller& controller, Authenticator& authenticator, store::St
   metrics_.DeclareHistogram("berth_api_request_seconds", "API request latency by route.",
                             {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5});
   metrics_.DeclareGauge("berth_jobs", "Live jobs by state and queue.");
-  metrics_.DeclareGauge("berth_gpus", "GPUs by kind: total, allocated, healthy.");
-  metrics_.DeclareGauge("berth_nodes", "Nodes by state.");
+  metrics_.DeclareGauge("berth_gpus", "GPUs by node, type and kind: total, allocated, healthy.");
+  metrics_.DeclareGauge("berth_nodes", "Nodes by state: up, draining, down.");
+  metrics_.DeclareGauge("berth_queue_usage_gpu_seconds",
+                        "Decayed GPU-seconds by queue: the fair-share factor's input.");
+  metrics_.DeclareGauge("berth_user_usage_gpu_seconds",
+                        "Decayed GPU-seconds by user: the fair-share factor's input.");
   metrics_.DeclareGauge("berth_scheduler_cycles", "Decision cycles run since start.");
 }
 
@@ -172,6 +185,10 @@ void HttpApi::Install(httplib::Server& server) {
         const bool mine = who.admin() || who.user == explanation->job.user;
         Json(res, 200, ExplanationJson(*explanation, mine));
       }));
+
+  server.Get(R"(/api/v1/jobs/(\d+)/logs)",
+             Route("/api/v1/jobs/{id}/logs", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { JobLogs(who, req, res); }));
 
   server.Get("/api/v1/nodes",
              Route("/api/v1/nodes", Access::kUser, [this](auto& who, auto&, auto& res) {
@@ -367,6 +384,53 @@ void HttpApi::CreateToken(const Principal& who, const httplib::Request& request,
             {"role", RoleName(issued->record.role)}});
 }
 
+// The log lives on the agent that ran the task: fetch the bytes from there
+// (the client follows a running task by asking again from the next offset).
+void HttpApi::JobLogs(const Principal& who, const httplib::Request& request,
+                      httplib::Response& response) {
+  Result<core::JobId> id = JobIdFrom(request);
+  if (!id.ok()) return Fail(response, id.status());
+  Result<int64_t> task = IntParam(request, "task", 0, 0, 1 << 20, "a task index");
+  if (!task.ok()) return Fail(response, task.status());
+  Result<int64_t> offset = IntParam(request, "offset", 0, 0, INT64_MAX, "a byte offset >= 0");
+  if (!offset.ok()) return Fail(response, offset.status());
+  Result<LogLocation> where = controller_.LocateLog(who, *id, static_cast<int32_t>(*task));
+  if (!where.ok()) return Fail(response, where.status());
+  if (!where->node_up || where->address.empty()) {
+    return Fail(response,
+                Unavailable("node '" + where->node +
+                            "' is down: its logs are unreachable until its agent is back"));
+  }
+  httplib::Client agent("http://" + where->address);
+  agent.set_connection_timeout(std::chrono::seconds(2));
+  agent.set_read_timeout(std::chrono::seconds(10));
+  const std::string path = "/logs?job=" + std::to_string(core::Value(*id)) +
+                           "&task=" + std::to_string(*task) + "&offset=" + std::to_string(*offset);
+  httplib::Result answer = agent.Get(path, {{"Authorization", "Bearer " + where->logs_key}});
+  if (!answer) {
+    return Fail(response,
+                Unavailable("the agent of node '" + where->node + "' at " + where->address +
+                            " did not answer: " + httplib::to_string(answer.error())));
+  }
+  if (answer->status == 404) {
+    return Fail(response,
+                NotFound("no log for task " + std::to_string(*task) + " of job " +
+                         std::to_string(core::Value(*id)) + " on node '" + where->node + "'"));
+  }
+  if (answer->status != 200) {
+    return Fail(response, Unavailable("the agent of node '" + where->node + "' answered HTTP " +
+                                      std::to_string(answer->status)));
+  }
+  response.status = 200;
+  for (const char* header : {"X-Berth-Log-Size", "X-Berth-Task-Running"}) {
+    if (answer->has_header(header)) {
+      response.set_header(header, answer->get_header_value(header));
+    }
+  }
+  response.set_header("X-Berth-Node", where->node);
+  response.set_content(answer->body, "text/plain; charset=utf-8");
+}
+
 std::string HttpApi::RenderMetrics() {
   const Controller::Stats stats = controller_.GetStats();
   std::map<Labels, double> jobs;
@@ -374,12 +438,25 @@ std::string HttpApi::RenderMetrics() {
     jobs[{{"state", key.first}, {"queue", key.second}}] = static_cast<double>(count);
   }
   metrics_.SetGauge("berth_jobs", std::move(jobs));
-  metrics_.SetGauge("berth_gpus",
-                    {{{{"kind", "total"}}, static_cast<double>(stats.gpus_total)},
-                     {{{"kind", "allocated"}}, static_cast<double>(stats.gpus_allocated)},
-                     {{{"kind", "healthy"}}, static_cast<double>(stats.gpus_healthy)}});
-  metrics_.SetGauge("berth_nodes", {{{{"state", "up"}}, static_cast<double>(stats.nodes_up)},
-                                    {{{"state", "all"}}, static_cast<double>(stats.nodes_total)}});
+  std::map<Labels, double> gpus;
+  std::map<Labels, double> nodes{{{{"state", "up"}}, 0}, {{{"state", "down"}}, 0}};
+  for (const auto& [name, node] : stats.nodes) {
+    auto series = [&](const char* kind) {
+      return Labels{{"node", name}, {"gpu_type", node.gpu_type}, {"kind", kind}};
+    };
+    gpus[series("total")] = static_cast<double>(node.total);
+    gpus[series("allocated")] = static_cast<double>(node.allocated);
+    gpus[series("healthy")] = static_cast<double>(node.healthy);
+    ++nodes[{{"state", node.state}}];
+  }
+  metrics_.SetGauge("berth_gpus", std::move(gpus));
+  metrics_.SetGauge("berth_nodes", std::move(nodes));
+  std::map<Labels, double> queue_usage;
+  for (const auto& [queue, usage] : stats.queue_usage) queue_usage[{{"queue", queue}}] = usage;
+  metrics_.SetGauge("berth_queue_usage_gpu_seconds", std::move(queue_usage));
+  std::map<Labels, double> user_usage;
+  for (const auto& [user, usage] : stats.user_usage) user_usage[{{"user", user}}] = usage;
+  metrics_.SetGauge("berth_user_usage_gpu_seconds", std::move(user_usage));
   metrics_.SetGauge("berth_scheduler_cycles", {{{}, static_cast<double>(stats.cycles)}});
   return metrics_.Render();
 }

@@ -49,6 +49,7 @@ class HttpApi {
                  httplib::Response& response);
   void ListJobs(const Principal& who, const httplib::Request& request, httplib::Response& response);
   void GetJob(const Principal& who, const httplib::Request& request, httplib::Response& response);
+  void JobLogs(const Principal& who, const httplib::Request& request, httplib::Response& response);
   void UsageReport(const Principal& who, const httplib::Request& request,
                    httplib::Response& response);
   void QueuesReport(const Principal& who, const httplib::Request& request,

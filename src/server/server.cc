@@ -46,7 +46,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
     BERTH_RETURN_IF_ERROR(core::QuotaTree::Make(*o.queues).status());
     BERTH_RETURN_IF_ERROR(server->store_->PutQueues(*o.queues));
   }
-  server->controller_ = std::make_unique<Controller>(*server->store_, clock, o.controller);
+  server->controller_ =
+      std::make_unique<Controller>(*server->store_, clock, o.controller, &server->metrics_);
   BERTH_RETURN_IF_ERROR(server->controller_->Recover());
   server->authenticator_ = std::make_unique<Authenticator>(*server->store_);
   BERTH_RETURN_IF_ERROR(server->BootstrapAdmin(clock));
