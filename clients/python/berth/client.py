@@ -1,0 +1,501 @@
+"""The Berth HTTP client (standard library only).
+
+Talks to the server's JSON API under ``/api/v1`` with a bearer token. Every
+request has a timeout; every failure is a typed :class:`berth.BerthError`
+carrying the server's message and HTTP status.
+"""
+from __future__ import annotations
+
+import codecs
+import datetime
+import http.client
+import ipaddress
+import json
+import os
+import shlex
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import errors
+from .errors import BerthError, Conflict, ConnectionFailed, NotFound, ServerError, WaitTimeout
+from .models import Explanation, Job
+
+__all__ = ["Client", "DEFAULT_ADDR", "DEV_TOKEN_FILE"]
+
+#: Where ``berth dev`` listens unless told otherwise.
+DEFAULT_ADDR = "http://127.0.0.1:8080"
+#: Where ``berth dev`` (run in the current directory) writes the admin token.
+DEV_TOKEN_FILE = os.path.join(".berth-dev", "admin-token")
+
+_UNSET: Any = object()
+_USER_AGENT = "berth-python/0.1"
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _seconds(value: Any) -> Any:
+    """timedelta -> seconds (the API's ``*_s`` fields); anything else unchanged."""
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    return value
+
+
+def _unix(value: Union[None, int, float, datetime.datetime]) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        return int(value.timestamp())
+    return int(value)
+
+
+class Client:
+    """A connection to a Berth server.
+
+    Args:
+        addr: the server URL, e.g. ``http://gpu-head:8080`` (``host:port``
+            means ``http://host:port``). Default: ``$BERTH_ADDR``, else
+            ``http://127.0.0.1:8080`` (the dev cluster).
+        token: an API token. Default: ``$BERTH_TOKEN``, else the dev
+            cluster's admin token in ``.berth-dev/admin-token`` under the
+            current directory (where ``berth dev`` writes it) -- the same
+            order as the ``berth`` CLI.
+        timeout: seconds for every request (connect and each read).
+        ssl_context: an ``ssl.SSLContext`` for ``https://`` servers with a
+            private CA.
+
+    Raises:
+        BerthError: when no token is given and none is found.
+    """
+
+    def __init__(
+        self,
+        addr: Optional[str] = None,
+        token: Optional[str] = None,
+        *,
+        timeout: float = 30.0,
+        ssl_context: Any = None,
+    ):
+        addr = addr or os.environ.get("BERTH_ADDR") or DEFAULT_ADDR
+        if "://" not in addr:
+            addr = "http://" + addr
+        self.addr = addr.rstrip("/")
+        token = token or os.environ.get("BERTH_TOKEN")
+        if not token:
+            try:
+                with open(DEV_TOKEN_FILE, encoding="utf-8") as f:
+                    token = f.readline().strip()
+            except OSError:
+                token = None
+        if not token:
+            raise BerthError(
+                "no token: pass token=, set BERTH_TOKEN, or run `berth dev` in this directory"
+            )
+        self._token = token.strip()
+        self.timeout = timeout
+        handlers: List[Any] = []
+        host = urllib.parse.urlsplit(self.addr).hostname or ""
+        if _is_loopback(host):
+            handlers.append(urllib.request.ProxyHandler({}))  # never send loopback via a proxy
+        if ssl_context is not None:
+            handlers.append(urllib.request.HTTPSHandler(context=ssl_context))
+        self._opener = urllib.request.build_opener(*handlers)
+
+    def __repr__(self) -> str:
+        return f"Client(addr={self.addr!r})"
+
+    # --- transport ---
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        query: Optional[Mapping[str, Any]] = None,
+        body: Any = None,
+        auth: bool = True,
+    ) -> Tuple[int, bytes, http.client.HTTPMessage]:
+        """One request; returns (status, body bytes, headers) of a 2xx answer."""
+        url = self.addr + path
+        if query:
+            pairs = {k: v for k, v in query.items() if v is not None}
+            if pairs:
+                url += "?" + urllib.parse.urlencode(pairs)
+        headers = {"User-Agent": _USER_AGENT, "Accept": "application/json"}
+        if auth:
+            headers["Authorization"] = "Bearer " + self._token
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        elif method in ("POST", "PUT"):
+            data = b""  # the server wants a Content-Length, even 0
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                return response.status, response.read(), response.headers
+        except urllib.error.HTTPError as error:
+            try:
+                payload = error.read()
+            except (OSError, http.client.HTTPException):
+                payload = b""
+            raise self._error(error.code, error.reason, payload, method, path) from None
+        except urllib.error.URLError as error:
+            reason = error.reason
+            if isinstance(reason, (socket.timeout, TimeoutError)):
+                reason = f"no answer within {self.timeout:g} s"
+            raise ConnectionFailed(f"cannot reach {self.addr}: {reason}") from None
+        except (socket.timeout, TimeoutError):
+            raise ConnectionFailed(
+                f"{method} {path}: no answer from {self.addr} within {self.timeout:g} s"
+            ) from None
+        except (OSError, http.client.HTTPException) as error:
+            raise ConnectionFailed(f"{method} {path}: connection to {self.addr} failed: {error}") from None
+
+    @staticmethod
+    def _error(status: int, reason: Any, payload: bytes, method: str, path: str) -> BerthError:
+        """The typed error for an error response: the server's message if it sent one."""
+        code = None
+        message = None
+        try:
+            parsed = json.loads(payload.decode("utf-8")) if payload else None
+        except (UnicodeDecodeError, ValueError):
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+            code = parsed["error"].get("code")
+            message = parsed["error"].get("message")
+        if not message:
+            text = payload.decode("utf-8", "replace").strip()
+            message = f"{method} {path}: " + (text[:500] if text else f"{status} {reason}")
+        return errors.error_for_status(status, message, code)
+
+    def _json(self, method: str, path: str, query=None, body=None) -> Any:
+        status, payload, _ = self._send(method, path, query, body)
+        try:
+            return json.loads(payload.decode("utf-8")) if payload else None
+        except (UnicodeDecodeError, ValueError):
+            raise ServerError(
+                f"{method} {path}: the server answered {status} with invalid JSON", status
+            ) from None
+
+    # --- jobs ---
+
+    def submit(
+        self,
+        command: Union[None, str, Sequence[str]] = None,
+        script: Union[None, str, "os.PathLike[str]"] = None,
+        gpus: Optional[int] = _UNSET,
+        tasks: Optional[int] = 1,
+        **fields: Any,
+    ) -> int:
+        """Submits a job and returns its id.
+
+        Args:
+            command: the program and its arguments, a list (``["python3",
+                "train.py"]``) or a string split as a shell would
+                (``"python3 train.py --lr 0.1"``; no shell runs it).
+            script: instead of ``command``, a script's text (or a path to one)
+                run by the agent.
+            gpus: whole GPUs per task (default 1; 0 for CPU-only). Omitted
+                when ``gpu_milli`` (a share of one GPU) is given.
+            tasks: tasks of the job (default 1).
+            **fields: any other field of ``POST /api/v1/jobs``: ``name``,
+                ``gpu_type``, ``cpus``, ``memory_mib``, ``priority`` (an
+                integer or ``"low"``/``"normal"``/``"high"``), ``queue``,
+                ``time_limit_s``, ``estimate_s``, ``grace_s`` (seconds, or a
+                ``timedelta``), ``preemptible``, ``depends_on`` (ids or
+                ``"afterok:ID"``/``"afterany:ID"``/``"afternotok:ID"``),
+                ``array`` (``"0-9%2"``), ``env`` (dict), ``workdir``,
+                ``retries``, ``hold``, ``idempotency_key``, ``gpu_milli``.
+                None values are left out. The server rejects unknown fields.
+
+        Returns:
+            The job id; for an array (``array=...``), the id of its first
+            job (:meth:`submit_ids` returns them all).
+
+        Raises:
+            BadRequest: the server rejected a field; ``str(e)`` and
+                ``e.field`` name it.
+        """
+        return self.submit_ids(command, script, gpus, tasks, **fields)[0]
+
+    def submit_ids(
+        self,
+        command: Union[None, str, Sequence[str]] = None,
+        script: Union[None, str, "os.PathLike[str]"] = None,
+        gpus: Optional[int] = _UNSET,
+        tasks: Optional[int] = 1,
+        **fields: Any,
+    ) -> List[int]:
+        """As :meth:`submit`, returning every id (one per array index)."""
+        body: Dict[str, Any] = {}
+        if command is not None:
+            body["command"] = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+        if script is not None:
+            if isinstance(script, os.PathLike):
+                with open(script, encoding="utf-8") as f:
+                    script = f.read()
+            body["script"] = script
+        if gpus is _UNSET:
+            gpus = None if fields.get("gpu_milli") is not None else 1
+        if gpus is not None:
+            body["gpus"] = gpus
+        if tasks is not None:
+            body["tasks"] = tasks
+        for key, value in fields.items():
+            if value is not None:
+                body[key] = _seconds(value)
+        reply = self._json("POST", "/api/v1/jobs", body=body)
+        ids = reply.get("ids") if isinstance(reply, dict) else None
+        if not ids:
+            ids = [reply["id"]] if isinstance(reply, dict) and "id" in reply else None
+        if not ids:
+            raise ServerError(f"POST /api/v1/jobs: no job id in the answer: {reply!r}")
+        return [int(i) for i in ids]
+
+    def get(self, id: int) -> Job:
+        """The job ``id``. Raises NotFound when there is none."""
+        return Job.from_json(self._json("GET", f"/api/v1/jobs/{int(id)}"))
+
+    def list(
+        self,
+        state: Optional[str] = None,
+        user: Optional[str] = None,
+        queue: Optional[str] = None,
+        *,
+        live: Optional[bool] = None,
+        page_size: int = 500,
+    ) -> List[Job]:
+        """Every job matching the filters, in id order (follows the server's paging).
+
+        Args:
+            state: one state (``pending``, ``held``, ``running``, ...).
+            user, queue: exact matches.
+            live: True for only jobs that have not ended.
+            page_size: jobs per request (1..1000).
+        """
+        return [job for job in self.iter_jobs(state, user, queue, live=live, page_size=page_size)]
+
+    def iter_jobs(
+        self,
+        state: Optional[str] = None,
+        user: Optional[str] = None,
+        queue: Optional[str] = None,
+        *,
+        live: Optional[bool] = None,
+        page_size: int = 500,
+    ) -> Iterator[Job]:
+        """As :meth:`list`, one page at a time (a generator)."""
+        query: Dict[str, Any] = {"state": state, "user": user, "queue": queue, "limit": page_size}
+        if live is not None:
+            query["live"] = "true" if live else "false"
+        while True:
+            reply = self._json("GET", "/api/v1/jobs", query)
+            for job in reply.get("jobs", []):
+                yield Job.from_json(job)
+            after = reply.get("next_after")
+            if after is None:
+                return
+            query["after"] = after
+
+    def cancel(self, id: int) -> None:
+        """Cancels the job: a pending or held job ends at once, a running one is stopped
+        (SIGTERM, its grace period, then SIGKILL).
+
+        Raises:
+            Forbidden: another user's job. Conflict: it already ended.
+            NotFound: no such job.
+        """
+        self._json("POST", f"/api/v1/jobs/{int(id)}/cancel")
+
+    def release(self, id: int) -> None:
+        """Releases a job submitted with ``hold=True``.
+
+        Raises:
+            Conflict: the job is not held by a user. NotFound: no such live job.
+        """
+        self._json("POST", f"/api/v1/jobs/{int(id)}/release")
+
+    def explain(self, id: int) -> Explanation:
+        """Why the job is where it is: reason, message, queue position, blocker, ETA."""
+        return Explanation.from_json(self._json("GET", f"/api/v1/jobs/{int(id)}/explain"))
+
+    def wait(self, id: int, timeout: Optional[float] = None, poll: float = 1.0) -> Job:
+        """Waits until the job ends (succeeded, failed or cancelled) and returns it.
+
+        Args:
+            timeout: seconds to wait at most (None: forever).
+            poll: seconds between looks.
+
+        Raises:
+            WaitTimeout: the job had not ended within ``timeout``; ``e.job``
+                is the last state seen.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            job = self.get(id)
+            if job.terminal:
+                return job
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise WaitTimeout(
+                        f"job {job.id} is still {job.state} after {timeout:g} s", job=job
+                    )
+                time.sleep(min(poll, left))
+            else:
+                time.sleep(poll)
+
+    # --- logs ---
+
+    def _log_chunk(self, id: int, task: int, offset: int) -> Tuple[bytes, int, bool]:
+        """(bytes from offset, total log size, task running) from the logs route."""
+        _, data, headers = self._send(
+            "GET", f"/api/v1/jobs/{int(id)}/logs", {"task": task, "offset": offset}
+        )
+        size_header = headers.get("X-Berth-Log-Size")
+        try:
+            size = int(size_header) if size_header is not None else offset + len(data)
+        except ValueError:
+            size = offset + len(data)
+        running = (headers.get("X-Berth-Task-Running") or "0").strip() == "1"
+        return data, size, running
+
+    def logs(
+        self,
+        id: int,
+        task: int = 0,
+        follow: bool = False,
+        *,
+        offset: int = 0,
+        poll: float = 1.0,
+        encoding: Optional[str] = "utf-8",
+    ) -> Union[str, bytes, Iterator[Union[str, bytes]]]:
+        """The output of task ``task`` of the job, from byte ``offset``.
+
+        Without ``follow``, returns the log as it is now (a ``str``, or
+        ``bytes`` with ``encoding=None``). With ``follow=True``, returns an
+        iterator of chunks as they are written, which ends when the job has
+        ended and its log is drained::
+
+            for chunk in client.logs(job_id, follow=True):
+                print(chunk, end="")
+
+        While following, a job that has not started yet, a log the agent has
+        not created yet and an unreachable node (503) are waited out; a job
+        requeued onto a new attempt is read again from the start of the new
+        log.
+
+        Raises:
+            NotFound: no such job (without follow: or no log for the task).
+            Conflict: without follow, the job has not started yet.
+            Forbidden: another user's job (logs are for the owner and admins).
+            BadRequest: no such task.
+        """
+        if follow:
+            self.get(id)  # fail now, not at the first next(), for a missing job
+            return self._follow(id, task, offset, poll, encoding)
+        data = b""
+        while True:
+            chunk, size, _ = self._log_chunk(id, task, offset + len(data))
+            data += chunk
+            if not chunk or offset + len(data) >= size:
+                break
+        return data if encoding is None else data.decode(encoding, "replace")
+
+    def _follow(
+        self, id: int, task: int, offset: int, poll: float, encoding: Optional[str]
+    ) -> Iterator[Union[str, bytes]]:
+        decoder = codecs.getincrementaldecoder(encoding)("replace") if encoding else None
+        finished = False
+        while True:
+            try:
+                chunk, size, running = self._log_chunk(id, task, offset)
+            except (Conflict, NotFound, ServerError) as error:
+                # Conflict: not started yet. NotFound from the server (JSON):
+                # the agent has no log file yet. 503: the node is unreachable
+                # for now. Wait for any of these; anything else is an error
+                # (an empty 404 means the server has no logs route at all).
+                transient = isinstance(error, Conflict) or (
+                    isinstance(error, NotFound) and error.code is not None
+                ) or error.status == 503
+                if not transient:
+                    raise
+                chunk, size, running = b"", offset, False
+            if size < offset:
+                # The log is shorter than what was read: the job was requeued
+                # and this is a new attempt's log. Read it from the start.
+                offset = 0
+                continue
+            if chunk:
+                offset += len(chunk)
+                text = decoder.decode(chunk) if decoder else chunk
+                if text:
+                    yield text
+            if offset < size:
+                continue  # more is there already
+            if finished:
+                break  # ended before this read, and nothing is left
+            if not running:
+                # Ended, or not started yet. One more read after an end
+                # drains what was written in between.
+                finished = self.get(id).terminal
+                if finished:
+                    continue
+            time.sleep(poll)
+        if decoder:
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                yield tail
+
+    # --- cluster ---
+
+    def nodes(self) -> List[Dict[str, Any]]:
+        """Every node: name, state, gpu_type, gpus (index, group, healthy, job), ..."""
+        return self._json("GET", "/api/v1/nodes")["nodes"]
+
+    def queues(self) -> List[Dict[str, Any]]:
+        """Every queue: name, parent, guaranteed/ceiling/used GPUs, pending/running jobs."""
+        return self._json("GET", "/api/v1/queues")["queues"]
+
+    def usage(
+        self,
+        start: Union[None, int, float, datetime.datetime] = None,
+        end: Union[None, int, float, datetime.datetime] = None,
+    ) -> Dict[str, Any]:
+        """GPU-hours by user and by queue between ``start`` and ``end`` (unix seconds
+        or datetimes; default the last 30 days): ``{"from", "to", "by_user",
+        "by_queue"}``."""
+        return self._json("GET", "/api/v1/usage", {"from": _unix(start), "to": _unix(end)})
+
+    def create_token(self, user: str, role: str = "user", node: Optional[str] = None) -> str:
+        """Issues a token (admins only) and returns its secret."""
+        body = {"user": user, "role": role}
+        if node is not None:
+            body["node"] = node
+        return self._json("POST", "/api/v1/tokens", body=body)["token"]
+
+    def drain(self, node: str) -> None:
+        """Stops placing jobs on ``node`` (admins only)."""
+        self._json("POST", f"/api/v1/nodes/{urllib.parse.quote(node, safe='')}/drain")
+
+    def undrain(self, node: str) -> None:
+        """Lets jobs be placed on ``node`` again (admins only)."""
+        self._json("POST", f"/api/v1/nodes/{urllib.parse.quote(node, safe='')}/undrain")
+
+    def ready(self) -> bool:
+        """Whether the server answers ``/readyz`` with ready (no token needed)."""
+        try:
+            status, _, _ = self._send("GET", "/readyz", auth=False)
+            return status == 200
+        except BerthError:
+            return False
