@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev zlib1g-dev
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libtomlplusplus-dev
-  postgresql
+  postgresql prometheus
   python3 clang-format
   clang libclang-rt-14-dev
 )

@@ -9,74 +9,25 @@ acknowledged job is present exactly once and every key names one job.
 
 Usage: server_crash_test.py BERTH_BINARY
 """
-import json
-import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.error
-import urllib.request
+
+from berth_testlib import admin_token, berth_dev, free_port, request
 
 CLIENTS = 16
 JOBS = 1000
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def request(url, token, method="GET", body=None, timeout=10):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method)
-    req.add_header("Authorization", "Bearer " + token)
-    req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=timeout) as response:
-        return response.status, json.loads(response.read() or b"null")
-
-
-class Server:
-    def __init__(self, binary, data_dir, port):
-        self.binary, self.data_dir, self.port = binary, data_dir, port
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [self.binary, "dev", "--data-dir", self.data_dir, "--listen", f"127.0.0.1:{self.port}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/readyz", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.05)
-        raise SystemExit("server did not become ready")
-
-    def kill(self):
-        os.kill(self.process.pid, signal.SIGKILL)  # only the process we started
-        self.process.wait()
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=30)
-
-
 def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as data_dir:
-        server = Server(binary, data_dir, free_port())
-        server.start()
-        base = f"http://127.0.0.1:{server.port}"
-        with open(os.path.join(data_dir, "admin-token")) as f:
-            admin = f.read().strip()
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = berth_dev(binary, data_dir, port, "--nodes", "0").start().wait_http(base + "/readyz")
+        admin = admin_token(data_dir)
         _, reply = request(base + "/api/v1/tokens", admin, "POST", {"user": "alice", "role": "user"})
         token = reply["token"]
 
@@ -111,7 +62,7 @@ def main():
         server.kill()
         with lock:
             acked_before_kill = dict(acked)
-        server.start()
+        server.start().wait_http(base + "/readyz")
         restarted.set()
         for thread in threads:
             thread.join()

@@ -25,7 +25,8 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
       clock_(clock),
       options_(std::move(options)),
       metrics_(metrics),
-      policy_(core::MakePolicy(options_.policy, options_.policy_config).value()) {
+      policy_(core::MakePolicy(options_.policy, options_.policy_config).value()),
+      state_(options_.cluster) {
   if (metrics_ != nullptr) {
     metrics_->DeclareHistogram(
         "berth_queue_wait_seconds", "Time from submission to first start, by queue.",

@@ -45,6 +45,7 @@ namespace berth::server {
 struct ControllerOptions {
   std::string policy = "berth";
   core::PolicyConfig policy_config;
+  core::ClusterOptions cluster;  // fair-share usage half-life
   // A node whose agent has not been heard from for this long is down, and
   // its jobs are requeued.
   core::Duration heartbeat_timeout = core::Duration::Seconds(30);

@@ -1,0 +1,77 @@
+// The TOML configuration: the shipped example parses to what it documents,
+// and every mistake is an error naming its key.
+#include "server/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace berth::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
+  Result<ServerConfig> config = LoadConfig(std::string(BERTH_SOURCE_DIR) + "/deploy/berth.toml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->listen, "127.0.0.1:8080");
+  EXPECT_EQ(config->data_dir, "/var/lib/berth");
+  EXPECT_TRUE(config->postgres_url.empty());
+  EXPECT_TRUE(config->tls_cert.empty());
+  EXPECT_EQ(config->controller.policy, "berth");
+  EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(30));
+  EXPECT_EQ(config->controller.policy_config.berth.starvation_bound, core::Duration::Hours(36));
+  EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(168));
+  ASSERT_TRUE(config->queues.has_value());
+  ASSERT_EQ(config->queues->size(), 4u);
+  EXPECT_EQ((*config->queues)[1].name, "vision");
+  EXPECT_EQ((*config->queues)[1].parent, "research");
+  EXPECT_EQ((*config->queues)[1].ceiling, core::WholeGpus(64));
+}
+
+TEST(ConfigTest, SettingsReachTheScheduler) {
+  Result<ServerConfig> config = ParseConfig(R"(
+data_dir = "/tmp/x"
+[scheduler]
+policy = "fifo"
+heartbeat_timeout_s = 5
+fair_share_half_life_h = 24
+)",
+                                            "test.toml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->controller.policy, "fifo");
+  EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(5));
+  EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(24));
+  EXPECT_FALSE(config->queues.has_value());
+}
+
+TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"data_dir = \"/x\"\nlisen = \"127.0.0.1:1\"", "lisen: unknown key"},
+      {"data_dir = \"/x\"\n[scheduler]\npolicy = \"magic\"", "scheduler.policy"},
+      {"data_dir = \"/x\"\n[scheduler]\nheartbeat_timeout_s = -1", "scheduler.heartbeat_timeout_s"},
+      {"data_dir = \"/x\"\n[scheduler]\nheartbeat_timeout_s = \"30\"",
+       "scheduler.heartbeat_timeout_s"},
+      {"data_dir = 7", "data_dir: wrong type"},
+      {"listen = \"127.0.0.1:8080\"", "data_dir"},
+      {"data_dir = \"/x\"\nlisten = \"nowhere\"", "listen"},
+      {"data_dir = \"/x\"\n[tls]\ncert = \"c.pem\"", "tls: set both"},
+      {"data_dir = \"/x\"\n[[queues]]\nname = \"a\"\nguaranteed_gpus = -2",
+       "queues[0].guaranteed_gpus"},
+      {"data_dir = \"/x\"\n[[queues]]\nname = \"a\"\ncolour = \"red\"", "queues[0].colour"},
+      {"data_dir = \"/x\"\n[scheduler\n", "test.toml:"},
+  };
+  for (const auto& [text, wanted] : cases) {
+    Result<ServerConfig> config = ParseConfig(text, "test.toml");
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_THAT(config.status().message(), HasSubstr(wanted)) << text;
+  }
+}
+
+TEST(ConfigTest, AMissingFileNamesIt) {
+  Result<ServerConfig> config = LoadConfig("/nonexistent/berth.toml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("/nonexistent/berth.toml"));
+}
+
+}  // namespace
+}  // namespace berth::server
