@@ -60,9 +60,9 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   BERTH_ASSIGN_OR_RETURN(options.policy_config.berth_min_run_time,
                          Seconds(table, path, "min_run_before_preemption_s", 1,
                                  options.policy_config.berth_min_run_time));
-  BERTH_ASSIGN_OR_RETURN(options.cluster.usage_half_life,
-                         Seconds(table, path, "fair_share_half_life_h", 3600,
-                                 options.cluster.usage_half_life));
+  BERTH_ASSIGN_OR_RETURN(
+      options.cluster.usage_half_life,
+      Seconds(table, path, "fair_share_half_life_h", 3600, options.cluster.usage_half_life));
   return Status::Ok();
 }
 
