@@ -221,7 +221,12 @@ TEST_F(ApiTest, BadInputIsA4xxNamingTheFieldAndChangesNothing) {
       alice.Post("/api/v1/jobs", json{{"command", {"true"}}, {"depends_on", {"afterok:424242"}}});
   EXPECT_EQ(dependency.status, 400);
   EXPECT_THAT(dependency.body["error"]["message"].get<std::string>(), HasSubstr("depends_on"));
-  EXPECT_EQ(alice.PostRaw("/api/v1/jobs", std::string(2 << 20, ' ')).status, 413);
+  Reply huge = alice.PostRaw("/api/v1/jobs", std::string(2 << 20, ' '));
+  EXPECT_EQ(huge.status, 413);
+  EXPECT_THAT(huge.body["error"]["message"].get<std::string>(), HasSubstr("body"));
+  Reply nowhere = alice.Get("/api/v1/jbos");
+  EXPECT_EQ(nowhere.status, 404);
+  EXPECT_THAT(nowhere.body["error"]["message"].get<std::string>(), HasSubstr("/api/v1/jbos"));
   EXPECT_EQ(alice.Get("/api/v1/jobs?colour=red").status, 400);
   EXPECT_TRUE(alice.Get("/api/v1/jobs").body["jobs"].empty()) << "nothing was accepted";
 }
@@ -287,14 +292,24 @@ TEST_F(ApiTest, DependenciesAndHoldsWaitUntilTheyAreMet) {
       alice.Post("/api/v1/jobs", json{{"command", {"b"}}, {"depends_on", {first}}}).body["id"];
   const int64_t held =
       alice.Post("/api/v1/jobs", json{{"command", {"c"}}, {"hold", true}}).body["id"];
+  const int64_t both =
+      alice.Post("/api/v1/jobs", json{{"command", {"d"}}, {"hold", true}, {"depends_on", {first}}})
+          .body["id"];
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(second)).body["state"], "held");
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(held)).body["reason"], "held");
+  // Releasing lifts its owner's hold; the dependency still holds it.
+  EXPECT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(both) + "/release").status, 200);
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(both)).body["state"], "held");
 
   json task = WaitForAssignment(agent, "n0", first);
   Heartbeat(agent, "n0",
             {TaskReport{
                 core::JobId{first}, 0, task["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});
   WaitForAssignment(agent, "n0", second);  // released once the first succeeded
+  WaitForAssignment(agent, "n0", both);
+  Reply ended = alice.Post("/api/v1/jobs/" + std::to_string(first) + "/release");
+  EXPECT_EQ(ended.status, 409);
+  EXPECT_THAT(ended.body["error"]["message"].get<std::string>(), HasSubstr("already ended"));
 
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(held)).body["state"], "held");
   EXPECT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(held) + "/release").status, 200);
@@ -487,6 +502,26 @@ TEST_F(ApiTest, LogsComeFromTheAgentThatRanTheTaskAndOnlyToTheOwner) {
   agent_logs.stop();
   logs_thread.join();
   EXPECT_EQ(alice.Get(logs).status, 503) << "the agent is unreachable";
+}
+
+TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
+  Client alice = As(NewToken("alice", "user"));
+  RegisterAgent("n0", 8);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}, {"tasks", 2}}).body["id"];
+  json explained = json::object();
+  for (int i = 0; i < 300 && explained.value("reason", "") != "infeasible"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    explained = alice.Get("/api/v1/jobs/" + std::to_string(id) + "/explain").body;
+  }
+  ASSERT_EQ(explained["reason"], "infeasible") << explained.dump();
+  EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("can never start"));
+  EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("2 tasks x 8 GPUs"));
+  // The full listing (from the store) carries the live reason too.
+  json listed = alice.Get("/api/v1/jobs").body["jobs"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["reason"], "infeasible");
+  EXPECT_THAT(listed[0]["message"].get<std::string>(), HasSubstr("can never start"));
 }
 
 }  // namespace

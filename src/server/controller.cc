@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/check.h"
+#include "server/explain_text.h"
 
 namespace berth::server {
 
@@ -216,29 +217,32 @@ Result<JobRecord> Controller::GetJob(const Principal& who, JobId id) {
 }
 
 Result<std::vector<JobRecord>> Controller::ListJobs(const Principal& who, store::JobFilter filter) {
-  (void)who;
-  {
-    // Live jobs change faster than the store sees some fields (reasons);
-    // answer live-only listings from memory.
+  (void)who;  // everyone sees the queue; the API layer hides others' env and logs
+  if (!filter.live_only) {
+    // The store has every job (read outside the lock: the scheduler goes
+    // on). Reasons and messages change every cycle in memory only: take
+    // the jobs still live from there.
+    BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> stored, store_.ListJobs(filter));
     std::lock_guard lock(mutex_);
-    if (filter.live_only) {
-      std::vector<JobRecord> out;
-      for (const auto& [id, job] : jobs_) {
-        if (filter.after && id <= *filter.after) continue;
-        if (filter.state && job.state != *filter.state) continue;
-        if (filter.user && job.user != *filter.user) continue;
-        if (filter.queue && job.request.queue != *filter.queue) continue;
-        out.push_back(job);
-        if (static_cast<int32_t>(out.size()) >= filter.limit) break;
-      }
-      return out;
+    for (JobRecord& job : stored) {
+      if (auto it = jobs_.find(job.id); it != jobs_.end()) job = it->second;
     }
+    return stored;
   }
-  return store_.ListJobs(filter);
+  std::lock_guard lock(mutex_);
+  std::vector<JobRecord> out;
+  for (const auto& [id, job] : jobs_) {
+    if (filter.after && id <= *filter.after) continue;
+    if (filter.state && job.state != *filter.state) continue;
+    if (filter.user && job.user != *filter.user) continue;
+    if (filter.queue && job.request.queue != *filter.queue) continue;
+    out.push_back(job);
+    if (static_cast<int32_t>(out.size()) >= filter.limit) break;
+  }
+  return out;
 }
 
-Status Controller::Cancel(const Principal& who, JobId id) {
-  std::lock_guard lock(mutex_);
+Result<JobRecord*> Controller::FindOwnLiveLocked(const Principal& who, JobId id) {
   Result<JobRecord*> found = FindLiveLocked(id);
   if (!found.ok()) {
     Result<JobRecord> stored = store_.GetJob(id);
@@ -247,8 +251,14 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     return FailedPrecondition(JobName(id) + " already ended (" +
                               std::string(core::JobStateName(stored->state)) + ")");
   }
-  JobRecord& job = **found;
-  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
+  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, **found));
+  return found;
+}
+
+Status Controller::Cancel(const Principal& who, JobId id) {
+  std::lock_guard lock(mutex_);
+  BERTH_ASSIGN_OR_RETURN(JobRecord * found, FindOwnLiveLocked(who, id));
+  JobRecord& job = *found;
   std::vector<JobRecord*> changed{&job};
   if (job.state == JobState::kPending || job.state == JobState::kHeld) {
     job.state = JobState::kCancelled;
@@ -279,8 +289,14 @@ Status Controller::Cancel(const Principal& who, JobId id) {
 
 Status Controller::Release(const Principal& who, JobId id) {
   std::lock_guard lock(mutex_);
-  BERTH_ASSIGN_OR_RETURN(JobRecord * job, FindLiveLocked(id));
-  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, *job));
+  BERTH_ASSIGN_OR_RETURN(JobRecord * job, FindOwnLiveLocked(who, id));
+  if (job->state == JobState::kHeld && job->reason == "dependency" && job->request.hold) {
+    // Held by its owner and by dependencies: releasing lifts the first; it
+    // starts once the jobs it depends on have ended.
+    job->request.hold = false;
+    job->message = "released; waiting for the jobs it depends on";
+    return PersistLocked({job});
+  }
   if (job->state != JobState::kHeld || job->reason != "held") {
     return FailedPrecondition(JobName(id) + " is not held by a user (state " +
                               std::string(core::JobStateName(job->state)) + ")");
@@ -311,6 +327,7 @@ Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
   std::lock_guard lock(mutex_);
   if (auto it = explained_.find(id); it != explained_.end() && job.state == JobState::kPending) {
     explanation.reason = std::string(core::ReasonName(it->second.reason));
+    explanation.message = DescribePending(it->second, job);
     explanation.position = it->second.position;
     explanation.blocker = it->second.blocker;
     explanation.eta = it->second.eta;

@@ -230,6 +230,8 @@ class Controller {
   void RequeueLocked(store::JobRecord& job, const std::string& reason,
                      std::vector<store::JobRecord*>& changed);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
+  // The live job if `who` may change it; else why not (gone, ended, not theirs).
+  Result<store::JobRecord*> FindOwnLiveLocked(const Principal& who, core::JobId id);
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
   std::vector<store::TaskPlacementRecord> RecordPlacementLocked(

@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "core/decide.h"
 #include "server/controller.h"
+#include "server/explain_text.h"
 
 namespace berth::server {
 
@@ -151,6 +152,7 @@ Result<bool> Controller::RunCycle() {
     auto it = jobs_.find(pending.job);
     if (it != jobs_.end() && it->second.state == JobState::kPending) {
       it->second.reason = std::string(core::ReasonName(pending.reason));
+      it->second.message = DescribePending(pending, it->second);
     }
   }
   return !updated.empty();

@@ -135,6 +135,20 @@ httplib::Server::Handler HttpApi::Route(std::string pattern, Access access, Hand
 
 void HttpApi::Install(httplib::Server& server) {
   server.set_payload_max_length(limits_.max_body_bytes);
+  // Errors httplib answers itself (no route, body too large, a malformed
+  // request) get the same JSON shape as the API's own.
+  server.set_error_handler([this](const httplib::Request& request, httplib::Response& response) {
+    if (!response.body.empty()) return;
+    const int code = response.status;
+    std::string message =
+        code == 404   ? "no route " + request.method + " " + request.path
+        : code == 413 ? "body: larger than " + std::to_string(limits_.max_body_bytes) + " bytes"
+        : code == 405 ? request.method + " is not allowed on " + request.path
+                      : "malformed HTTP request";
+    const char* name = code == 404 ? "not_found" : "invalid_argument";
+    response.set_content(json{{"error", {{"code", name}, {"message", message}}}}.dump(),
+                         "application/json");
+  });
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });
