@@ -1,6 +1,6 @@
 // Why a job is not running: a closed set of codes with stable API names
 // (printed by the server and CLI, counted in metrics). The human sentence is
-// built from the code plus the numbers of the moment, in explain.h.
+// built from the code plus the numbers of the moment, in server/explain_text.h.
 #pragma once
 
 #include <optional>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/check.h"
+#include "server/event_log.h"
 #include "server/explain_text.h"
 
 namespace berth::server {
@@ -198,6 +199,11 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       job.version = 1;
       if (submission.jobs.size() > 1 && i > 0) job.array_parent = (*ids)[0];
       AddToStateLocked(job);
+      LogEvent("job_submitted", {{"job", std::to_string(core::Value(id))},
+                                 {"user", job.user},
+                                 {"queue", job.request.queue},
+                                 {"tasks", std::to_string(job.request.tasks)},
+                                 {"gpu_milli", std::to_string(job.request.task.gpu.value())}});
     }
     std::vector<JobRecord*> changed;
     ReleaseDependentsLocked(changed);  // dependencies that already ended

@@ -1,10 +1,13 @@
 // Decision cycles and the end of runs: snapshot -> core::Decide -> persist
 // -> apply, and what happens when a run ends, fails or loses its node.
+#include <fmt/format.h>
+
 #include <utility>
 
 #include "common/check.h"
 #include "core/decide.h"
 #include "server/controller.h"
+#include "server/event_log.h"
 #include "server/explain_text.h"
 
 namespace berth::server {
@@ -57,6 +60,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
+  LogEvent("job_requeued", {{"job", std::to_string(core::Value(job.id))}, {"reason", reason}});
   changed.push_back(&job);
 }
 
@@ -88,6 +92,11 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
+  LogEvent("job_ended", {{"job", std::to_string(core::Value(job.id))},
+                         {"state", std::string(core::JobStateName(outcome))},
+                         {"reason", reason},
+                         {"exit_code", job.exit_code ? std::to_string(*job.exit_code) : "none"},
+                         {"signal", job.signal ? std::to_string(*job.signal) : "none"}});
   changed.push_back(&job);
 }
 
@@ -135,6 +144,22 @@ Result<bool> Controller::RunCycle() {
   }
   for (auto& [id, job] : updated) {
     ++job.version;
+    if (job.state == JobState::kStarting) {
+      std::string where;
+      for (const store::TaskPlacementRecord& task : job.placement) {
+        where += (where.empty() ? "" : ";") + task.node + ":";
+        for (size_t i = 0; i < task.gpus.size(); ++i) {
+          where += (i == 0 ? "" : ",") + std::to_string(task.gpus[i]);
+        }
+      }
+      LogEvent("job_started",
+               {{"job", std::to_string(core::Value(id))},
+                {"attempt", std::to_string(job.attempts)},
+                {"waited_s", fmt::format("{:.3f}", (now - job.submit_time).seconds())},
+                {"placement", where}});
+    } else {
+      LogEvent("job_preempting", {{"job", std::to_string(core::Value(id))}, {"why", job.message}});
+    }
     if (metrics_ != nullptr && job.state == JobState::kStarting && job.attempts == 1) {
       metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},
                         (now - job.submit_time).seconds());
@@ -168,6 +193,9 @@ Status Controller::CheckHeartbeats() {
       continue;
     }
     node.record.state = core::NodeState::kDown;
+    LogWarning("node_down",
+               {{"node", name},
+                {"silent_s", fmt::format("{:.1f}", (now - node.record.last_heartbeat).seconds())}});
     BERTH_RETURN_IF_ERROR(store_.PutNode(node.record));
     state_.SetNodeState(node.id, core::NodeState::kDown);
     for (auto& [id, job] : jobs_) {

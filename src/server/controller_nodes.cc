@@ -5,6 +5,7 @@
 
 #include "common/check.h"
 #include "server/controller.h"
+#include "server/event_log.h"
 
 namespace berth::server {
 
@@ -139,6 +140,10 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
     const std::string name = record.name;  // the key, before record moves
     nodes_[name] = NodeEntry{std::move(record), id};
   }
+  LogEvent("node_registered", {{"node", registration.node},
+                               {"address", registration.address},
+                               {"gpus", std::to_string(registration.gpus.size())},
+                               {"gpu_type", registration.gpu_type}});
   work_pending_ = true;
   work_.notify_all();
   return Status::Ok();
@@ -158,6 +163,10 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       // Fencing: a task of a job that ended, was requeued elsewhere or never
       // ran here. Stop it so a job never runs twice.
       if (report.phase == TaskPhase::kRunning) {
+        LogWarning("task_fenced", {{"node", node},
+                                   {"job", std::to_string(core::Value(report.job))},
+                                   {"task", std::to_string(report.task)},
+                                   {"attempt", std::to_string(report.attempt)}});
         desired.stop.push_back(
             TaskStop{report.job, report.task, report.attempt, core::Duration::Seconds(0)});
       }
