@@ -1,0 +1,333 @@
+#include "agent/agent.h"
+
+#include <fcntl.h>
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "agent/task_env.h"
+#include "server/api_json.h"
+#include "server/server.h"
+
+extern char** environ;
+
+namespace berth::agent {
+namespace {
+
+using nlohmann::json;
+
+core::MilliCpu NodeCpu() {
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return core::MilliCpu(cpus > 0 ? cpus * 1000 : 0);
+}
+
+core::MemoryMiB NodeMemory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return core::MemoryMiB(0);
+  return core::MemoryMiB(static_cast<int64_t>(pages) * page_size / (1024 * 1024));
+}
+
+// The server's error message, else the body, else the transport error.
+std::string Describe(const httplib::Result& result) {
+  if (!result) return httplib::to_string(result.error());
+  const json body = json::parse(result->body, nullptr, false);
+  std::string message = result->body;
+  if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+    message = body["error"].value("message", result->body);
+  }
+  return "HTTP " + std::to_string(result->status) + ": " + message;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
+                                            std::unique_ptr<GpuInventory> inventory,
+                                            const Clock& clock) {
+  if (options.node.empty()) return InvalidArgument("--node: required");
+  if (options.server_url.empty()) return InvalidArgument("--server: required");
+  if (options.state_dir.empty()) return InvalidArgument("--state-dir: required");
+  if (options.supervisor_command.empty()) {
+    return InvalidArgument("supervisor_command: required (the binary that runs supervise-task)");
+  }
+  BERTH_ASSIGN_OR_RETURN(auto listen, server::ParseListen(options.listen, "--listen"));
+  if (options.advertise.empty() && (listen.first == "0.0.0.0" || listen.first.empty())) {
+    return InvalidArgument("--advertise: required when --listen is " + options.listen +
+                           " (the server must know one address that reaches this node)");
+  }
+  std::unique_ptr<Agent> agent(new Agent(std::move(options), clock));
+  const AgentOptions& o = agent->options_;
+
+  std::error_code error;
+  std::filesystem::create_directories(o.state_dir, error);
+  if (error)
+    return Unavailable("--state-dir: cannot create " + o.state_dir + ": " + error.message());
+  // One agent per state dir: two would start every task twice.
+  agent->lock_fd_ =
+      ::open((o.state_dir + "/agent.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (agent->lock_fd_ < 0 || ::flock(agent->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return FailedPrecondition("--state-dir: " + o.state_dir +
+                              " is in use by another agent (agent.lock is held)");
+  }
+
+  agent->inventory_ = std::move(inventory);
+  BERTH_ASSIGN_OR_RETURN(agent->inventory_info_, agent->inventory_->Discover());
+  spdlog::info("agent {}: {} GPUs ({}), {}", o.node, agent->inventory_info_.gpus.size(),
+               agent->inventory_info_.gpu_type.empty() ? "none" : agent->inventory_info_.gpu_type,
+               agent->inventory_info_.driver);
+  for (const GpuInfo& gpu : agent->inventory_info_.gpus) {
+    spdlog::info("agent {}: GPU {} {} {} {} MiB group {}{}", o.node, gpu.index, gpu.uuid, gpu.name,
+                 gpu.memory_mib, gpu.interconnect_group, gpu.healthy ? "" : " UNHEALTHY");
+  }
+  if (Result<std::vector<GpuSample>> samples = agent->inventory_->Sample(); samples.ok()) {
+    agent->last_samples_ = std::move(*samples);
+  }
+
+  TaskRunnerOptions runner;
+  runner.state_dir = o.state_dir;
+  runner.node = o.node;
+  runner.supervisor_command = o.supervisor_command;
+  runner.base_env = PassThroughEnvironment(environ);
+  BERTH_ASSIGN_OR_RETURN(agent->runner_, TaskRunner::Open(std::move(runner)));
+  for (const LocalTask& task : agent->runner_->Tasks()) {
+    spdlog::info("agent {}: adopted {} ({})", o.node, ToString(task.key),
+                 task.phase == LocalPhase::kRunning ? "running" : "exited");
+  }
+
+  BERTH_ASSIGN_OR_RETURN(agent->logs_key_, RandomSecret());
+  AgentHttp::Options http;
+  http.host = listen.first;
+  http.port = listen.second;
+  http.tasks_dir = agent->runner_->tasks_dir();
+  http.logs_key = agent->logs_key_;
+  http.metrics = [a = agent.get()] { return a->MetricsText(); };
+  BERTH_ASSIGN_OR_RETURN(agent->http_, AgentHttp::Start(std::move(http)));
+  agent->address_ =
+      o.advertise.empty() ? listen.first + ":" + std::to_string(agent->http_->port()) : o.advertise;
+  spdlog::info("agent {}: serving logs on {}", o.node, agent->address_);
+  agent->thread_ = std::thread([a = agent.get()] { a->Loop(); });
+  return agent;
+}
+
+Agent::~Agent() {
+  Stop();
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+void Agent::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (http_) http_->Stop();
+}
+
+AgentStats Agent::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void Agent::Sleep(std::chrono::milliseconds delay) {
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, delay, [this] { return stopping_; });
+}
+
+void Agent::Loop() {
+  std::minstd_rand jitter(static_cast<unsigned>(::getpid()));
+  std::chrono::milliseconds backoff{0};
+  while (true) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+    }
+    RoundResult result = registered_ ? Round() : (Register() ? Round() : RoundResult::kFailed);
+    if (result == RoundResult::kOk) {
+      backoff = std::chrono::milliseconds(0);
+      Sleep(options_.heartbeat_interval);
+      continue;
+    }
+    if (result == RoundResult::kRegisterAgain) continue;  // at once
+    // Unreachable or refused: back off, exponentially and capped, with some
+    // jitter so a fleet of agents does not come back in lockstep.
+    backoff = backoff.count() == 0 ? options_.heartbeat_interval
+                                   : std::min(backoff * 2, options_.max_backoff);
+    const auto spread = std::chrono::milliseconds(
+        static_cast<int64_t>(jitter() % static_cast<uint64_t>(backoff.count() / 4 + 1)));
+    Sleep(backoff + spread);
+  }
+}
+
+bool Agent::Register() {
+  server::NodeRegistration registration;
+  registration.node = options_.node;
+  registration.address = address_;
+  registration.logs_key = logs_key_;
+  registration.gpu_type = inventory_info_.gpu_type;
+  registration.cpu = NodeCpu();
+  registration.memory = NodeMemory();
+  registration.labels = options_.labels;
+  for (const GpuInfo& gpu : inventory_info_.gpus) {
+    bool healthy = gpu.healthy;
+    for (const GpuSample& sample : last_samples_) {
+      if (sample.index == gpu.index) healthy = sample.healthy;
+    }
+    registration.gpus.push_back(server::GpuReport{gpu.index, gpu.interconnect_group, healthy});
+  }
+  httplib::Client client(options_.server_url);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(10, 0);
+  client.set_bearer_token_auth(options_.token);
+  httplib::Result result = client.Post(
+      "/api/v1/agent/register", server::RegistrationJson(registration).dump(), "application/json");
+  std::lock_guard lock(mutex_);
+  if (!result || result->status != 200) {
+    ++stats_.heartbeats_failed;
+    spdlog::warn("agent {}: cannot register with {}: {}", options_.node, options_.server_url,
+                 Describe(result));
+    return false;
+  }
+  registered_ = true;
+  ++stats_.registrations;
+  spdlog::info("agent {}: registered with {} as {}", options_.node, options_.server_url, address_);
+  return true;
+}
+
+Agent::RoundResult Agent::Round() {
+  runner_->Refresh();
+  const std::vector<LocalTask> tasks = runner_->Tasks();
+  std::vector<GpuSample> samples;
+  if (Result<std::vector<GpuSample>> sampled = inventory_->Sample(); sampled.ok()) {
+    samples = std::move(*sampled);
+  } else {
+    // Without a sample the heartbeat says nothing of health: unchanged.
+    spdlog::warn("agent {}: GPU sample failed: {}", options_.node, sampled.status().ToString());
+  }
+  int64_t running = 0;
+  for (const LocalTask& task : tasks) running += task.phase == LocalPhase::kRunning ? 1 : 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (!samples.empty()) last_samples_ = samples;
+    tasks_running_ = running;
+  }
+  const server::Heartbeat heartbeat =
+      BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
+  httplib::Client client(options_.server_url);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(10, 0);
+  client.set_bearer_token_auth(options_.token);
+  httplib::Result result = client.Post("/api/v1/agent/heartbeat",
+                                       server::HeartbeatJson(heartbeat).dump(), "application/json");
+  if (result && result->status == 404) {
+    // The server does not know this node (a new database, or it was
+    // removed): register again, at once.
+    spdlog::warn("agent {}: {}; registering again", options_.node, Describe(result));
+    registered_ = false;
+    return RoundResult::kRegisterAgain;
+  }
+  const json body =
+      result && result->status == 200 ? json::parse(result->body, nullptr, false) : json();
+  Result<server::DesiredState> desired =
+      body.is_object() ? server::ParseDesired(body)
+                       : Result<server::DesiredState>(Unavailable(Describe(result)));
+  if (!desired.ok()) {
+    std::lock_guard lock(mutex_);
+    ++stats_.heartbeats_failed;
+    spdlog::warn("agent {}: heartbeat to {} failed: {}", options_.node, options_.server_url,
+                 desired.status().message());
+    return RoundResult::kFailed;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.heartbeats_ok;
+  }
+  Apply(Reconcile(*desired, tasks));
+  for (const TaskKey& key : AcknowledgedExits(heartbeat, *desired)) {
+    if (Status status = runner_->MarkAcked(key); !status.ok()) {
+      spdlog::warn("agent {}: {}", options_.node, status.ToString());
+    }
+  }
+  if (int removed = runner_->Collect(clock_.Now() - options_.keep_finished); removed > 0) {
+    spdlog::info("agent {}: removed {} finished tasks older than {} s", options_.node, removed,
+                 options_.keep_finished.micros() / 1'000'000);
+  }
+  return RoundResult::kOk;
+}
+
+void Agent::Apply(const ReconcilePlan& plan) {
+  for (const server::TaskStop& stop : plan.stop) {
+    const TaskKey key{stop.job, stop.task, stop.attempt};
+    spdlog::info("agent {}: stopping {} (grace {} ms)", options_.node, ToString(key),
+                 stop.grace.micros() / 1000);
+    if (Status status = runner_->Stop(key, stop.grace); !status.ok()) {
+      spdlog::error("agent {}: cannot stop {}: {}", options_.node, ToString(key),
+                    status.ToString());
+    }
+    std::lock_guard lock(mutex_);
+    ++stats_.tasks_stopped;
+  }
+  for (const server::TaskAssignment& task : plan.start) {
+    const TaskKey key{task.job, task.task, task.attempt};
+    spdlog::info("agent {}: starting {} on GPUs [{}]", options_.node, ToString(key),
+                 JoinIndices(task.gpus));
+    if (Status status = runner_->Start(task); !status.ok()) {
+      // Recorded as the task's outcome; the next heartbeat reports it.
+      spdlog::error("agent {}: cannot start {}: {}", options_.node, ToString(key),
+                    status.ToString());
+    }
+    std::lock_guard lock(mutex_);
+    ++stats_.tasks_started;
+  }
+}
+
+std::string Agent::MetricsText() {
+  std::lock_guard lock(mutex_);
+  std::ostringstream out;
+  const auto gauge = [&out](const std::string& name, const std::string& help) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+  };
+  const auto labels = [this](int32_t index) {
+    std::string uuid;
+    for (const GpuInfo& gpu : inventory_info_.gpus) {
+      if (gpu.index == index) uuid = gpu.uuid;
+    }
+    return "{node=\"" + options_.node + "\",gpu=\"" + std::to_string(index) + "\",uuid=\"" + uuid +
+           "\"}";
+  };
+  gauge("berth_agent_gpu_utilization_ratio", "Share of time a kernel ran, last sample.");
+  for (const GpuSample& s : last_samples_) {
+    out << "berth_agent_gpu_utilization_ratio" << labels(s.index) << " "
+        << static_cast<double>(s.utilization_percent) / 100.0 << "\n";
+  }
+  gauge("berth_agent_gpu_memory_used_bytes", "GPU memory in use, last sample.");
+  for (const GpuSample& s : last_samples_) {
+    out << "berth_agent_gpu_memory_used_bytes" << labels(s.index) << " "
+        << s.memory_used_mib * 1024 * 1024 << "\n";
+  }
+  gauge("berth_agent_gpu_memory_total_bytes", "GPU memory.");
+  for (const GpuSample& s : last_samples_) {
+    out << "berth_agent_gpu_memory_total_bytes" << labels(s.index) << " "
+        << s.memory_total_mib * 1024 * 1024 << "\n";
+  }
+  gauge("berth_agent_gpu_healthy", "1 when the GPU is healthy (ECC, XID).");
+  for (const GpuSample& s : last_samples_) {
+    out << "berth_agent_gpu_healthy" << labels(s.index) << " " << (s.healthy ? 1 : 0) << "\n";
+  }
+  gauge("berth_agent_tasks_running", "Tasks running on this node.");
+  out << "berth_agent_tasks_running{node=\"" << options_.node << "\"} " << tasks_running_ << "\n";
+  out << "# HELP berth_agent_heartbeats_total Heartbeats by result.\n"
+      << "# TYPE berth_agent_heartbeats_total counter\n"
+      << "berth_agent_heartbeats_total{node=\"" << options_.node << "\",result=\"ok\"} "
+      << stats_.heartbeats_ok << "\n"
+      << "berth_agent_heartbeats_total{node=\"" << options_.node << "\",result=\"failed\"} "
+      << stats_.heartbeats_failed << "\n";
+  return out.str();
+}
+
+}  // namespace berth::agent

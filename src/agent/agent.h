@@ -1,0 +1,116 @@
+// The node agent: one per GPU node. It registers the node's inventory with
+// the server, then every heartbeat interval sends the node's truth (tasks
+// running and exited, GPU health) and reconciles with the desired state
+// that comes back:
+//
+//   loop:  refresh tasks from the state dir  (TaskRunner)
+//          POST /api/v1/agent/heartbeat       (BuildHeartbeat)
+//            404 "not registered" -> register again, then go on
+//            unreachable / 5xx    -> wait (exponential backoff, capped);
+//                                    tasks keep running meanwhile
+//          apply Reconcile(desired, truth)     (starts, stops)
+//          mark exits the server has recorded  (AcknowledgedExits)
+//          collect old finished tasks
+//
+// Stopping the agent (Stop, SIGTERM) leaves every task running: a restarted
+// agent adopts them from the state dir. To take work off a node, drain it.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/agent_http.h"
+#include "agent/gpu_inventory.h"
+#include "agent/task_runner.h"
+#include "common/clock.h"
+#include "common/status.h"
+
+namespace berth::agent {
+
+struct AgentOptions {
+  std::string server_url;  // http://host:port
+  std::string token;       // an agent token for `node`
+  std::string node;
+  std::string listen = "127.0.0.1:0";  // the logs endpoint; port 0 picks one
+  // What the server is told (logs, and MASTER_ADDR of gangs whose task 0
+  // runs here); empty: the listen host and the bound port.
+  std::string advertise;
+  std::string state_dir;
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::chrono::milliseconds max_backoff{30000};
+  // How long finished tasks (and their logs) stay after the server saw them.
+  core::Duration keep_finished = core::Duration::Hours(24);
+  std::map<std::string, std::string> labels;
+  // The supervisor's argv before the task dir; see TaskRunnerOptions.
+  std::vector<std::string> supervisor_command;
+};
+
+// What the agent has done, for tests and logs. Thread-safe reads.
+struct AgentStats {
+  int64_t registrations = 0;
+  int64_t heartbeats_ok = 0;
+  int64_t heartbeats_failed = 0;
+  int64_t tasks_started = 0;
+  int64_t tasks_stopped = 0;
+};
+
+class Agent {
+ public:
+  // Discovers the GPUs, adopts the tasks in the state dir and starts
+  // serving logs; registration and heartbeats then run on a thread of their
+  // own (a server that is down is retried, never fatal).
+  static Result<std::unique_ptr<Agent>> Start(AgentOptions options,
+                                              std::unique_ptr<GpuInventory> inventory,
+                                              const Clock& clock);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Stops the loop and the HTTP endpoint; tasks keep running.
+  void Stop();
+  // The address registered with the server (host:port).
+  const std::string& address() const { return address_; }
+  AgentStats stats() const;
+
+ private:
+  Agent(AgentOptions options, const Clock& clock) : options_(std::move(options)), clock_(clock) {}
+  enum class RoundResult { kOk, kRegisterAgain, kFailed };
+  void Loop();
+  // One round: heartbeat and reconcile.
+  RoundResult Round();
+  bool Register();
+  void Apply(const ReconcilePlan& plan);
+  std::string MetricsText();
+  // Waits `delay`, or less when Stop() is called.
+  void Sleep(std::chrono::milliseconds delay);
+
+  AgentOptions options_;
+  const Clock& clock_;
+  std::unique_ptr<GpuInventory> inventory_;
+  GpuInventoryInfo inventory_info_;
+  std::unique_ptr<TaskRunner> runner_;
+  std::unique_ptr<AgentHttp> http_;
+  std::string address_;
+  std::string logs_key_;
+  bool registered_ = false;  // loop thread only
+  int lock_fd_ = -1;         // flock on STATE/agent.lock while the agent runs
+
+  mutable std::mutex mutex_;  // guards the fields below
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  AgentStats stats_;
+  std::vector<GpuSample> last_samples_;
+  int64_t tasks_running_ = 0;
+
+  std::thread thread_;
+};
+
+}  // namespace berth::agent

@@ -1,0 +1,140 @@
+#include "agent/agent_http.h"
+
+#include <httplib.h>
+
+#include <charconv>
+#include <fstream>
+
+#include "agent/task_dir.h"
+
+namespace berth::agent {
+namespace {
+
+// Compares without an early exit, so the time taken says nothing about how
+// much of a guessed key was right.
+bool SameSecret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    difference |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return difference == 0;
+}
+
+bool ParseNumber(const std::multimap<std::string, std::string>& params, const std::string& name,
+                 int64_t& out) {
+  auto it = params.find(name);
+  if (it == params.end()) return false;
+  const std::string& text = it->second;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size() && out >= 0;
+}
+
+LogsReply Error(int status, const std::string& message) {
+  LogsReply reply;
+  reply.status = status;
+  reply.body = message + "\n";
+  return reply;
+}
+
+}  // namespace
+
+LogsReply ServeLogs(const std::string& tasks_dir, const std::string& logs_key,
+                    const std::string& authorization,
+                    const std::multimap<std::string, std::string>& params) {
+  const std::string prefix = "Bearer ";
+  if (logs_key.empty() || authorization.rfind(prefix, 0) != 0 ||
+      !SameSecret(authorization.substr(prefix.size()), logs_key)) {
+    return Error(401, "wrong or missing logs key");
+  }
+  int64_t job = 0;
+  int64_t task = 0;
+  int64_t offset = 0;
+  if (!ParseNumber(params, "job", job) || job < 1) {
+    return Error(400, "job: expected a job id");
+  }
+  if (!ParseNumber(params, "task", task) || task > INT32_MAX) {
+    return Error(400, "task: expected a task index");
+  }
+  if (params.contains("offset") && !ParseNumber(params, "offset", offset)) {
+    return Error(400, "offset: expected a byte offset");
+  }
+  std::optional<std::string> dir =
+      LatestTaskDir(tasks_dir, static_cast<core::JobId>(job), static_cast<int32_t>(task));
+  if (!dir)
+    return Error(404, "no log for job " + std::to_string(job) + " task " + std::to_string(task) +
+                          " on this node");
+  // The running flag is read before the size: a task that ends in between
+  // is reported running, and the follower asks once more and gets the rest.
+  const bool running = !FileExists(*dir + "/" + task_files::kExit);
+  std::ifstream log(*dir + "/" + task_files::kLog, std::ios::binary);
+  if (!log)
+    return Error(404, "no log for job " + std::to_string(job) + " task " + std::to_string(task) +
+                          " on this node");
+  log.seekg(0, std::ios::end);
+  const int64_t size = static_cast<int64_t>(log.tellg());
+  LogsReply reply;
+  reply.headers["X-Berth-Log-Size"] = std::to_string(size);
+  reply.headers["X-Berth-Task-Running"] = running ? "1" : "0";
+  if (offset < size) {
+    const auto length = static_cast<size_t>(std::min<int64_t>(size - offset, kMaxLogChunk));
+    reply.body.resize(length);
+    log.seekg(offset);
+    log.read(reply.body.data(), static_cast<std::streamsize>(length));
+    reply.body.resize(static_cast<size_t>(log.gcount()));
+  }
+  return reply;
+}
+
+Result<std::string> RandomSecret() {
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  unsigned char bytes[32];
+  if (!random.read(reinterpret_cast<char*>(bytes), sizeof(bytes))) {
+    return Unavailable("cannot read /dev/urandom");
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char byte : bytes) {
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+  }
+  return out;
+}
+
+Result<std::unique_ptr<AgentHttp>> AgentHttp::Start(Options options) {
+  std::unique_ptr<AgentHttp> http(new AgentHttp());
+  http->options_ = std::move(options);
+  http->server_ = std::make_unique<httplib::Server>();
+  httplib::Server& server = *http->server_;
+  const Options& o = http->options_;
+  server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content("ok\n", "text/plain");
+  });
+  server.Get("/metrics", [&o](const httplib::Request&, httplib::Response& response) {
+    response.set_content(o.metrics ? o.metrics() : std::string(), "text/plain; version=0.0.4");
+  });
+  server.Get("/logs", [&o](const httplib::Request& request, httplib::Response& response) {
+    LogsReply reply = ServeLogs(o.tasks_dir, o.logs_key, request.get_header_value("Authorization"),
+                                request.params);
+    response.status = reply.status;
+    for (const auto& [name, value] : reply.headers) response.set_header(name, value);
+    response.set_content(std::move(reply.body),
+                         reply.status == 200 ? "application/octet-stream" : "text/plain");
+  });
+  http->port_ = o.port == 0 ? server.bind_to_any_port(o.host)
+                            : (server.bind_to_port(o.host, o.port) ? o.port : -1);
+  if (http->port_ <= 0) {
+    return Unavailable("--listen: cannot bind " + o.host + ":" + std::to_string(o.port));
+  }
+  http->thread_ = std::thread([s = http->server_.get()] { s->listen_after_bind(); });
+  return http;
+}
+
+AgentHttp::~AgentHttp() { Stop(); }
+
+void AgentHttp::Stop() {
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace berth::agent

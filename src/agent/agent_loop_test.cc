@@ -1,0 +1,187 @@
+// The agent against a real server on loopback: registration, heartbeats,
+// jobs run to their end, logs served, a server that comes up late.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/agent.h"
+#include "agent/fake_gpus.h"
+#include "agent/testing/test_util.h"
+#include "server/server.h"
+
+namespace berth::agent {
+namespace {
+
+using nlohmann::json;
+using testing::Slurp;
+using testing::TempDir;
+using testing::WaitFor;
+
+// A port nobody listens on now (the socket is closed again at once).
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+class AgentLoopTest : public ::testing::Test {
+ protected:
+  void StartServer(int port = 0) {
+    server::ServerOptions options;
+    options.data_dir = server_dir_.path();
+    options.listen = "127.0.0.1:" + std::to_string(port);
+    options.tick = std::chrono::milliseconds(50);
+    options.coalesce = std::chrono::milliseconds(1);
+    server_ = server::Server::Start(std::move(options), clock_).value();
+    admin_ = Slurp(server_dir_.path() + "/admin-token");
+    admin_.pop_back();  // the newline
+  }
+
+  std::string Token(const json& body) {
+    httplib::Client client("127.0.0.1", server_->port());
+    client.set_bearer_token_auth(admin_);
+    httplib::Result reply = client.Post("/api/v1/tokens", body.dump(), "application/json");
+    EXPECT_TRUE(reply && reply->status == 201) << (reply ? reply->body : "no reply");
+    return json::parse(reply->body).at("token").get<std::string>();
+  }
+
+  AgentOptions Options(const std::string& token, int server_port) {
+    AgentOptions options;
+    options.server_url = "http://127.0.0.1:" + std::to_string(server_port);
+    options.token = token;
+    options.node = "node-1";
+    options.state_dir = agent_dir_.path();
+    options.heartbeat_interval = std::chrono::milliseconds(100);
+    options.max_backoff = std::chrono::milliseconds(200);
+    options.supervisor_command = {"/proc/self/exe", "supervise-task"};
+    return options;
+  }
+
+  std::unique_ptr<Agent> StartAgent(AgentOptions options) {
+    auto inventory = std::make_unique<FakeGpuInventory>(ParseFakeGpus("4xH100-80GB").value());
+    Result<std::unique_ptr<Agent>> agent =
+        Agent::Start(std::move(options), std::move(inventory), clock_);
+    EXPECT_TRUE(agent.ok()) << agent.status().ToString();
+    return agent.ok() ? std::move(*agent) : nullptr;
+  }
+
+  int64_t Submit(const std::string& token, const json& body) {
+    httplib::Client client("127.0.0.1", server_->port());
+    client.set_bearer_token_auth(token);
+    httplib::Result reply = client.Post("/api/v1/jobs", body.dump(), "application/json");
+    EXPECT_TRUE(reply && reply->status == 201) << (reply ? reply->body : "no reply");
+    return json::parse(reply->body).at("id").get<int64_t>();
+  }
+
+  json Job(int64_t id) {
+    httplib::Client client("127.0.0.1", server_->port());
+    client.set_bearer_token_auth(admin_);
+    httplib::Result reply = client.Get("/api/v1/jobs/" + std::to_string(id));
+    return reply && reply->status == 200 ? json::parse(reply->body) : json();
+  }
+
+  bool WaitForState(int64_t id, const std::string& state) {
+    return WaitFor([&] {
+      const json job = Job(id);
+      return job.is_object() && job.value("state", "") == state;
+    });
+  }
+
+  std::string LogsKey() {
+    Result<std::vector<server::NodeView>> nodes =
+        server_->controller().ListNodes(server::Principal{"admin", store::Role::kAdmin, ""});
+    if (!nodes.ok()) return "";
+    const std::vector<server::NodeView>& views = *nodes;
+    for (size_t i = 0; i < views.size(); ++i) {
+      if (views[i].record.name == "node-1") return views[i].record.logs_key;
+    }
+    return "";
+  }
+
+  const SystemClock clock_;
+  TempDir server_dir_;
+  TempDir agent_dir_;
+  std::unique_ptr<server::Server> server_;
+  std::string admin_;
+};
+
+TEST_F(AgentLoopTest, RunsAJobToItsEndAndServesItsLog) {
+  StartServer();
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  const std::string alice = Token({{"user", "alice"}, {"role", "user"}});
+  std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, server_->port()));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));
+
+  const int64_t ok = Submit(
+      alice, {{"command", {"sh", "-c", "echo \"gpus=$CUDA_VISIBLE_DEVICES\""}}, {"gpus", 2}});
+  const int64_t bad = Submit(alice, {{"command", {"sh", "-c", "exit 3"}}, {"gpus", 1}});
+  ASSERT_TRUE(WaitForState(ok, "succeeded"));
+  ASSERT_TRUE(WaitForState(bad, "failed"));
+  EXPECT_EQ(Job(ok).value("exit_code", -1), 0);
+  EXPECT_EQ(Job(bad).value("exit_code", -1), 3);
+
+  // The log, as the server will fetch it.
+  httplib::Client client("127.0.0.1",
+                         std::stoi(agent->address().substr(agent->address().rfind(':') + 1)));
+  httplib::Result log = client.Get("/logs?job=" + std::to_string(ok) + "&task=0",
+                                   {{"Authorization", "Bearer " + LogsKey()}});
+  ASSERT_TRUE(log);
+  EXPECT_EQ(log->status, 200);
+  EXPECT_THAT(log->body, ::testing::MatchesRegex("gpus=[0-3],[0-3]\n"));
+  EXPECT_EQ(log->get_header_value("X-Berth-Task-Running"), "0");
+  // The exits were acknowledged: no longer reported.
+  EXPECT_TRUE(WaitFor([&] {
+    return std::filesystem::exists(agent_dir_.path() + "/tasks/" + std::to_string(ok) +
+                                   "-0-1/acked");
+  }));
+  agent->Stop();
+}
+
+TEST_F(AgentLoopTest, KeepsTryingUntilTheServerComesUp) {
+  const int port = FreePort();
+  // The token is made by a server on the same data dir, which then stops.
+  StartServer(port);
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  server_->Stop();
+  server_.reset();
+
+  std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, port));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_failed >= 2; }));
+  EXPECT_EQ(agent->stats().registrations, 0);
+  StartServer(port);
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));
+  EXPECT_EQ(agent->stats().registrations, 1);
+  agent->Stop();
+}
+
+TEST_F(AgentLoopTest, OneAgentPerStateDir) {
+  StartServer();
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  std::unique_ptr<Agent> first = StartAgent(Options(agent_token, server_->port()));
+  ASSERT_NE(first, nullptr);
+  Result<std::unique_ptr<Agent>> second = Agent::Start(
+      Options(agent_token, server_->port()),
+      std::make_unique<FakeGpuInventory>(ParseFakeGpus("4xH100-80GB").value()), clock_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(), ::testing::HasSubstr("in use by another agent"));
+  first->Stop();
+}
+
+}  // namespace
+}  // namespace berth::agent

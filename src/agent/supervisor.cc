@@ -1,0 +1,249 @@
+#include "agent/supervisor.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "agent/proc.h"
+#include "agent/task_dir.h"
+#include "common/clock.h"
+
+extern char** environ;
+
+namespace berth::agent {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// What the task left behind after its main process exited gets at most this
+// long after SIGTERM (or the job's grace, if shorter).
+constexpr auto kLeftoverGrace = std::chrono::seconds(5);
+// How often SIGKILL is repeated while descendants remain.
+constexpr auto kKillSweep = std::chrono::milliseconds(50);
+
+// A line in the task's log (the supervisor's stderr is the log).
+void Note(const std::string& text) {
+  std::fprintf(stderr, "berth: %s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+// Signals the task's process group, every other process in this session
+// (the task may have made new groups) and every child of ours (orphans that
+// left the session were reparented here: we are their subreaper).
+void SignalTree(pid_t self, pid_t task_group, int signal_number) {
+  if (task_group > 0) ::kill(-task_group, signal_number);
+  for (const ProcStat& process : ListProcesses()) {
+    if (process.pid == self) continue;
+    if (process.session == self || process.ppid == self) ::kill(process.pid, signal_number);
+  }
+}
+
+void RecordExit(const std::string& dir, ExitStatus status) {
+  status.end_time = SystemClock().Now();
+  if (Status written = WriteFileAtomic(dir + "/" + task_files::kExit, ExitStatusJson(status));
+      !written.ok()) {
+    Note("cannot record the exit status: " + written.message());
+  }
+}
+
+std::optional<std::chrono::milliseconds> RequestedGrace(const std::string& dir) {
+  Result<std::string> text = ReadWholeFile(dir + "/" + task_files::kStop);
+  if (!text.ok()) return std::nullopt;
+  int64_t millis = 0;
+  const std::string& value = *text;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), millis);
+  if (error != std::errc() || millis < 0) return std::nullopt;
+  return std::chrono::milliseconds(millis);
+}
+
+// In the forked child: becomes the task. Only calls that are safe between
+// fork and exec in a single-threaded process (the supervisor is one).
+[[noreturn]] void ExecTask(const TaskSpec& spec, std::vector<char*>& argv,
+                           std::vector<char*>& envp) {
+  ::setpgid(0, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (!spec.workdir.empty() && ::chdir(spec.workdir.c_str()) != 0) {
+    std::fprintf(stderr, "berth: cannot enter the working directory %s: %s\n", spec.workdir.c_str(),
+                 std::strerror(errno));
+    ::_exit(127);
+  }
+  environ = envp.data();  // execvp searches the task's own PATH
+  ::execvp(argv[0], argv.data());
+  std::fprintf(stderr, "berth: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+class Supervision {
+ public:
+  Supervision(std::string dir, TaskSpec spec, pid_t self)
+      : dir_(std::move(dir)), spec_(std::move(spec)), self_(self) {}
+
+  // Runs the task to its end and returns how its main process ended.
+  ExitStatus Run(pid_t child) {
+    child_ = child;
+    const auto start = SteadyClock::now();
+    if (spec_.time_limit) {
+      limit_at_ = start + std::chrono::microseconds(spec_.time_limit->micros());
+    }
+    // A stop requested before we were ready (the agent writes the file first).
+    if (std::optional<std::chrono::milliseconds> grace = RequestedGrace(dir_)) {
+      Terminate(*grace, "stopped");
+    }
+    sigset_t signals = HandledSignals();
+    while (true) {
+      if (ReapAll()) break;
+      const auto now = SteadyClock::now();
+      if (kill_at_ && now >= *kill_at_) SignalTree(self_, child_, SIGKILL);
+      if (limit_at_ && now >= *limit_at_ && !terminating_) {
+        Note("time limit of " + std::to_string(spec_.time_limit->micros() / 1'000'000) +
+             " s reached; stopping the task");
+        Terminate(std::chrono::microseconds(spec_.grace.micros()), "time_limit");
+      }
+      timespec timeout = TimeUntilNextEvent(SteadyClock::now());
+      siginfo_t info;
+      const int got = ::sigtimedwait(&signals, &info, &timeout);
+      if (got == SIGTERM || got == SIGINT || got == SIGHUP) {
+        Terminate(
+            RequestedGrace(dir_).value_or(std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::microseconds(spec_.grace.micros()))),
+            "stopped");
+      }
+    }
+    ExitStatus status;
+    status.reason = reason_;
+    if (WIFEXITED(main_status_)) status.exit_code = WEXITSTATUS(main_status_);
+    if (WIFSIGNALED(main_status_)) status.signal = WTERMSIG(main_status_);
+    return status;
+  }
+
+  static sigset_t HandledSignals() {
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int signal_number : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&signals, signal_number);
+    return signals;
+  }
+
+ private:
+  // SIGTERM to everything, SIGKILL after `grace`. A later request may only
+  // shorten the wait (a fencing stop with no grace after a polite one).
+  template <typename Rep, typename Period>
+  void Terminate(std::chrono::duration<Rep, Period> grace, const std::string& why) {
+    const auto kill_at = SteadyClock::now() + grace;
+    if (!terminating_) {
+      terminating_ = true;
+      if (!main_exited_) reason_ = why;
+      if (why == "stopped") {
+        const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(grace).count();
+        Note("stop requested: SIGTERM to the task, SIGKILL after " + std::to_string(millis) +
+             " ms");
+      }
+      SignalTree(self_, child_, SIGTERM);
+    }
+    if (!kill_at_ || kill_at < *kill_at_) kill_at_ = kill_at;
+  }
+
+  // Reaps every exited child. True when the main process has exited and
+  // nothing is left (no child, and so no descendant: orphans are ours).
+  bool ReapAll() {
+    while (true) {
+      int status = 0;
+      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid > 0) {
+        if (pid == child_) {
+          main_exited_ = true;
+          main_status_ = status;
+          if (!terminating_) {
+            const auto grace = std::min<std::chrono::microseconds>(
+                kLeftoverGrace, std::chrono::microseconds(spec_.grace.micros()));
+            Terminate(grace, "exited");
+          }
+        }
+        continue;
+      }
+      if (pid < 0 && errno == EINTR) continue;
+      return pid < 0 && errno == ECHILD && main_exited_;
+    }
+  }
+
+  timespec TimeUntilNextEvent(SteadyClock::time_point now) const {
+    auto wake = now + std::chrono::seconds(1);
+    if (kill_at_) wake = std::min(wake, std::max(*kill_at_, now + kKillSweep));
+    if (limit_at_ && !terminating_) wake = std::min(wake, *limit_at_);
+    const auto wait = std::max(std::chrono::nanoseconds(std::chrono::milliseconds(1)),
+                               std::chrono::nanoseconds(wake - now));
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(wait);
+    return timespec{static_cast<time_t>(seconds.count()),
+                    static_cast<long>((wait - seconds).count())};
+  }
+
+  const std::string dir_;
+  const TaskSpec spec_;
+  const pid_t self_;
+  pid_t child_ = 0;
+  bool terminating_ = false;
+  bool main_exited_ = false;
+  int main_status_ = 0;
+  std::string reason_ = "exited";
+  std::optional<SteadyClock::time_point> limit_at_;
+  std::optional<SteadyClock::time_point> kill_at_;
+};
+
+}  // namespace
+
+int RunSupervisor(const std::string& task_dir) {
+  const pid_t self = ::getpid();
+  // The agent blocked these before exec so that a stop sent while we start
+  // waits for us; block them again in case someone else started us.
+  sigset_t signals = Supervision::HandledSignals();
+  ::sigprocmask(SIG_BLOCK, &signals, nullptr);
+  if (::getsid(0) != self) ::setsid();
+  if (std::optional<ProcessIdentity> identity = IdentityOf(self)) {
+    (void)WriteFileAtomic(task_dir + "/" + task_files::kSupervisor, identity->Format() + "\n");
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+  Result<std::string> text = ReadWholeFile(task_dir + "/" + task_files::kSpec);
+  Result<TaskSpec> spec = text.ok() ? ParseTaskSpec(*text) : Result<TaskSpec>(text.status());
+  if (!spec.ok()) {
+    Note("cannot start the task: " + spec.status().message());
+    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}});
+    return 0;
+  }
+  std::vector<char*> argv;
+  for (std::string& arg : spec->argv) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (std::string& entry : spec->env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+
+  const pid_t child = ::fork();
+  if (child == 0) ExecTask(*spec, argv, envp);
+  if (child < 0) {
+    Note(std::string("cannot start the task: fork: ") + std::strerror(errno));
+    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}});
+    return 0;
+  }
+  // Both sides set the group, so it exists before anyone signals it.
+  ::setpgid(child, child);
+  if (std::optional<ProcessIdentity> identity = IdentityOf(child)) {
+    (void)WriteFileAtomic(task_dir + "/" + task_files::kTask, identity->Format() + "\n");
+  }
+  Supervision supervision(task_dir, std::move(*spec), self);
+  ExitStatus status = supervision.Run(child);
+  RecordExit(task_dir, std::move(status));
+  return 0;
+}
+
+}  // namespace berth::agent

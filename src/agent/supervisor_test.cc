@@ -1,0 +1,145 @@
+// The supervisor, through the task runner that starts it: real processes,
+// real signals, exit statuses read back from the state dir.
+#include "agent/supervisor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agent/testing/runner_fixture.h"
+
+namespace berth::agent {
+namespace {
+
+using testing::Gone;
+using ::testing::HasSubstr;
+using testing::ReadPids;
+using testing::RunnerOptions;
+using testing::ShellTask;
+using testing::Slurp;
+using testing::TempDir;
+using testing::WaitFor;
+using testing::WaitForExit;
+
+class SupervisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override { runner_ = TaskRunner::Open(RunnerOptions(dir_.path())).value(); }
+  std::string TaskDir(int64_t job) const {
+    return runner_->tasks_dir() + "/" + TaskKey{core::JobId{job}, 0, 1}.DirName();
+  }
+
+  TempDir dir_;
+  std::unique_ptr<TaskRunner> runner_;
+};
+
+TEST_F(SupervisorTest, RecordsExitCodeAndCapturesOutput) {
+  ASSERT_TRUE(runner_->Start(ShellTask(1, "echo to-stdout; echo to-stderr >&2; exit 3")).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->exit_code, 3);
+  EXPECT_FALSE(task->exit->signal);
+  EXPECT_EQ(task->exit->reason, "exited");
+  const std::string log = Slurp(TaskDir(1) + "/log");
+  EXPECT_THAT(log, HasSubstr("to-stdout\n"));
+  EXPECT_THAT(log, HasSubstr("to-stderr\n"));
+}
+
+TEST_F(SupervisorTest, RecordsTheSignalThatKilledTheTask) {
+  ASSERT_TRUE(runner_->Start(ShellTask(1, "kill -KILL $$")).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->signal, SIGKILL);
+  EXPECT_FALSE(task->exit->exit_code);
+}
+
+TEST_F(SupervisorTest, StopSendsTermThenKillsTheWholeTreeAfterGrace) {
+  // The main process traps SIGTERM and carries on; a child ignores it; a
+  // grandchild moves to a session of its own; a daemon double-forks (its
+  // parent exits, so it is reparented: to the supervisor, the subreaper).
+  const std::string script = R"sh(
+trap 'echo main got TERM' TERM
+echo $$ >> pids
+(trap '' TERM; exec sleep 1000) &
+echo $! >> pids
+setsid sh -c 'trap "" TERM; echo $$ >> pids; exec sleep 1000' &
+sh -c '(trap "" TERM; exec sleep 1000) & echo $! >> pids' &
+while [ "$(wc -l < pids)" -lt 4 ]; do sleep 0.01; done
+echo ready > ready
+while true; do sleep 0.05; done
+)sh";
+  ASSERT_TRUE(runner_->Start(ShellTask(1, script, core::Duration::Millis(400))).ok());
+  const std::string dir = TaskDir(1);
+  ASSERT_TRUE(WaitFor([&] { return testing::Slurp(dir + "/ready") == "ready\n"; }));
+  const std::vector<pid_t> pids = ReadPids(dir + "/pids");
+  ASSERT_EQ(pids.size(), 4u);
+  for (pid_t pid : pids) ASSERT_FALSE(Gone(pid)) << pid;
+
+  const auto stop = std::chrono::steady_clock::now();
+  ASSERT_TRUE(runner_->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Millis(400)).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  const auto took = std::chrono::steady_clock::now() - stop;
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->signal, SIGKILL);  // it ignored SIGTERM: killed after the grace
+  EXPECT_EQ(task->exit->reason, "stopped");
+  EXPECT_GE(took, std::chrono::milliseconds(400));
+  EXPECT_THAT(Slurp(dir + "/log"), HasSubstr("main got TERM"));
+  EXPECT_THAT(Slurp(dir + "/log"), HasSubstr("stop requested"));
+  // exit.json is written only once nothing is left.
+  for (pid_t pid : pids) EXPECT_TRUE(Gone(pid)) << "pid " << pid << " survived";
+}
+
+TEST_F(SupervisorTest, WhatTheTaskLeavesBehindIsStoppedWhenItExits) {
+  ASSERT_TRUE(runner_->Start(ShellTask(1, "sleep 1000 & echo $! > leftover; exit 0")).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->exit_code, 0);
+  const std::vector<pid_t> pids = ReadPids(TaskDir(1) + "/leftover");
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_TRUE(Gone(pids[0]));
+}
+
+TEST_F(SupervisorTest, TimeLimitIsEnforced) {
+  server::TaskAssignment assignment = ShellTask(1, "exec sleep 1000", core::Duration::Millis(200));
+  assignment.request.time_limit = core::Duration::Millis(300);
+  ASSERT_TRUE(runner_->Start(assignment).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "time_limit");
+  EXPECT_EQ(task->exit->signal, SIGTERM);
+  EXPECT_THAT(Slurp(TaskDir(1) + "/log"), HasSubstr("time limit"));
+}
+
+TEST_F(SupervisorTest, RunsCommandsScriptsAndShebangsWithTheTaskEnvironment) {
+  server::TaskAssignment command = ShellTask(1, "");
+  command.request.command = {"sh", "-c", "echo \"gpus=$CUDA_VISIBLE_DEVICES rank=$RANK\"; pwd"};
+  command.request.workdir = dir_.path();
+  command.gpus = {2, 3};
+  ASSERT_TRUE(runner_->Start(command).ok());
+  server::TaskAssignment shebang = ShellTask(2, "#!/bin/sh\necho \"shebang job $BERTH_JOB_ID\"\n");
+  ASSERT_TRUE(runner_->Start(shebang).ok());
+  ASSERT_TRUE(WaitForExit(*runner_, core::JobId{1}));
+  ASSERT_TRUE(WaitForExit(*runner_, core::JobId{2}));
+  EXPECT_EQ(Slurp(TaskDir(1) + "/log"), "gpus=2,3 rank=0\n" + dir_.path() + "\n");
+  EXPECT_EQ(Slurp(TaskDir(2) + "/log"), "shebang job 2\n");
+}
+
+TEST_F(SupervisorTest, AMissingProgramExitsWith127) {
+  server::TaskAssignment task = ShellTask(1, "");
+  task.request.command = {"/nonexistent/program"};
+  ASSERT_TRUE(runner_->Start(task).ok());
+  std::optional<LocalTask> done = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(done && done->exit);
+  EXPECT_EQ(done->exit->exit_code, 127);
+  EXPECT_THAT(Slurp(TaskDir(1) + "/log"), HasSubstr("cannot run /nonexistent/program"));
+}
+
+TEST_F(SupervisorTest, AStopRightAfterTheStartIsNotLost) {
+  ASSERT_TRUE(runner_->Start(ShellTask(1, "exec sleep 1000")).ok());
+  ASSERT_TRUE(runner_->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Zero()).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "stopped");
+  EXPECT_TRUE(task->exit->signal);
+}
+
+}  // namespace
+}  // namespace berth::agent

@@ -1,0 +1,162 @@
+#include "agent/task_dir.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace berth::agent {
+
+using nlohmann::json;
+
+namespace {
+
+bool ParseInt(std::string_view text, int64_t& out) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+}  // namespace
+
+std::string TaskKey::DirName() const {
+  return std::to_string(core::Value(job)) + "-" + std::to_string(task) + "-" +
+         std::to_string(attempt);
+}
+
+std::optional<TaskKey> TaskKey::FromDirName(const std::string& name) {
+  const size_t first = name.find('-');
+  const size_t second = first == std::string::npos ? first : name.find('-', first + 1);
+  if (second == std::string::npos) return std::nullopt;
+  int64_t job = 0;
+  int64_t task = 0;
+  int64_t attempt = 0;
+  const std::string_view view(name);
+  if (!ParseInt(view.substr(0, first), job) ||
+      !ParseInt(view.substr(first + 1, second - first - 1), task) ||
+      !ParseInt(view.substr(second + 1), attempt) || job < 1 || task < 0 || attempt < 0 ||
+      task > INT32_MAX || attempt > INT32_MAX) {
+    return std::nullopt;
+  }
+  return TaskKey{static_cast<core::JobId>(job), static_cast<int32_t>(task),
+                 static_cast<int32_t>(attempt)};
+}
+
+std::string ToString(const TaskKey& key) {
+  return "job " + std::to_string(core::Value(key.job)) + " task " + std::to_string(key.task) +
+         " attempt " + std::to_string(key.attempt);
+}
+
+std::string TaskSpecJson(const TaskSpec& spec) {
+  json out{{"job", core::Value(spec.key.job)},
+           {"task", spec.key.task},
+           {"attempt", spec.key.attempt},
+           {"argv", spec.argv},
+           {"env", spec.env},
+           {"workdir", spec.workdir},
+           {"grace_us", spec.grace.micros()},
+           {"gpus", spec.gpus}};
+  out["time_limit_us"] = spec.time_limit ? json(spec.time_limit->micros()) : json(nullptr);
+  return out.dump(2) + "\n";
+}
+
+Result<TaskSpec> ParseTaskSpec(const std::string& text) {
+  const json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return InvalidArgument("spec.json: not JSON");
+  TaskSpec spec;
+  try {
+    spec.key.job = static_cast<core::JobId>(body.at("job").get<int64_t>());
+    spec.key.task = body.at("task").get<int32_t>();
+    spec.key.attempt = body.at("attempt").get<int32_t>();
+    spec.argv = body.at("argv").get<std::vector<std::string>>();
+    spec.env = body.at("env").get<std::vector<std::string>>();
+    spec.workdir = body.at("workdir").get<std::string>();
+    spec.grace = core::Duration::Micros(body.at("grace_us").get<int64_t>());
+    spec.gpus = body.at("gpus").get<std::vector<int32_t>>();
+    if (!body.at("time_limit_us").is_null()) {
+      spec.time_limit = core::Duration::Micros(body.at("time_limit_us").get<int64_t>());
+    }
+  } catch (const json::exception& error) {
+    return InvalidArgument(std::string("spec.json: ") + error.what());
+  }
+  if (spec.argv.empty()) return InvalidArgument("spec.json: argv: empty");
+  return spec;
+}
+
+std::string ExitStatusJson(const ExitStatus& status) {
+  json out{{"reason", status.reason}, {"end_time_us", status.end_time.micros()}};
+  out["exit_code"] = status.exit_code ? json(*status.exit_code) : json(nullptr);
+  out["signal"] = status.signal ? json(*status.signal) : json(nullptr);
+  return out.dump() + "\n";
+}
+
+Result<ExitStatus> ParseExitStatus(const std::string& text) {
+  const json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return InvalidArgument("exit.json: not JSON");
+  ExitStatus status;
+  try {
+    status.reason = body.at("reason").get<std::string>();
+    status.end_time = core::Time::FromMicros(body.at("end_time_us").get<int64_t>());
+    if (!body.at("exit_code").is_null()) status.exit_code = body.at("exit_code").get<int32_t>();
+    if (!body.at("signal").is_null()) status.signal = body.at("signal").get<int32_t>();
+  } catch (const json::exception& error) {
+    return InvalidArgument(std::string("exit.json: ") + error.what());
+  }
+  if (!status.exit_code && !status.signal) {
+    return InvalidArgument("exit.json: neither exit_code nor signal");
+  }
+  return status;
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& content) {
+  const std::string temporary = path + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Unavailable("cannot write " + temporary + ": " + std::strerror(errno));
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      return Unavailable("cannot write " + temporary + ": " + std::strerror(error));
+    }
+    written += static_cast<size_t>(n);
+  }
+  // Durable before it is visible: an exit status must survive a power cut.
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    return Unavailable("cannot rename " + temporary + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+std::optional<std::string> LatestTaskDir(const std::string& tasks_dir, core::JobId job,
+                                         int32_t task) {
+  std::optional<TaskKey> best;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(tasks_dir, error)) {
+    std::optional<TaskKey> key = TaskKey::FromDirName(entry.path().filename().string());
+    if (!key || key->job != job || key->task != task) continue;
+    if (!best || key->attempt > best->attempt) best = key;
+  }
+  if (!best) return std::nullopt;
+  return tasks_dir + "/" + best->DirName();
+}
+
+}  // namespace berth::agent

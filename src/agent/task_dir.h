@@ -1,0 +1,95 @@
+// The agent's state directory: everything a restarted agent needs to find
+// its tasks again, and the only channel between the agent and the per-task
+// supervisors (which outlive it).
+//
+//   STATE/tasks/<job>-<task>-<attempt>/
+//     spec.json       what to run: argv, env, workdir, time limit, grace, GPUs
+//                     (the agent writes it before the supervisor starts)
+//     script          the job's script, when it has one instead of a command
+//     log             the task's stdout and stderr, and the supervisor's notes
+//     supervisor.pid  "pid start_ticks boot_id" of the supervisor
+//     task.pid        the same for the task's main process (its process group)
+//     stop            a stop request: the grace period in milliseconds
+//     exit.json       the outcome, written once by the supervisor when the
+//                     task and every process it started are gone
+//     acked           the server has seen the exit (no need to report it again)
+//
+// Every file is written whole to a temporary name and renamed, so a reader
+// (or a crash) never sees half of one. A task is named by its attempt: a
+// requeued job's next run gets a new directory, and the old one stays until
+// it is collected.
+#pragma once
+
+#include <compare>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "core/ids.h"
+#include "core/time.h"
+
+namespace berth::agent {
+
+struct TaskKey {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+
+  std::string DirName() const;  // "12-0-1"
+  static std::optional<TaskKey> FromDirName(const std::string& name);
+  auto operator<=>(const TaskKey&) const = default;
+};
+
+std::string ToString(const TaskKey& key);  // "job 12 task 0 attempt 1"
+
+namespace task_files {
+inline constexpr char kSpec[] = "spec.json";
+inline constexpr char kScript[] = "script";
+inline constexpr char kLog[] = "log";
+inline constexpr char kSupervisor[] = "supervisor.pid";
+inline constexpr char kTask[] = "task.pid";
+inline constexpr char kStop[] = "stop";
+inline constexpr char kExit[] = "exit.json";
+inline constexpr char kAcked[] = "acked";
+}  // namespace task_files
+
+struct TaskSpec {
+  TaskKey key;
+  std::vector<std::string> argv;  // argv[0] is looked up in the task's PATH
+  std::vector<std::string> env;   // "NAME=value", the task's whole environment
+  std::string workdir;
+  std::optional<core::Duration> time_limit;
+  core::Duration grace = core::Duration::Seconds(30);
+  std::vector<int32_t> gpus;
+};
+
+std::string TaskSpecJson(const TaskSpec& spec);
+Result<TaskSpec> ParseTaskSpec(const std::string& text);
+
+// How a task ended.
+struct ExitStatus {
+  std::optional<int32_t> exit_code;  // it exited
+  std::optional<int32_t> signal;     // or a signal killed it
+  // "exited", "stopped" (asked to), "time_limit", "start_failed" or "lost"
+  // (its supervisor vanished without a word: the agent stopped what was left).
+  std::string reason;
+  core::Time end_time;
+};
+
+std::string ExitStatusJson(const ExitStatus& status);
+Result<ExitStatus> ParseExitStatus(const std::string& text);
+
+// Writes `content` to `path` through a temporary file and rename.
+Status WriteFileAtomic(const std::string& path, const std::string& content);
+// The whole file; NotFound when it does not exist.
+Result<std::string> ReadWholeFile(const std::string& path);
+bool FileExists(const std::string& path);
+
+// The directory of the latest attempt of `job`/`task` under `tasks_dir`, or
+// nullopt. Reads only the directory (the logs endpoint calls it from its
+// own threads).
+std::optional<std::string> LatestTaskDir(const std::string& tasks_dir, core::JobId job,
+                                         int32_t task);
+
+}  // namespace berth::agent

@@ -1,0 +1,79 @@
+#include "agent/task_env.h"
+
+#include <cstring>
+
+namespace berth::agent {
+
+std::string JoinIndices(const std::vector<int32_t>& indices) {
+  std::string out;
+  for (int32_t index : indices) out += (out.empty() ? "" : ",") + std::to_string(index);
+  return out;
+}
+
+std::map<std::string, std::string> PassThroughEnvironment(char** environ) {
+  static const char* const kNames[] = {"PATH", "HOME", "USER",   "LOGNAME",
+                                       "LANG", "TZ",   "TMPDIR", "LD_LIBRARY_PATH"};
+  std::map<std::string, std::string> out;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const char* equals = std::strchr(*entry, '=');
+    if (equals == nullptr) continue;
+    const std::string name(*entry, static_cast<size_t>(equals - *entry));
+    bool pass = name.rfind("LC_", 0) == 0;
+    for (const char* known : kNames) pass |= name == known;
+    if (pass) out[name] = equals + 1;
+  }
+  if (!out.contains("PATH")) out["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  return out;
+}
+
+std::map<std::string, std::string> TaskEnvironment(const server::TaskAssignment& assignment,
+                                                   const TaskContext& context) {
+  std::map<std::string, std::string> env = context.base_env;
+  for (const auto& [name, value] : assignment.request.env) env[name] = value;
+  const std::string gpus = JoinIndices(assignment.gpus);
+  env["CUDA_VISIBLE_DEVICES"] = gpus;
+  // The NVIDIA container runtime reads "void" as "no GPU", and "" as "not set".
+  env["NVIDIA_VISIBLE_DEVICES"] = gpus.empty() ? "void" : gpus;
+  env["MASTER_ADDR"] = assignment.master_addr;
+  env["MASTER_PORT"] = std::to_string(assignment.master_port);
+  env["WORLD_SIZE"] = std::to_string(assignment.world_size);
+  env["RANK"] = std::to_string(assignment.task);
+  env["LOCAL_RANK"] = std::to_string(assignment.local_rank);
+  env["LOCAL_WORLD_SIZE"] = std::to_string(assignment.local_world_size);
+  env["NODE_RANK"] = std::to_string(assignment.node_rank);
+  env["GROUP_RANK"] = std::to_string(assignment.node_rank);  // torchrun's name for it
+  env["BERTH_JOB_ID"] = std::to_string(core::Value(assignment.job));
+  env["BERTH_TASK"] = std::to_string(assignment.task);
+  env["BERTH_ATTEMPT"] = std::to_string(assignment.attempt);
+  env["BERTH_USER"] = assignment.user;
+  env["BERTH_JOB_NAME"] = assignment.request.name;
+  env["BERTH_NODE"] = context.node;
+  env["BERTH_GPUS"] = gpus;
+  env["BERTH_TASK_DIR"] = context.task_dir;
+  return env;
+}
+
+TaskSpec BuildTaskSpec(const server::TaskAssignment& assignment, const TaskContext& context) {
+  TaskSpec spec;
+  spec.key = TaskKey{assignment.job, assignment.task, assignment.attempt};
+  if (!assignment.request.script.empty()) {
+    const std::string script = context.task_dir + "/" + task_files::kScript;
+    if (assignment.request.script.rfind("#!", 0) == 0) {
+      spec.argv = {script};
+    } else {
+      spec.argv = {"/bin/sh", script};
+    }
+  } else {
+    spec.argv = assignment.request.command;
+  }
+  for (const auto& [name, value] : TaskEnvironment(assignment, context)) {
+    spec.env.push_back(name + "=" + value);
+  }
+  spec.workdir = assignment.request.workdir.empty() ? context.task_dir : assignment.request.workdir;
+  spec.time_limit = assignment.request.time_limit;
+  spec.grace = assignment.request.grace;
+  spec.gpus = assignment.gpus;
+  return spec;
+}
+
+}  // namespace berth::agent

@@ -1,0 +1,51 @@
+// What a task runs with: its argv (the job's command, or its script through
+// the script's shebang or /bin/sh), its working directory and its whole
+// environment. Pure functions, so the rules are tested without processes.
+//
+// The environment, later entries winning:
+//   1. a few variables passed through from the agent's own environment
+//      (PATH, HOME, USER, LOGNAME, LANG, LC_*, TZ, TMPDIR, LD_LIBRARY_PATH);
+//      nothing else, so the agent's secrets never reach a job;
+//   2. the job's `env`;
+//   3. what Berth sets and a job cannot override (the server refuses BERTH_*
+//      and CUDA_VISIBLE_DEVICES in `env`):
+//        CUDA_VISIBLE_DEVICES, NVIDIA_VISIBLE_DEVICES  the task's GPU indices,
+//                      "0,1,2,3"; a task without GPUs gets "" and "void"
+//        MASTER_ADDR, MASTER_PORT                  the rendezvous (task 0's node)
+//        WORLD_SIZE, RANK                          tasks in the job, this task's index
+//        LOCAL_RANK, LOCAL_WORLD_SIZE              the same among this node's tasks
+//        NODE_RANK, GROUP_RANK                     this node among the job's nodes
+//        BERTH_JOB_ID, BERTH_TASK, BERTH_ATTEMPT, BERTH_USER, BERTH_JOB_NAME,
+//        BERTH_NODE, BERTH_GPUS, BERTH_TASK_DIR
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "agent/task_dir.h"
+#include "server/controller.h"
+
+namespace berth::agent {
+
+struct TaskContext {
+  std::string node;      // this agent's node name
+  std::string task_dir;  // the task's directory in the state dir
+  std::map<std::string, std::string> base_env;
+};
+
+// Layer 1 from an environ-style array.
+std::map<std::string, std::string> PassThroughEnvironment(char** environ);
+
+std::map<std::string, std::string> TaskEnvironment(const server::TaskAssignment& assignment,
+                                                   const TaskContext& context);
+
+// The supervisor's instructions for one task. A script job runs
+// `<task_dir>/script` (the runner writes it): directly when it starts with
+// "#!", else through /bin/sh. The working directory is the job's, or the
+// task's directory when the job named none.
+TaskSpec BuildTaskSpec(const server::TaskAssignment& assignment, const TaskContext& context);
+
+// "0,1,2,3"
+std::string JoinIndices(const std::vector<int32_t>& indices);
+
+}  // namespace berth::agent

@@ -1,0 +1,144 @@
+#include "agent/task_env.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace berth::agent {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::Not;
+
+server::TaskAssignment GangTask() {
+  server::TaskAssignment task;
+  task.job = core::JobId{42};
+  task.task = 1;
+  task.attempt = 3;
+  task.user = "alice";
+  task.request.name = "train";
+  task.request.command = {"python", "train.py"};
+  task.request.env = {{"LR", "0.1"}, {"PATH", "/opt/venv/bin:/usr/bin"}};
+  task.gpus = {4, 5, 6, 7};
+  task.world_size = 2;
+  task.master_addr = "10.0.0.1";
+  task.master_port = 23456;
+  task.node_rank = 1;
+  task.local_rank = 0;
+  task.local_world_size = 1;
+  return task;
+}
+
+TaskContext Context() {
+  return TaskContext{"node-2", "/state/tasks/42-1-3", {{"PATH", "/bin"}, {"HOME", "/root"}}};
+}
+
+TEST(TaskEnvTest, GangVariablesFollowTheAssignment) {
+  const std::map<std::string, std::string> env = TaskEnvironment(GangTask(), Context());
+  const std::map<std::string, std::string> expected = {
+      {"CUDA_VISIBLE_DEVICES", "4,5,6,7"},
+      {"NVIDIA_VISIBLE_DEVICES", "4,5,6,7"},
+      {"MASTER_ADDR", "10.0.0.1"},
+      {"MASTER_PORT", "23456"},
+      {"WORLD_SIZE", "2"},
+      {"RANK", "1"},
+      {"LOCAL_RANK", "0"},
+      {"LOCAL_WORLD_SIZE", "1"},
+      {"NODE_RANK", "1"},
+      {"GROUP_RANK", "1"},
+      {"BERTH_JOB_ID", "42"},
+      {"BERTH_TASK", "1"},
+      {"BERTH_ATTEMPT", "3"},
+      {"BERTH_USER", "alice"},
+      {"BERTH_JOB_NAME", "train"},
+      {"BERTH_NODE", "node-2"},
+      {"BERTH_GPUS", "4,5,6,7"},
+      {"BERTH_TASK_DIR", "/state/tasks/42-1-3"},
+  };
+  for (const auto& [name, value] : expected) {
+    ASSERT_TRUE(env.contains(name)) << name;
+    EXPECT_EQ(env.at(name), value) << name;
+  }
+}
+
+TEST(TaskEnvTest, JobEnvOverridesTheAgentsAndBerthOverridesBoth) {
+  server::TaskAssignment task = GangTask();
+  task.request.env["RANK"] = "99";  // the server refuses BERTH_*; RANK is ours too
+  const std::map<std::string, std::string> env = TaskEnvironment(task, Context());
+  EXPECT_EQ(env.at("PATH"), "/opt/venv/bin:/usr/bin");
+  EXPECT_EQ(env.at("HOME"), "/root");
+  EXPECT_EQ(env.at("LR"), "0.1");
+  EXPECT_EQ(env.at("RANK"), "1");
+}
+
+TEST(TaskEnvTest, NoGpusHidesEveryGpu) {
+  server::TaskAssignment task = GangTask();
+  task.gpus.clear();
+  const std::map<std::string, std::string> env = TaskEnvironment(task, Context());
+  EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "");
+  EXPECT_EQ(env.at("NVIDIA_VISIBLE_DEVICES"), "void");
+}
+
+TEST(TaskEnvTest, OnlyListedVariablesPassThrough) {
+  std::string path = "PATH=/usr/bin";
+  std::string token = "BERTH_TOKEN=secret";
+  std::string lang = "LC_ALL=C.UTF-8";
+  std::string odd = "NOEQUALS";
+  char* environ[] = {path.data(), token.data(), lang.data(), odd.data(), nullptr};
+  const std::map<std::string, std::string> env = PassThroughEnvironment(environ);
+  EXPECT_EQ(env, (std::map<std::string, std::string>{{"LC_ALL", "C.UTF-8"}, {"PATH", "/usr/bin"}}));
+  char* empty[] = {nullptr};
+  EXPECT_EQ(PassThroughEnvironment(empty).at("PATH"), "/usr/local/bin:/usr/bin:/bin");
+}
+
+TEST(TaskEnvTest, SpecRunsTheCommandOrTheScript) {
+  server::TaskAssignment task = GangTask();
+  task.request.time_limit = core::Duration::Seconds(60);
+  task.request.grace = core::Duration::Seconds(5);
+  TaskSpec spec = BuildTaskSpec(task, Context());
+  EXPECT_EQ(spec.key, (TaskKey{core::JobId{42}, 1, 3}));
+  EXPECT_THAT(spec.argv, ElementsAre("python", "train.py"));
+  EXPECT_EQ(spec.workdir, "/state/tasks/42-1-3");  // none given: the task's dir
+  EXPECT_EQ(spec.time_limit, core::Duration::Seconds(60));
+  EXPECT_EQ(spec.grace, core::Duration::Seconds(5));
+  EXPECT_THAT(spec.env, Contains("CUDA_VISIBLE_DEVICES=4,5,6,7"));
+  EXPECT_THAT(spec.env, Not(Contains("BERTH_TOKEN=secret")));
+
+  task.request.command.clear();
+  task.request.script = "echo hi\n";
+  task.request.workdir = "/data";
+  spec = BuildTaskSpec(task, Context());
+  EXPECT_THAT(spec.argv, ElementsAre("/bin/sh", "/state/tasks/42-1-3/script"));
+  EXPECT_EQ(spec.workdir, "/data");
+
+  task.request.script = "#!/usr/bin/env python3\nprint('hi')\n";
+  spec = BuildTaskSpec(task, Context());
+  EXPECT_THAT(spec.argv, ElementsAre("/state/tasks/42-1-3/script"));
+}
+
+TEST(TaskEnvTest, SpecSurvivesItsJsonForm) {
+  server::TaskAssignment task = GangTask();
+  task.request.time_limit = core::Duration::Millis(1500);
+  const TaskSpec spec = BuildTaskSpec(task, Context());
+  Result<TaskSpec> parsed = ParseTaskSpec(TaskSpecJson(spec));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->key, spec.key);
+  EXPECT_EQ(parsed->argv, spec.argv);
+  EXPECT_EQ(parsed->env, spec.env);
+  EXPECT_EQ(parsed->time_limit, spec.time_limit);
+  EXPECT_EQ(parsed->gpus, spec.gpus);
+  EXPECT_FALSE(ParseTaskSpec("{").ok());
+  EXPECT_FALSE(ParseTaskSpec("{}").ok());
+}
+
+TEST(TaskEnvTest, TaskKeysRoundTripThroughDirectoryNames) {
+  const TaskKey key{core::JobId{12}, 0, 1};
+  EXPECT_EQ(key.DirName(), "12-0-1");
+  EXPECT_EQ(TaskKey::FromDirName("12-0-1"), key);
+  for (const char* bad : {"", "12", "12-0", "x-0-1", "12-0-1-2", "0-0-1", "12--1-1", "12-0-"}) {
+    EXPECT_FALSE(TaskKey::FromDirName(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace berth::agent

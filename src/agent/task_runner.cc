@@ -1,0 +1,248 @@
+#include "agent/task_runner.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+
+#include "agent/spawn.h"
+#include "agent/task_env.h"
+#include "common/clock.h"
+
+namespace berth::agent {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A supervisor started by this agent gets this long to write its pid file
+// before it counts as lost.
+constexpr auto kStartWindow = std::chrono::seconds(30);
+
+void AppendToLog(const std::string& dir, const std::string& line) {
+  std::ofstream log(dir + "/" + task_files::kLog, std::ios::app);
+  log << "berth: " << line << "\n";
+}
+
+std::optional<ProcessIdentity> ReadIdentity(const std::string& path) {
+  Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return std::nullopt;
+  return ProcessIdentity::Parse(*text);
+}
+
+std::optional<core::Duration> ReadStopGrace(const std::string& dir) {
+  Result<std::string> text = ReadWholeFile(dir + "/" + task_files::kStop);
+  if (!text.ok()) return std::nullopt;
+  int64_t millis = 0;
+  std::from_chars(text->data(), text->data() + text->size(), millis);
+  return core::Duration::Millis(millis);
+}
+
+}  // namespace
+
+TaskRunner::TaskRunner(TaskRunnerOptions options)
+    : options_(std::move(options)), tasks_dir_(options_.state_dir + "/tasks") {}
+
+Result<std::unique_ptr<TaskRunner>> TaskRunner::Open(TaskRunnerOptions options) {
+  std::unique_ptr<TaskRunner> runner(new TaskRunner(std::move(options)));
+  std::error_code error;
+  fs::create_directories(runner->tasks_dir_, error);
+  if (error) {
+    return Unavailable("--state-dir: cannot create " + runner->tasks_dir_ + ": " + error.message());
+  }
+  for (const auto& entry : fs::directory_iterator(runner->tasks_dir_, error)) {
+    if (!entry.is_directory()) continue;
+    std::optional<TaskKey> key = TaskKey::FromDirName(entry.path().filename().string());
+    if (key) runner->Adopt(*key, entry.path().string());
+  }
+  if (error) return Unavailable("--state-dir: cannot list " + runner->tasks_dir_);
+  runner->Refresh();
+  return runner;
+}
+
+void TaskRunner::Adopt(const TaskKey& key, const std::string& dir) {
+  Entry entry;
+  entry.dir = dir;
+  entry.task.key = key;
+  if (Result<std::string> spec_text = ReadWholeFile(dir + "/" + task_files::kSpec);
+      spec_text.ok()) {
+    if (Result<TaskSpec> spec = ParseTaskSpec(*spec_text); spec.ok()) entry.task.gpus = spec->gpus;
+  }
+  entry.task.acked = FileExists(dir + "/" + task_files::kAcked);
+  entry.task.stop_grace = ReadStopGrace(dir);
+  const bool exited = FileExists(dir + "/" + task_files::kExit);
+  entry.supervisor = ReadIdentity(dir + "/" + task_files::kSupervisor);
+  if (!exited && !entry.supervisor) {
+    // The agent stopped between creating the directory and starting the
+    // supervisor: the task never ran.
+    std::error_code error;
+    fs::remove_all(dir, error);
+    return;
+  }
+  entry.task.phase = LocalPhase::kRunning;  // RefreshOne reads the exit, if any
+  entries_[key] = std::move(entry);
+}
+
+void TaskRunner::Refresh() {
+  for (auto& [key, entry] : entries_) {
+    if (entry.task.phase == LocalPhase::kRunning) RefreshOne(entry);
+  }
+}
+
+void TaskRunner::RefreshOne(Entry& entry) {
+  const std::string exit_path = entry.dir + "/" + task_files::kExit;
+  const auto read_exit = [&]() -> bool {
+    Result<std::string> text = ReadWholeFile(exit_path);
+    if (!text.ok()) return false;
+    Result<ExitStatus> status = ParseExitStatus(*text);
+    entry.task.phase = LocalPhase::kExited;
+    entry.task.exit = status.ok() ? *status : ExitStatus{255, std::nullopt, "lost", {}};
+    return true;
+  };
+  if (read_exit()) return;
+  if (!entry.supervisor) entry.supervisor = ReadIdentity(entry.dir + "/" + task_files::kSupervisor);
+  if (!entry.supervisor) {
+    if (entry.launched && std::chrono::steady_clock::now() - *entry.launched < kStartWindow) {
+      return;  // still starting
+    }
+    SettleLost(entry);
+    return;
+  }
+  if (IsAlive(*entry.supervisor)) return;
+  // It may have written the exit between our two looks.
+  if (read_exit()) return;
+  SettleLost(entry);
+}
+
+// The supervisor died without recording an outcome (killed, or the machine
+// rebooted): stop whatever of the task is left, and record it as killed.
+void TaskRunner::SettleLost(Entry& entry) {
+  if (std::optional<ProcessIdentity> task = ReadIdentity(entry.dir + "/" + task_files::kTask);
+      task && IsAlive(*task)) {
+    ::kill(-task->pid, SIGKILL);
+  }
+  if (entry.supervisor && entry.supervisor->boot_id == BootId()) {
+    // Its session outlives it while any member lives; members started after
+    // the supervisor, so a recycled session id is not mistaken for it.
+    for (const ProcStat& process : ListProcesses()) {
+      if (process.session == entry.supervisor->pid &&
+          process.start_ticks >= entry.supervisor->start_ticks) {
+        ::kill(process.pid, SIGKILL);
+      }
+    }
+  }
+  RecordOutcome(entry, ExitStatus{std::nullopt, SIGKILL, "lost", {}},
+                "the supervisor of this task vanished; killed what was left of the task");
+}
+
+void TaskRunner::RecordOutcome(Entry& entry, ExitStatus status, const std::string& note) {
+  status.end_time = SystemClock().Now();
+  AppendToLog(entry.dir, note);
+  (void)WriteFileAtomic(entry.dir + "/" + task_files::kExit, ExitStatusJson(status));
+  entry.task.phase = LocalPhase::kExited;
+  entry.task.exit = std::move(status);
+}
+
+std::vector<LocalTask> TaskRunner::Tasks() const {
+  std::vector<LocalTask> out;
+  out.reserve(entries_.size());
+  for (const auto& [key, entry] : entries_) out.push_back(entry.task);
+  return out;
+}
+
+Status TaskRunner::Start(const server::TaskAssignment& assignment) {
+  const TaskKey key{assignment.job, assignment.task, assignment.attempt};
+  if (entries_.contains(key)) return Status(StatusCode::kAlreadyExists, ToString(key) + " exists");
+  const std::string dir = tasks_dir_ + "/" + key.DirName();
+  std::error_code error;
+  fs::remove_all(dir, error);  // a never-started leftover
+  if (!fs::create_directory(dir, error) || error) {
+    return Unavailable("cannot create " + dir + ": " + error.message());
+  }
+  Entry entry;
+  entry.dir = dir;
+  entry.task.key = key;
+  entry.task.gpus = assignment.gpus;
+  entry.launched = std::chrono::steady_clock::now();
+
+  const TaskContext context{options_.node, dir, options_.base_env};
+  const TaskSpec spec = BuildTaskSpec(assignment, context);
+  Status prepared = Status::Ok();
+  if (!assignment.request.script.empty()) {
+    const std::string script = dir + "/" + task_files::kScript;
+    prepared = WriteFileAtomic(script, assignment.request.script);
+    if (prepared.ok()) ::chmod(script.c_str(), 0755);
+  }
+  if (prepared.ok()) prepared = WriteFileAtomic(dir + "/" + task_files::kSpec, TaskSpecJson(spec));
+  Result<pid_t> pid = Status(StatusCode::kInternal, "not started");
+  if (prepared.ok()) {
+    SpawnRequest request;
+    request.argv = options_.supervisor_command;
+    request.argv.push_back(dir);
+    request.log_path = dir + "/" + task_files::kLog;
+    request.exec_failure_path = dir + "/" + task_files::kExit;
+    request.exec_failure_content =
+        ExitStatusJson(ExitStatus{127, std::nullopt, "start_failed", SystemClock().Now()});
+    pid = SpawnDetached(request);
+    if (!pid.ok()) prepared = pid.status();
+  }
+  if (!prepared.ok()) {
+    RecordOutcome(entry, ExitStatus{127, std::nullopt, "start_failed", {}},
+                  "cannot start the task: " + prepared.message());
+    entries_[key] = std::move(entry);
+    return prepared;
+  }
+  // The supervisor writes this file too; whoever is first, the content is
+  // the same. Written here so a stop right after the start can signal it.
+  if (std::optional<ProcessIdentity> identity = IdentityOf(*pid)) {
+    entry.supervisor = identity;
+    (void)WriteFileAtomic(dir + "/" + task_files::kSupervisor, identity->Format() + "\n");
+  }
+  entry.task.phase = LocalPhase::kRunning;
+  entries_[key] = std::move(entry);
+  return Status::Ok();
+}
+
+Status TaskRunner::Stop(const TaskKey& key, core::Duration grace) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return NotFound(ToString(key) + " is not on this node");
+  Entry& entry = it->second;
+  if (entry.task.phase != LocalPhase::kRunning) return Status::Ok();
+  const int64_t millis = std::max<int64_t>(0, grace.micros() / 1000);
+  // The file first: the supervisor reads the grace from it when signalled,
+  // or when it starts, if the signal came before it was ready.
+  BERTH_RETURN_IF_ERROR(
+      WriteFileAtomic(entry.dir + "/" + task_files::kStop, std::to_string(millis)));
+  entry.task.stop_grace = grace;
+  if (!entry.supervisor) entry.supervisor = ReadIdentity(entry.dir + "/" + task_files::kSupervisor);
+  if (entry.supervisor && IsAlive(*entry.supervisor)) ::kill(entry.supervisor->pid, SIGTERM);
+  return Status::Ok();
+}
+
+Status TaskRunner::MarkAcked(const TaskKey& key) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.task.acked) return Status::Ok();
+  BERTH_RETURN_IF_ERROR(WriteFileAtomic(it->second.dir + "/" + task_files::kAcked, ""));
+  it->second.task.acked = true;
+  return Status::Ok();
+}
+
+int TaskRunner::Collect(core::Time cutoff) {
+  int removed = 0;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    const LocalTask& task = it->second.task;
+    if (task.phase == LocalPhase::kExited && task.acked && task.exit &&
+        task.exit->end_time < cutoff) {
+      std::error_code error;
+      fs::remove_all(it->second.dir, error);
+      it = entries_.erase(it);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  return removed;
+}
+
+}  // namespace berth::agent

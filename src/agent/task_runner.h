@@ -1,0 +1,83 @@
+// TaskRunner: the node's tasks as processes and files. It starts tasks
+// (through a detached supervisor each, spawn.h and supervisor.h), asks them
+// to stop, and reads back how they are doing from the state dir
+// (task_dir.h), which is also how a restarted agent adopts what it left
+// running.
+//
+// Adoption at Open: a task with exit.json has ended; one whose supervisor
+// is still alive (same pid, same start time, same boot) is running; one
+// whose supervisor is gone without an exit.json is settled as lost: what is
+// left of its process group and session is killed and exit.json written
+// (signal 9, reason "lost"); a directory whose supervisor never started is
+// removed, so the task can start afresh if the server still wants it.
+//
+// Not thread-safe: the agent's loop owns it. (The logs endpoint reads the
+// state dir on its own; see LatestTaskDir.)
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/proc.h"
+#include "agent/reconcile.h"
+#include "agent/task_dir.h"
+#include "server/controller.h"
+
+namespace berth::agent {
+
+struct TaskRunnerOptions {
+  std::string state_dir;
+  std::string node;
+  // The supervisor's argv before the task dir, e.g. {"/proc/self/exe",
+  // "supervise-task"}.
+  std::vector<std::string> supervisor_command;
+  std::map<std::string, std::string> base_env;  // layer 1 of task_env.h
+};
+
+class TaskRunner {
+ public:
+  static Result<std::unique_ptr<TaskRunner>> Open(TaskRunnerOptions options);
+
+  // Looks at the running tasks again: recorded exits, vanished supervisors.
+  void Refresh();
+  // Every task known here, by key.
+  std::vector<LocalTask> Tasks() const;
+
+  // Starts a task. A failure after its directory exists is recorded as the
+  // task's outcome (exit code 127, reason "start_failed") and returned.
+  Status Start(const server::TaskAssignment& assignment);
+  // Asks a running task to stop: SIGTERM, SIGKILL after `grace`.
+  Status Stop(const TaskKey& key, core::Duration grace);
+  // The server has recorded this exit.
+  Status MarkAcked(const TaskKey& key);
+  // Deletes acknowledged tasks that ended before `cutoff` (logs included).
+  int Collect(core::Time cutoff);
+
+  const std::string& tasks_dir() const { return tasks_dir_; }
+
+ private:
+  struct Entry {
+    LocalTask task;
+    std::string dir;
+    std::optional<ProcessIdentity> supervisor;
+    // Set for tasks started by this process: a supervisor that has not
+    // written its pid yet is starting, not lost.
+    std::optional<std::chrono::steady_clock::time_point> launched;
+  };
+
+  explicit TaskRunner(TaskRunnerOptions options);
+  void Adopt(const TaskKey& key, const std::string& dir);
+  void RefreshOne(Entry& entry);
+  void SettleLost(Entry& entry);
+  void RecordOutcome(Entry& entry, ExitStatus status, const std::string& note);
+
+  TaskRunnerOptions options_;
+  std::string tasks_dir_;
+  std::map<TaskKey, Entry> entries_;
+};
+
+}  // namespace berth::agent
