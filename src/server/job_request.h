@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "server/job_specs.h"
 #include "store/records.h"
 
 namespace berth::server {
@@ -82,7 +83,7 @@ struct SubmissionLimits {
   int64_t max_grace_s = 3600;
   int32_t max_priority = 1000;
   int32_t max_retries = 100;
-  int32_t max_array = 10000;  // array indices are 0..max_array-1
+  int32_t max_array = kDefaultMaxArray;  // array indices are 0..max_array-1
   int32_t max_dependencies = 64;
   // An array of N indices becomes N JobRequests, each a copy of the request,
   // so N x body bytes is bounded too: a 1 MiB body times 10,000 indices would
@@ -99,19 +100,5 @@ struct Submission {
 // Parses and validates a submission body. On success `jobs` is non-empty;
 // for an array spec it holds one request per index in increasing index order.
 Result<Submission> ParseSubmission(std::string_view json_body, const SubmissionLimits& limits = {});
-
-// Array specs as Slurm writes them: "0-9", "1,3,5-7", "0-15:4" (step), with an
-// optional "%N" (at most N at once). Returns the indices sorted and without
-// duplicates, all in 0..max_array-1, and the %N (1..max_array) if given. The
-// spec is at most kMaxArraySpecChars long. Messages name no field (the caller
-// prefixes its own: `array: `, `--array: `).
-inline constexpr size_t kMaxArraySpecChars = 1024;
-Result<std::pair<std::vector<int32_t>, std::optional<int32_t>>> ParseArraySpec(
-    std::string_view spec, int32_t max_array = SubmissionLimits{}.max_array);
-
-// "afterok:12", "afterany:12", "afternotok:12", and "12" meaning afterok;
-// also "12:afterok" (the CLI's `--after ID[:KIND]`). Job ids are positive.
-// Messages name no field (the caller prefixes its own).
-Result<store::Dependency> ParseDependency(std::string_view text);
 
 }  // namespace berth::server

@@ -1,0 +1,43 @@
+#include "server/spec_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace berth::server::spec_text {
+
+std::string Printable(std::string_view text, size_t max_chars) {
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    char piece[8] = {c, '\0'};
+    if (byte < 0x20 || byte >= 0x7f) std::snprintf(piece, sizeof(piece), "\\x%02x", byte);
+    if (out.size() + std::char_traits<char>::length(piece) > max_chars) {
+      out += "...";
+      break;
+    }
+    out += piece;
+  }
+  return out;
+}
+
+std::string Quote(std::string_view text) { return "'" + Printable(text, kQuotedChars) + "'"; }
+
+std::string Range(int64_t lo, int64_t hi) { return std::to_string(lo) + ".." + std::to_string(hi); }
+
+bool IsDigits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<int64_t> SaturatingNumber(std::string_view text) {
+  if (!IsDigits(text)) return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    const int64_t digit = c - '0';
+    value = value > (kSaturated - digit) / 10 ? kSaturated : value * 10 + digit;
+  }
+  return value;
+}
+
+}  // namespace berth::server::spec_text

@@ -1,0 +1,38 @@
+// Text helpers the submission parsers share (job_request.cc, job_specs.cc):
+// how values are quoted in error messages, and digits read without ever
+// overflowing. Internal to the server's parsers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace berth::server::spec_text {
+
+// At most this many characters of a value are quoted in a message.
+inline constexpr size_t kQuotedChars = 64;
+
+// `text` with every byte that is not printable ASCII written as \xNN, cut to
+// at most `max_chars` characters (then "..." follows): messages go into JSON
+// responses and onto terminals, and must be short, valid UTF-8 without
+// control characters whatever the input was.
+std::string Printable(std::string_view text, size_t max_chars);
+// 'text', made printable and cut to kQuotedChars.
+std::string Quote(std::string_view text);
+// "lo..hi"
+std::string Range(int64_t lo, int64_t hi);
+bool IsDigits(std::string_view text);
+
+// Above every limit; where a long run of digits saturates.
+inline constexpr int64_t kSaturated = int64_t{1} << 62;
+// Job ids stay below the saturation point so that every id a user can write
+// is either exact or rejected.
+inline constexpr int64_t kMaxJobId = kSaturated - 1;
+
+// Digits as int64, saturating at kSaturated so that "99999999999999999999"
+// is "over the limit", not malformed. nullopt unless `text` is all digits.
+std::optional<int64_t> SaturatingNumber(std::string_view text);
+
+}  // namespace berth::server::spec_text
