@@ -9,8 +9,12 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
+#include "agent/fake_gpus.h"
+#include "cli/agent_command.h"
+#include "cli/dev_agents.h"
 #include "common/clock.h"
 #include "server/config.h"
 #include "server/server.h"
@@ -23,15 +27,20 @@ namespace {
   std::exit(2);
 }
 
-// Runs the server until SIGINT or SIGTERM, then stops it cleanly.
-int RunUntilSignalled(server::ServerOptions options, const std::string& command) {
+// Runs the server until SIGINT or SIGTERM, then stops it cleanly. With
+// `agents` (berth dev --nodes N), starts them once the server listens, and
+// stops them (by PID) before the server.
+int RunUntilSignalled(server::ServerOptions options, const std::string& command,
+                      std::optional<DevAgentsOptions> agents = std::nullopt) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGCHLD);  // an agent exited
   // Block them in every thread the server starts; one thread waits for them.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   static const SystemClock clock;
+  const std::string data_dir = options.data_dir;
   Result<std::unique_ptr<server::Server>> started =
       server::Server::Start(std::move(options), clock);
   if (!started.ok()) Fail(command, started.status().message());
@@ -41,9 +50,25 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command)
     std::fprintf(stderr, "berth %s: admin token written to %s\n", command.c_str(),
                  server.admin_token_path().c_str());
   }
+  std::unique_ptr<DevAgents> dev_agents;
+  if (agents && agents->nodes > 0) {
+    agents->server_url = server.url();
+    agents->data_dir = data_dir;
+    Result<std::unique_ptr<DevAgents>> spawned = DevAgents::Start(*agents);
+    if (!spawned.ok()) {
+      server.Stop();
+      Fail(command, spawned.status().message());
+    }
+    dev_agents = std::move(*spawned);
+  }
   int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  while (true) {
+    sigwait(&signals, &signal_number);
+    if (signal_number != SIGCHLD) break;
+    if (dev_agents) dev_agents->Reap();
+  }
   std::fprintf(stderr, "berth %s: stopping (signal %d)\n", command.c_str(), signal_number);
+  if (dev_agents) dev_agents->Stop();
   server.Stop();
   return 0;
 }
@@ -51,8 +76,12 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command)
 struct DevFlags {
   std::string data_dir = ".berth-dev";
   std::string listen = "127.0.0.1:8080";
-  int nodes = 0;
+  int nodes = 1;
   std::string fake_gpus = "8xH100-80GB";
+  int fake_topology = 1;
+  std::string agent_heartbeat_interval = "1s";
+  std::string heartbeat_timeout;
+  std::string min_run_before_preemption;
 };
 
 struct TokenFlags {
@@ -103,23 +132,67 @@ void AddServerCommands(CLI::App& app) {
 
   auto dev = std::make_shared<DevFlags>();
   CLI::App* dev_app = app.add_subcommand(
-      "dev", "Run a local cluster: server with SQLite in a data dir (agents come later)");
+      "dev", "Run a local cluster: the server with SQLite in a data dir, and N agents");
   dev_app->add_option("--data-dir", dev->data_dir, "State and the admin token live here")
       ->capture_default_str();
   dev_app->add_option("--listen", dev->listen, "Address to serve on (loopback)")
       ->capture_default_str();
-  dev_app->add_option("--nodes", dev->nodes, "Simulated GPU nodes (needs the agent)")
+  dev_app->add_option("--nodes", dev->nodes, "Simulated GPU nodes: one agent each (0: none)")
       ->capture_default_str();
   dev_app->add_option("--fake-gpus", dev->fake_gpus, "GPUs per node, e.g. 8xH100-80GB")
       ->capture_default_str();
+  dev_app
+      ->add_option("--fake-topology", dev->fake_topology,
+                   "Interconnect groups among each node's GPUs")
+      ->capture_default_str();
+  dev_app
+      ->add_option("--agent-heartbeat-interval", dev->agent_heartbeat_interval,
+                   "How often the agents report, e.g. 1s, 200ms")
+      ->capture_default_str();
+  dev_app->add_option("--heartbeat-timeout", dev->heartbeat_timeout,
+                      "A silent node is down after this long, e.g. 30s (the default)");
+  dev_app->add_option("--min-run-before-preemption", dev->min_run_before_preemption,
+                      "A job runs this long before it may be preempted, e.g. 10m (the default)");
   dev_app->callback([dev] {
-    if (dev->nodes != 0) {
-      Fail("dev", "--nodes: simulated nodes need the node agent, which is not built yet; use 0");
+    if (dev->nodes < 0 || dev->nodes > 64) {
+      Fail("dev", "--nodes: must be 0..64, got " + std::to_string(dev->nodes));
+    }
+    if (dev->nodes > 0) {
+      if (Result<agent::FakeGpuSpec> gpus =
+              agent::ParseFakeGpus(dev->fake_gpus, dev->fake_topology);
+          !gpus.ok()) {
+        Fail("dev", gpus.status().message());
+      }
+      if (Result<std::chrono::milliseconds> interval =
+              ParseDurationFlag(dev->agent_heartbeat_interval, "--agent-heartbeat-interval");
+          !interval.ok()) {
+        Fail("dev", interval.status().message());
+      }
     }
     server::ServerOptions options;
     options.data_dir = dev->data_dir;
     options.listen = dev->listen;
-    std::exit(RunUntilSignalled(std::move(options), "dev"));
+    const auto seconds = [](const std::string& text, const std::string& flag) {
+      Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);
+      if (!parsed.ok() || parsed->count() == 0) {
+        Fail("dev", parsed.ok() ? flag + ": must be positive, got '" + text + "'"
+                                : parsed.status().message());
+      }
+      return core::Duration::Millis(parsed->count());
+    };
+    if (!dev->heartbeat_timeout.empty()) {
+      options.controller.heartbeat_timeout = seconds(dev->heartbeat_timeout, "--heartbeat-timeout");
+    }
+    if (!dev->min_run_before_preemption.empty()) {
+      options.controller.policy_config.berth_min_run_time =
+          seconds(dev->min_run_before_preemption, "--min-run-before-preemption");
+    }
+    DevAgentsOptions agents;
+    agents.nodes = dev->nodes;
+    agents.fake_gpus = dev->fake_gpus;
+    agents.fake_topology = dev->fake_topology;
+    agents.heartbeat_interval = dev->agent_heartbeat_interval;
+    std::exit(RunUntilSignalled(std::move(options), "dev", agents));
   });
 
   auto token = std::make_shared<TokenFlags>();

@@ -1,0 +1,191 @@
+#include "cli/agent_command.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "agent/agent.h"
+#include "agent/fake_gpus.h"
+#include "agent/nvml_inventory.h"
+#include "agent/supervisor.h"
+#include "common/clock.h"
+
+namespace berth::cli {
+namespace {
+
+[[noreturn]] void Fail(const std::string& message) {
+  std::fprintf(stderr, "berth agent: %s\n", message.c_str());
+  std::exit(2);
+}
+
+struct AgentFlags {
+  std::string server;
+  std::string token;
+  std::string token_file;
+  std::string node;
+  std::string listen = "127.0.0.1:0";
+  std::string advertise;
+  std::string state_dir;
+  std::string fake_gpus;
+  int32_t fake_topology = 1;
+  std::string nvml_library = "libnvidia-ml.so.1";
+  std::string gpu_type;
+  std::string heartbeat_interval = "1s";
+  std::string max_backoff = "30s";
+  std::string keep_finished = "24h";
+  std::vector<std::string> labels;
+};
+
+// The fake inventory, or NVML; a machine without the NVIDIA library is a
+// node without GPUs (one binary for both), any other NVML failure is fatal.
+std::unique_ptr<agent::GpuInventory> MakeInventory(const AgentFlags& flags) {
+  if (!flags.fake_gpus.empty()) {
+    Result<agent::FakeGpuSpec> spec = agent::ParseFakeGpus(flags.fake_gpus, flags.fake_topology);
+    if (!spec.ok()) Fail(spec.status().message());
+    return std::make_unique<agent::FakeGpuInventory>(std::move(*spec));
+  }
+  Result<std::unique_ptr<agent::NvmlInventory>> nvml =
+      agent::NvmlInventory::Open({flags.nvml_library, flags.gpu_type});
+  if (nvml.ok()) return std::move(*nvml);
+  if (nvml.status().code() == StatusCode::kUnavailable &&
+      nvml.status().message().find("cannot load") != std::string::npos) {
+    spdlog::warn("{}; this node registers without GPUs", nvml.status().message());
+    return std::make_unique<agent::FakeGpuInventory>(agent::FakeGpuSpec{0, "", 0, 1});
+  }
+  Fail(nvml.status().message());
+}
+
+std::string ReadToken(const AgentFlags& flags) {
+  if (!flags.token.empty()) return flags.token;
+  if (!flags.token_file.empty()) {
+    std::ifstream in(flags.token_file);
+    std::string token;
+    if (!in || !std::getline(in, token) || token.empty()) {
+      Fail("--token-file: cannot read a token from " + flags.token_file);
+    }
+    return token;
+  }
+  if (const char* env = std::getenv("BERTH_AGENT_TOKEN")) return env;
+  Fail("--token: required (or --token-file, or $BERTH_AGENT_TOKEN)");
+}
+
+void RunAgent(const AgentFlags& flags) {
+  agent::AgentOptions options;
+  options.server_url = flags.server;
+  options.token = ReadToken(flags);
+  options.node = flags.node;
+  options.listen = flags.listen;
+  options.advertise = flags.advertise;
+  options.state_dir = flags.state_dir;
+  const auto duration = [](const std::string& text, const std::string& flag) {
+    Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);
+    if (!parsed.ok()) Fail(parsed.status().message());
+    return *parsed;
+  };
+  options.heartbeat_interval = duration(flags.heartbeat_interval, "--heartbeat-interval");
+  options.max_backoff = duration(flags.max_backoff, "--max-backoff");
+  options.keep_finished =
+      core::Duration::Millis(duration(flags.keep_finished, "--keep-finished").count());
+  for (const std::string& label : flags.labels) {
+    const size_t equals = label.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      Fail("--label: expected KEY=VALUE, got '" + label + "'");
+    }
+    options.labels[label.substr(0, equals)] = label.substr(equals + 1);
+  }
+  // The supervisor is this very binary, even if the file was replaced since.
+  options.supervisor_command = {"/proc/self/exe", agent::kSuperviseCommand};
+
+  // Block the stop signals in every thread the agent starts; this one waits.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  static const SystemClock clock;
+  Result<std::unique_ptr<agent::Agent>> started =
+      agent::Agent::Start(std::move(options), MakeInventory(flags), clock);
+  if (!started.ok()) Fail(started.status().message());
+  // For operators and tests: which process is this node's agent.
+  std::ofstream(flags.state_dir + "/agent.pid") << ::getpid() << "\n";
+  std::fprintf(stderr, "berth agent: node %s serving on %s\n", flags.node.c_str(),
+               (*started)->address().c_str());
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::fprintf(stderr, "berth agent: node %s stopping (signal %d); tasks keep running\n",
+               flags.node.c_str(), signal_number);
+  (*started)->Stop();
+  std::exit(0);
+}
+
+}  // namespace
+
+Result<std::chrono::milliseconds> ParseDurationFlag(const std::string& text,
+                                                    const std::string& flag) {
+  const auto bad = [&] {
+    return InvalidArgument(flag + ": expected a duration such as 500ms, 2s, 5m or 24h, got '" +
+                           text + "'");
+  };
+  int64_t number = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error != std::errc() || end == text.data() || number < 0) return bad();
+  const std::string unit(end, text.data() + text.size());
+  if (unit == "ms") return std::chrono::milliseconds(number);
+  if (unit.empty() || unit == "s") return std::chrono::milliseconds(number * 1000);
+  if (unit == "m") return std::chrono::milliseconds(number * 60'000);
+  if (unit == "h") return std::chrono::milliseconds(number * 3'600'000);
+  return bad();
+}
+
+void AddAgentCommands(CLI::App& app) {
+  auto flags = std::make_shared<AgentFlags>();
+  CLI::App* agent = app.add_subcommand(
+      "agent", "Run the node agent: discover GPUs, run the tasks the server assigns");
+  agent->add_option("--server", flags->server, "Server URL, e.g. http://10.0.0.1:8080")->required();
+  agent->add_option("--token", flags->token, "Agent token (visible in ps; prefer --token-file)");
+  agent->add_option("--token-file", flags->token_file, "File holding the agent token");
+  agent->add_option("--node", flags->node, "This node's name (the token's node)")->required();
+  agent->add_option("--listen", flags->listen, "Address for the logs endpoint (port 0: any)")
+      ->capture_default_str();
+  agent->add_option("--advertise", flags->advertise,
+                    "HOST:PORT the server and gang peers use (default: the listen address)");
+  agent->add_option("--state-dir", flags->state_dir, "Tasks, logs and exit statuses live here")
+      ->required();
+  agent->add_option("--fake-gpus", flags->fake_gpus,
+                    "Simulated GPUs, e.g. 8xH100-80GB (default: NVML)");
+  agent
+      ->add_option("--fake-topology", flags->fake_topology,
+                   "Interconnect groups among the fake GPUs")
+      ->capture_default_str();
+  agent->add_option("--nvml-library", flags->nvml_library, "The NVML library to dlopen")
+      ->capture_default_str();
+  agent->add_option("--gpu-type", flags->gpu_type,
+                    "The gpu_type to register (default: from the NVML device name)");
+  agent->add_option("--heartbeat-interval", flags->heartbeat_interval, "e.g. 1s, 500ms")
+      ->capture_default_str();
+  agent
+      ->add_option("--max-backoff", flags->max_backoff,
+                   "Longest wait between retries while the server is unreachable")
+      ->capture_default_str();
+  agent
+      ->add_option("--keep-finished", flags->keep_finished,
+                   "How long finished tasks' logs stay after the server has their exit")
+      ->capture_default_str();
+  agent->add_option("--label", flags->labels, "KEY=VALUE node label (repeatable)");
+  agent->callback([flags] { RunAgent(*flags); });
+
+  auto task_dir = std::make_shared<std::string>();
+  CLI::App* supervise = app.add_subcommand(
+      agent::kSuperviseCommand, "Supervise one task (started by the agent, not by hand)");
+  supervise->group("");  // hidden from --help
+  supervise->add_option("dir", *task_dir, "The task's directory in the state dir")->required();
+  supervise->callback([task_dir] { std::exit(agent::RunSupervisor(*task_dir)); });
+}
+
+}  // namespace berth::cli

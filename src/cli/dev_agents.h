@@ -1,0 +1,58 @@
+// The agents of `berth dev --nodes N`: one `berth agent` child process per
+// simulated node (node-1..node-N), each with fake GPUs, a state dir under
+// the data dir and an agent token the dev server issues:
+//
+//   DATA/agents/node-1/token       the agent token (0600), passed by file
+//   DATA/agents/node-1/agent.pid   written by the agent
+//   DATA/agents/node-1/tasks/...   its tasks (agent state dir, see src/agent)
+//
+// They listen on 127.0.0.1 (a free port each), so 127.0.0.1 is the
+// MASTER_ADDR of gangs. An agent that exits is reported, not restarted (a
+// test may kill one on purpose); if `berth dev` itself dies, its agents get
+// SIGTERM from the kernel (PR_SET_PDEATHSIG) and their tasks keep running.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace berth::cli {
+
+struct DevAgentsOptions {
+  std::string server_url;  // http://127.0.0.1:PORT
+  std::string data_dir;    // holds admin-token
+  int nodes = 1;
+  std::string fake_gpus;
+  int fake_topology = 1;
+  std::string heartbeat_interval = "1s";
+};
+
+class DevAgents {
+ public:
+  // Issues the tokens and starts the agents.
+  static Result<std::unique_ptr<DevAgents>> Start(const DevAgentsOptions& options);
+  ~DevAgents();
+  DevAgents(const DevAgents&) = delete;
+  DevAgents& operator=(const DevAgents&) = delete;
+
+  // Reaps agents that exited and says so on stderr (call on SIGCHLD).
+  void Reap();
+  // SIGTERM to every agent still running, by PID; SIGKILL after 10 s.
+  void Stop();
+
+ private:
+  struct Child {
+    std::string node;
+    pid_t pid = 0;
+    bool running = false;
+  };
+  DevAgents() = default;
+
+  std::vector<Child> children_;
+};
+
+}  // namespace berth::cli
