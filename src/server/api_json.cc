@@ -137,7 +137,7 @@ json TaskJson(const TaskAssignment& task) {
 
 }  // namespace
 
-json JobJson(const store::JobRecord& job, bool with_private) {
+json JobJson(const store::JobRecord& job, bool with_private, const core::PendingJob* pending) {
   const store::JobRequest& request = job.request;
   json dependencies = json::array();
   for (const store::Dependency& dependency : request.depends_on) {
@@ -181,6 +181,8 @@ json JobJson(const store::JobRecord& job, bool with_private) {
   out["signal"] = job.signal ? json(*job.signal) : json(nullptr);
   out["array_parent"] = job.array_parent ? json(core::Value(*job.array_parent)) : json(nullptr);
   out["array_index"] = request.array_index ? json(*request.array_index) : json(nullptr);
+  out["position"] = pending ? json(pending->position) : json(nullptr);
+  out["eta"] = pending ? TimeJson(pending->eta) : json(nullptr);
   if (with_private) {
     out["command"] = request.command;
     out["script"] = request.script;

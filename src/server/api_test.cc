@@ -521,6 +521,7 @@ TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
   json listed = alice.Get("/api/v1/jobs").body["jobs"];
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0]["reason"], "infeasible");
+  EXPECT_EQ(listed[0]["position"], 0);
   EXPECT_THAT(listed[0]["message"].get<std::string>(), HasSubstr("can never start"));
 }
 

@@ -341,6 +341,20 @@ Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
   return explanation;
 }
 
+std::map<JobId, core::PendingJob> Controller::PendingViews(const std::vector<JobId>& ids) {
+  std::lock_guard lock(mutex_);
+  std::map<JobId, core::PendingJob> views;
+  for (JobId id : ids) {
+    auto job = jobs_.find(id);
+    auto pending = explained_.find(id);
+    if (job != jobs_.end() && pending != explained_.end() &&
+        job->second.state == JobState::kPending) {
+      views.emplace(id, pending->second);
+    }
+  }
+  return views;
+}
+
 // --- wake-ups ---
 
 void Controller::Notify() {

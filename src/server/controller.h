@@ -172,6 +172,8 @@ class Controller {
   Status Cancel(const Principal& who, core::JobId id);
   Status Release(const Principal& who, core::JobId id);
   Result<Explanation> Explain(const Principal& who, core::JobId id);
+  // The last cycle's view of the given pending jobs (position, ETA), by id.
+  std::map<core::JobId, core::PendingJob> PendingViews(const std::vector<core::JobId>& ids);
   // The owner's (or an admin's) way to a task's log.
   Result<LogLocation> LocateLog(const Principal& who, core::JobId id, int32_t task);
 

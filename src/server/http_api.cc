@@ -278,9 +278,14 @@ void HttpApi::ListJobs(const Principal& who, const httplib::Request& request,
   if (!filter.ok()) return Fail(response, filter.status());
   Result<std::vector<store::JobRecord>> jobs = controller_.ListJobs(who, *filter);
   if (!jobs.ok()) return Fail(response, jobs.status());
+  std::vector<core::JobId> ids;
+  for (const store::JobRecord& job : *jobs) ids.push_back(job.id);
+  const std::map<core::JobId, core::PendingJob> pending = controller_.PendingViews(ids);
   json out = json::array();
   for (const store::JobRecord& job : *jobs) {
-    out.push_back(JobJson(job, who.admin() || who.user == job.user));
+    auto view = pending.find(job.id);
+    out.push_back(JobJson(job, who.admin() || who.user == job.user,
+                          view == pending.end() ? nullptr : &view->second));
   }
   json body{{"jobs", out}};
   if (static_cast<int32_t>(jobs->size()) == filter->limit && !jobs->empty()) {
@@ -295,7 +300,11 @@ void HttpApi::GetJob(const Principal& who, const httplib::Request& request,
   if (!id.ok()) return Fail(response, id.status());
   Result<store::JobRecord> job = controller_.GetJob(who, *id);
   if (!job.ok()) return Fail(response, job.status());
-  Json(response, 200, JobJson(*job, who.admin() || who.user == job->user));
+  const std::map<core::JobId, core::PendingJob> pending = controller_.PendingViews({job->id});
+  auto view = pending.find(job->id);
+  Json(response, 200,
+       JobJson(*job, who.admin() || who.user == job->user,
+               view == pending.end() ? nullptr : &view->second));
 }
 
 void HttpApi::UsageReport(const Principal& who, const httplib::Request& request,
