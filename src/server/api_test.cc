@@ -198,6 +198,7 @@ TEST_F(ApiTest, SubmitShowListCancel) {
   EXPECT_FALSE(seen_by_bob.contains("env"));
   EXPECT_EQ(bob.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel").status, 403);
 
+  EXPECT_EQ(bob.Get("/api/v1/whoami").body, json({{"user", "bob"}, {"role", "user"}}));
   json listed = bob.Get("/api/v1/jobs?user=alice").body;
   ASSERT_EQ(listed["jobs"].size(), 1u);
   EXPECT_EQ(listed["jobs"][0]["id"], id);

@@ -233,6 +233,10 @@ void HttpApi::Install(httplib::Server& server) {
   server.Get("/api/v1/usage",
              Route("/api/v1/usage", Access::kUser,
                    [this](auto& who, auto& req, auto& res) { UsageReport(who, req, res); }));
+  server.Get("/api/v1/whoami",
+             Route("/api/v1/whoami", Access::kUser, [this](auto& who, auto&, auto& res) {
+               Json(res, 200, json{{"user", who.user}, {"role", RoleName(who.role)}});
+             }));
   server.Post("/api/v1/tokens",
               Route("/api/v1/tokens", Access::kAdmin,
                     [this](auto& who, auto& req, auto& res) { CreateToken(who, req, res); }));
