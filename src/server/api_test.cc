@@ -526,5 +526,35 @@ TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
   EXPECT_THAT(listed[0]["message"].get<std::string>(), HasSubstr("can never start"));
 }
 
+// Only one cycle in `explain_every` computes ETAs; the ones between must
+// not drop them (the ETA would show for one cycle in ten).
+TEST_F(ApiTest, APendingJobKeepsItsEtaBetweenFullExplanations) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 4);
+  const int64_t running =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}, {"time_limit_s", 600}})
+          .body["id"];
+  WaitForAssignment(agent, "n0", running);
+  const int64_t blocked =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+  const std::string explain = "/api/v1/jobs/" + std::to_string(blocked) + "/explain";
+  clock_.Advance(core::Duration::Seconds(10));  // the next cycle explains in full
+  json explained = alice.Get(explain).body;
+  for (int i = 0; i < 300 && explained["eta"].is_null(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    explained = alice.Get(explain).body;
+  }
+  ASSERT_FALSE(explained["eta"].is_null()) << explained.dump();
+  const json eta = explained["eta"];
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // several cycles, none full
+  EXPECT_EQ(alice.Get(explain).body["eta"], eta);
+  EXPECT_THAT(alice.Get(explain).body["message"].get<std::string>(),
+              HasSubstr("expected to start around"));
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(blocked)).body["eta"], eta);
+  const json listed = alice.Get("/api/v1/jobs?live=true").body["jobs"];
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[1]["eta"], eta);
+}
+
 }  // namespace
 }  // namespace berth::server

@@ -261,7 +261,8 @@ class Controller {
   // Per job and task: the exit the agents reported for the current attempt.
   std::map<std::pair<core::JobId, int32_t>, TaskReport> exits_;
   std::set<std::pair<core::JobId, int32_t>> running_tasks_;
-  std::map<core::JobId, core::PendingJob> explained_;  // from the last cycle
+  // From the last cycle; the ETAs from the last full one.
+  std::map<core::JobId, core::PendingJob> explained_;
   core::Time last_full_explain_;
   int64_t cycles_ = 0;
 };

@@ -171,8 +171,18 @@ Result<bool> Controller::RunCycle() {
   }
   for (const core::JobStart* start : starts) state_.Start(*start, now);
 
-  explained_.clear();
-  for (const core::PendingJob& pending : decision.pending) {
+  // Only a full cycle computes ETAs: in between, a job still waiting for
+  // room keeps the ETA of the last full one, so `explain` and listings do
+  // not show it for one cycle in ten only.
+  std::map<JobId, core::PendingJob> previous = std::exchange(explained_, {});
+  for (core::PendingJob pending : decision.pending) {
+    if (!full && pending.reason != core::ReasonCode::kHeld &&
+        pending.reason != core::ReasonCode::kInfeasible) {
+      if (auto it = previous.find(pending.job); it != previous.end()) {
+        pending.eta = it->second.eta;
+        pending.after_job = it->second.after_job;
+      }
+    }
     explained_.emplace(pending.job, pending);
     auto it = jobs_.find(pending.job);
     if (it != jobs_.end() && it->second.state == JobState::kPending) {
