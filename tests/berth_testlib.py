@@ -44,13 +44,14 @@ def wait_until(predicate, timeout, what):
 class Process:
     """A child process the test owns: started, probed for readiness, stopped by PID."""
 
-    def __init__(self, argv, log_path):
-        self.argv, self.log_path = argv, log_path
+    def __init__(self, argv, log_path, env=None):
+        self.argv, self.log_path, self.env = argv, log_path, env
         self.process = None
 
     def start(self):
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.argv, stdout=log, stderr=subprocess.STDOUT,
+                                        env=self.env)
         log.close()
         return self
 
@@ -87,10 +88,10 @@ class Process:
                 self.kill()
 
 
-def berth_dev(binary, data_dir, port, *extra):
+def berth_dev(binary, data_dir, port, *extra, env=None):
     """`berth dev` on 127.0.0.1:port with its state in data_dir (not yet started)."""
     return Process([binary, "dev", "--data-dir", data_dir, "--listen", f"127.0.0.1:{port}",
-                    *extra], os.path.join(data_dir, "berth-dev.log"))
+                    *extra], os.path.join(data_dir, "berth-dev.log"), env=env)
 
 
 def admin_token(data_dir):

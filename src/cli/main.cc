@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/agent_command.h"
+#include "cli/client_commands.h"
 #include "cli/server_command.h"
 #include "cli/sim_command.h"
 
@@ -11,6 +12,9 @@ int main(int argc, char** argv) {
   berth::cli::AddServerCommands(app);
   berth::cli::AddAgentCommands(app);
   berth::cli::AddSimCommand(app);
+  berth::cli::AddSubmitCommand(app);
+  berth::cli::AddJobCommands(app);
+  berth::cli::AddClusterCommands(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

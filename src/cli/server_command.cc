@@ -1,12 +1,10 @@
 #include "cli/server_command.h"
 
-#include <httplib.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +12,7 @@
 
 #include "agent/fake_gpus.h"
 #include "cli/agent_command.h"
+#include "cli/api_client.h"
 #include "cli/dev_agents.h"
 #include "common/clock.h"
 #include "server/config.h"
@@ -49,6 +48,17 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command,
   if (!server.admin_token_path().empty()) {
     std::fprintf(stderr, "berth %s: admin token written to %s\n", command.c_str(),
                  server.admin_token_path().c_str());
+  }
+  if (command == "dev") {
+    // So that client commands run anywhere reach this cluster without flags.
+    const std::string token_file = data_dir + "/admin-token";
+    if (Status written = WriteDevCluster(server.url(), token_file); !written.ok()) {
+      std::fprintf(stderr, "berth dev: %s (client commands need --server/--token)\n",
+                   written.message().c_str());
+    } else {
+      std::fprintf(stderr, "berth dev: client commands find it through %s\n",
+                   DevClusterPath().c_str());
+    }
   }
   std::unique_ptr<DevAgents> dev_agents;
   if (agents && agents->nodes > 0) {
@@ -88,37 +98,10 @@ struct TokenFlags {
   std::string user;
   std::string role = "user";
   std::string node;
-  ConnectionFlags connection;
+  ClientFlags client;
 };
 
 }  // namespace
-
-void AddConnectionFlags(CLI::App& app, ConnectionFlags& flags) {
-  app.add_option("--server", flags.address, "Server URL (else $BERTH_ADDR, else dev default)");
-  app.add_option("--token", flags.token,
-                 "API token (else $BERTH_TOKEN, else the dev cluster's admin token)");
-}
-
-Result<Connection> ResolveConnection(const ConnectionFlags& flags) {
-  Connection connection;
-  connection.address = flags.address;
-  if (connection.address.empty()) {
-    if (const char* env = std::getenv("BERTH_ADDR")) connection.address = env;
-  }
-  if (connection.address.empty()) connection.address = "http://127.0.0.1:8080";
-  connection.token = flags.token;
-  if (connection.token.empty()) {
-    if (const char* env = std::getenv("BERTH_TOKEN")) connection.token = env;
-  }
-  if (connection.token.empty()) {
-    std::ifstream in(".berth-dev/admin-token");
-    std::getline(in, connection.token);
-  }
-  if (connection.token.empty()) {
-    return InvalidArgument("--token: no token (set --token, BERTH_TOKEN, or run berth dev here)");
-  }
-  return connection;
-}
 
 void AddServerCommands(CLI::App& app) {
   auto config_path = std::make_shared<std::string>();
@@ -202,27 +185,16 @@ void AddServerCommands(CLI::App& app) {
   create->add_option("--user", token->user, "Who the token speaks for")->required();
   create->add_option("--role", token->role, "admin, user or agent")->capture_default_str();
   create->add_option("--node", token->node, "With --role agent: the node it belongs to");
-  AddConnectionFlags(*create, token->connection);
+  AddClientFlags(*create, token->client);
   create->callback([token] {
-    Result<Connection> connection = ResolveConnection(token->connection);
-    if (!connection.ok()) Fail("token create", connection.status().message());
-    httplib::Client client(connection->address);
-    client.set_bearer_token_auth(connection->token);
+    Result<ApiClient> client = ApiClient::FromFlags(token->client);
+    if (!client.ok()) Exit("token create", client.status());
     nlohmann::json body{{"user", token->user}, {"role", token->role}};
     if (!token->node.empty()) body["node"] = token->node;
-    httplib::Result response = client.Post("/api/v1/tokens", body.dump(), "application/json");
-    if (!response) {
-      Fail("token create",
-           "cannot reach " + connection->address + ": " + httplib::to_string(response.error()));
-    }
-    nlohmann::json reply = nlohmann::json::parse(response->body, nullptr, false);
-    if (response->status != 201) {
-      const std::string message = reply.is_object() && reply.contains("error")
-                                      ? reply["error"].value("message", response->body)
-                                      : response->body;
-      Fail("token create", message);
-    }
-    std::printf("%s\n", reply.value("token", "").c_str());
+    Result<nlohmann::json> reply = client->Post("/api/v1/tokens", body);
+    if (!reply.ok()) Exit("token create", reply.status());
+    std::printf("%s\n",
+                token->client.json ? reply->dump().c_str() : reply->value("token", "").c_str());
     std::exit(0);
   });
 }

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/time.h"
 
@@ -39,6 +41,40 @@ inline std::string FormatRfc3339(core::Time time) {
                 static_cast<int>(of_day / 60 % 60), static_cast<int>(of_day % 60),
                 static_cast<int>(millis));
   return buffer;
+}
+
+// Howard Hinnant's days_from_civil: y/m/d to days since 1970-01-01.
+inline int64_t DaysFromCivil(int64_t year, int month, int day) {
+  year -= month <= 2 ? 1 : 0;
+  const int64_t era = (year >= 0 ? year : year - 399) / 400;
+  const int64_t yoe = year - era * 400;
+  const int64_t doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// The inverse of FormatRfc3339 for the forms it writes (UTC, "Z", with or
+// without milliseconds); nullopt for anything else.
+inline std::optional<core::Time> ParseRfc3339(std::string_view text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
+  int used = 0;
+  const std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute,
+                  &second, &used) != 6 ||
+      month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return std::nullopt;
+  }
+  std::string_view rest = text.substr(static_cast<size_t>(used));
+  if (rest.size() == 5 && rest[0] == '.') {
+    for (char c : rest.substr(1, 3)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      millis = millis * 10 + (c - '0');
+    }
+    rest = rest.substr(4);
+  }
+  if (rest != "Z") return std::nullopt;
+  const int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  return core::Time::FromMicros(seconds * 1'000'000 + millis * 1000);
 }
 
 }  // namespace berth

@@ -259,6 +259,7 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
   json done = WaitForState(alice, id, "succeeded");
   EXPECT_EQ(done["exit_code"], 0);
+  EXPECT_EQ(done["placement"][0]["node"], "n0") << "where it ran (and where its logs are)";
 
   json nodes = alice.Get("/api/v1/nodes").body["nodes"];
   ASSERT_EQ(nodes.size(), 1u);

@@ -1,0 +1,190 @@
+#include "cli/api_client.h"
+
+#include <httplib.h>
+#include <toml++/toml.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace berth::cli {
+namespace {
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "" : value;
+}
+
+std::string ConfigDir() {
+  if (std::string xdg = Env("XDG_CONFIG_HOME"); !xdg.empty()) return xdg + "/berth";
+  return Env("HOME") + "/.config/berth";
+}
+
+std::string ReadFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// `server` and `token` / `token_file` from a TOML file; absent keys stay empty.
+Status ReadEndpointFile(const std::string& path, Endpoint& out) {
+  if (!std::filesystem::exists(path)) return Status::Ok();
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& error) {
+    return InvalidArgument(path + ": " + std::string(error.description()));
+  }
+  for (const auto& [key, value] : table) {
+    if (key != "server" && key != "token" && key != "token_file") {
+      return InvalidArgument(path + ": unknown key '" + std::string(key.str()) +
+                             "' (known: server, token, token_file)");
+    }
+  }
+  if (out.address.empty()) out.address = table["server"].value_or(std::string());
+  if (out.token.empty()) out.token = table["token"].value_or(std::string());
+  if (out.token.empty()) {
+    if (std::string file = table["token_file"].value_or(std::string()); !file.empty()) {
+      out.token = ReadFirstLine(file);
+      if (out.token.empty()) return InvalidArgument(path + ": token_file " + file + " is empty");
+    }
+  }
+  return Status::Ok();
+}
+
+Status FromHttp(const httplib::Result& result, const Endpoint& endpoint) {
+  if (!result) {
+    return Unavailable("cannot reach the server at " + endpoint.address + " (" +
+                       httplib::to_string(result.error()) +
+                       "); is it running? (berth dev, or --server / BERTH_ADDR)");
+  }
+  if (result->status < 400) return Status::Ok();
+  nlohmann::json body = nlohmann::json::parse(result->body, nullptr, false);
+  std::string message = body.is_object() && body.contains("error")
+                            ? body["error"].value("message", result->body)
+                            : result->body;
+  if (message.empty()) message = "HTTP " + std::to_string(result->status);
+  switch (result->status) {
+    case 400:
+    case 413:
+      return InvalidArgument(message);
+    case 401:
+      return Status(StatusCode::kUnauthenticated, message);
+    case 403:
+      return Status(StatusCode::kPermissionDenied, message);
+    case 404:
+      return NotFound(message);
+    case 409:
+      return FailedPrecondition(message);
+    default:
+      // A 503 here is the server's dependency (store, an agent), not the server.
+      return Internal(message);
+  }
+}
+
+httplib::Client MakeClient(const Endpoint& endpoint) {
+  httplib::Client client(endpoint.address);
+  client.set_connection_timeout(std::chrono::seconds(5));
+  client.set_read_timeout(std::chrono::seconds(30));
+  client.set_bearer_token_auth(endpoint.token);
+  return client;
+}
+
+}  // namespace
+
+void AddClientFlags(CLI::App& app, ClientFlags& flags) {
+  app.add_option("--server", flags.server,
+                 "Server URL (else $BERTH_ADDR, else the config file, else the dev cluster)");
+  app.add_option("--token", flags.token, "API token (else $BERTH_TOKEN, else the config file)");
+  app.add_flag("--json", flags.json, "Print JSON instead of a table");
+}
+
+std::string ClientConfigPath() {
+  if (std::string path = Env("BERTH_CONFIG"); !path.empty()) return path;
+  return ConfigDir() + "/config.toml";
+}
+
+std::string DevClusterPath() { return ConfigDir() + "/dev.toml"; }
+
+Status WriteDevCluster(const std::string& url, const std::string& token_file) {
+  std::error_code error;
+  std::filesystem::create_directories(ConfigDir(), error);
+  if (error) return Unavailable("cannot create " + ConfigDir() + ": " + error.message());
+  const std::string path = DevClusterPath();
+  std::ofstream out(path, std::ios::trunc);
+  out << "# Written by `berth dev`: the CLI uses it when nothing else names a server.\n"
+      << "server = \"" << url << "\"\n"
+      << "token_file = \"" << std::filesystem::absolute(token_file).string() << "\"\n";
+  if (!out) return Unavailable("cannot write " + path);
+  return Status::Ok();
+}
+
+Result<Endpoint> ResolveEndpoint(const ClientFlags& flags) {
+  Endpoint endpoint{flags.server, flags.token};
+  if (endpoint.address.empty()) endpoint.address = Env("BERTH_ADDR");
+  if (endpoint.token.empty()) endpoint.token = Env("BERTH_TOKEN");
+  BERTH_RETURN_IF_ERROR(ReadEndpointFile(ClientConfigPath(), endpoint));
+  // The dev cluster names both or nothing: never pair its token with
+  // another server.
+  if (endpoint.address.empty() && endpoint.token.empty()) {
+    BERTH_RETURN_IF_ERROR(ReadEndpointFile(DevClusterPath(), endpoint));
+  }
+  if (endpoint.address.empty()) endpoint.address = "http://127.0.0.1:8080";
+  if (endpoint.token.empty()) endpoint.token = ReadFirstLine(".berth-dev/admin-token");
+  if (endpoint.token.empty()) {
+    return InvalidArgument("--token: no token (use --token, BERTH_TOKEN, a config file at " +
+                           ClientConfigPath() + ", or start `berth dev`)");
+  }
+  if (endpoint.address.find("://") == std::string::npos) {
+    endpoint.address = "http://" + endpoint.address;
+  }
+  return endpoint;
+}
+
+Result<ApiClient> ApiClient::FromFlags(const ClientFlags& flags) {
+  BERTH_ASSIGN_OR_RETURN(Endpoint endpoint, ResolveEndpoint(flags));
+  return ApiClient(std::move(endpoint));
+}
+
+Result<nlohmann::json> ApiClient::Get(const std::string& path) const {
+  httplib::Client client = MakeClient(endpoint_);
+  httplib::Result result = client.Get(path);
+  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
+  nlohmann::json body = nlohmann::json::parse(result->body, nullptr, false);
+  if (body.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
+  return body;
+}
+
+Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::json& body) const {
+  httplib::Client client = MakeClient(endpoint_);
+  httplib::Result result = client.Post(path, body.dump(), "application/json");
+  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
+  nlohmann::json reply = nlohmann::json::parse(result->body, nullptr, false);
+  if (reply.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
+  return reply;
+}
+
+Result<RawReply> ApiClient::GetRaw(const std::string& path) const {
+  httplib::Client client = MakeClient(endpoint_);
+  httplib::Result result = client.Get(path);
+  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
+  RawReply reply{result->body, {}};
+  for (const auto& [key, value] : result->headers) reply.headers[key] = value;
+  return reply;
+}
+
+void Exit(const std::string& command, const Status& status) {
+  std::fprintf(stderr, "berth %s: %s\n", command.c_str(), status.message().c_str());
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+      std::exit(kExitUsage);
+    case StatusCode::kUnavailable:
+      std::exit(kExitUnreachable);
+    default:
+      std::exit(kExitRefused);
+  }
+}
+
+}  // namespace berth::cli

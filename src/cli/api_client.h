@@ -1,0 +1,75 @@
+// How client commands talk to the server: where it is and which token to
+// use (flags, then BERTH_ADDR / BERTH_TOKEN, then a config file, then the
+// dev cluster `berth dev` announced), and JSON over HTTP with the server's
+// error messages turned back into Status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "common/status.h"
+
+namespace berth::cli {
+
+struct ClientFlags {
+  std::string server;
+  std::string token;
+  bool json = false;  // print the server's JSON instead of tables
+};
+
+// --server, --token and --json on a client command.
+void AddClientFlags(CLI::App& app, ClientFlags& flags);
+
+struct Endpoint {
+  std::string address;  // http(s)://host:port
+  std::string token;
+};
+
+// Where the CLI looks for its config file: $BERTH_CONFIG, else
+// $XDG_CONFIG_HOME/berth/config.toml, else ~/.config/berth/config.toml.
+std::string ClientConfigPath();
+// Where `berth dev` announces itself: ~/.config/berth/dev.toml (same rules).
+std::string DevClusterPath();
+// Written by `berth dev` at start: its URL and the admin token's file.
+Status WriteDevCluster(const std::string& url, const std::string& token_file);
+
+// Resolves the server and token: flags, environment, config file
+// (`server = "..."`, `token = "..."` or `token_file = "..."`), the dev
+// cluster file, then http://127.0.0.1:8080 with .berth-dev/admin-token.
+Result<Endpoint> ResolveEndpoint(const ClientFlags& flags);
+
+struct RawReply {
+  std::string body;
+  std::map<std::string, std::string> headers;
+};
+
+class ApiClient {
+ public:
+  explicit ApiClient(Endpoint endpoint) : endpoint_(std::move(endpoint)) {}
+  static Result<ApiClient> FromFlags(const ClientFlags& flags);
+
+  Result<nlohmann::json> Get(const std::string& path) const;
+  Result<nlohmann::json> Post(const std::string& path,
+                              const nlohmann::json& body = nlohmann::json::object()) const;
+  // For logs: the raw body and the headers the server sent.
+  Result<RawReply> GetRaw(const std::string& path) const;
+
+  const Endpoint& endpoint() const { return endpoint_; }
+
+ private:
+  Endpoint endpoint_;
+};
+
+// Exit codes every client command uses (docs/cli.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRefused = 1;      // the server said no (4xx) or failed (5xx)
+inline constexpr int kExitUsage = 2;        // a bad flag or value
+inline constexpr int kExitUnreachable = 3;  // no server at the address
+
+// Prints "berth COMMAND: message" on stderr and exits with the code that
+// matches the status (InvalidArgument -> usage, Unavailable -> unreachable).
+[[noreturn]] void Exit(const std::string& command, const Status& status);
+
+}  // namespace berth::cli

@@ -1,0 +1,15 @@
+// The user-facing client commands, Slurm-familiar: submit, queue, show,
+// why, cancel, release, logs (jobs) and nodes, drain, undrain, usage
+// (cluster). Human tables by default, --json everywhere, exit codes in
+// api_client.h.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace berth::cli {
+
+void AddSubmitCommand(CLI::App& app);
+void AddJobCommands(CLI::App& app);
+void AddClusterCommands(CLI::App& app);
+
+}  // namespace berth::cli

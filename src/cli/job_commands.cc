@@ -1,0 +1,249 @@
+// `berth queue | show | why | cancel | release | logs`.
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <thread>
+
+#include "cli/api_client.h"
+#include "cli/client_commands.h"
+#include "cli/table.h"
+
+namespace berth::cli {
+namespace {
+
+using nlohmann::json;
+
+double NowSeconds() { return static_cast<double>(std::time(nullptr)); }
+
+ApiClient Connect(const std::string& command, const ClientFlags& flags) {
+  Result<ApiClient> client = ApiClient::FromFlags(flags);
+  if (!client.ok()) Exit(command, client.status());
+  return std::move(*client);
+}
+
+json GetOrExit(const std::string& command, const ApiClient& client, const std::string& path) {
+  Result<json> reply = client.Get(path);
+  if (!reply.ok()) Exit(command, reply.status());
+  return std::move(*reply);
+}
+
+void PrintJson(const json& value) { std::printf("%s\n", value.dump(2).c_str()); }
+
+// "resources, eta 14:05" for pending jobs, the nodes for running ones.
+std::string Why(const json& job) {
+  const std::string state = job.value("state", "");
+  if (state == "pending" || state == "held") {
+    std::string text = job.value("reason", "");
+    if (std::optional<core::Time> eta = JsonTime(job["eta"])) {
+      text += (text.empty() ? "" : ", ") + std::string("eta ") + ShortClock(*eta);
+    }
+    return text;
+  }
+  std::string nodes;
+  if (job["placement"].is_array()) {
+    for (const json& task : job["placement"]) {
+      const std::string node = task.value("node", "");
+      if (nodes.find(node) == std::string::npos) nodes += (nodes.empty() ? "" : ",") + node;
+    }
+  }
+  return nodes.empty() ? job.value("reason", "") : nodes;
+}
+
+struct QueueFlags {
+  ClientFlags client;
+  std::string state;
+  std::string user;
+  std::string queue;
+  bool me = false;
+  bool all = false;
+};
+
+void RunQueue(const QueueFlags& flags) {
+  const ApiClient client = Connect("queue", flags.client);
+  std::string query = flags.all ? "" : "&live=true";
+  std::string user = flags.user;
+  if (flags.me) user = GetOrExit("queue", client, "/api/v1/whoami").value("user", "");
+  if (!user.empty()) query += "&user=" + user;
+  if (!flags.state.empty()) query += "&state=" + flags.state;
+  if (!flags.queue.empty()) query += "&queue=" + flags.queue;
+  json jobs = json::array();
+  int64_t after = 0;
+  while (true) {
+    json page = GetOrExit("queue", client,
+                          "/api/v1/jobs?limit=1000&after=" + std::to_string(after) + query);
+    for (json& job : page["jobs"]) jobs.push_back(std::move(job));
+    if (!page.contains("next_after")) break;
+    after = page["next_after"].get<int64_t>();
+  }
+  if (flags.client.json) return PrintJson(jobs);
+  Table table({"ID", "USER", "NAME", "STATE", "GPUS", "WAIT", "REASON/ETA/NODES"});
+  for (const json& job : jobs) {
+    const std::string state = job.value("state", "");
+    double wait = 0;
+    if (std::optional<core::Time> submitted = JsonTime(job["submit_time"])) {
+      const std::optional<core::Time> started = JsonTime(job["start_time"]);
+      const double until = started ? static_cast<double>(started->micros()) / 1e6 : NowSeconds();
+      wait = until - static_cast<double>(submitted->micros()) / 1e6;
+    }
+    table.Add({{std::to_string(job.value("id", int64_t{0}))},
+               {job.value("user", "")},
+               {job.value("name", "")},
+               {state, StateColor(state)},
+               {GpuSummary(job)},
+               {ShortDuration(wait)},
+               {Why(job)}});
+  }
+  std::fputs(table.Render(ColorOutput()).c_str(), stdout);
+}
+
+std::string Field(const json& value) {
+  if (value.is_null()) return "-";
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+void RunShow(const ClientFlags& flags, int64_t id) {
+  const ApiClient client = Connect("show", flags);
+  const json job = GetOrExit("show", client, "/api/v1/jobs/" + std::to_string(id));
+  if (flags.json) return PrintJson(job);
+  for (const auto& [key, value] : job.items()) {
+    std::printf("%-14s %s\n", (key + ":").c_str(), Field(value).c_str());
+  }
+}
+
+void RunWhy(const ClientFlags& flags, int64_t id) {
+  const ApiClient client = Connect("why", flags);
+  const json explained =
+      GetOrExit("why", client, "/api/v1/jobs/" + std::to_string(id) + "/explain");
+  if (flags.json) return PrintJson(explained);
+  const json& job = explained["job"];
+  const std::string state = job.value("state", "");
+  std::printf("job %lld is %s", static_cast<long long>(id), state.c_str());
+  if (const std::string reason = explained.value("reason", ""); !reason.empty()) {
+    std::printf(" (%s)", reason.c_str());
+  }
+  std::printf("\n");
+  if (const std::string message = explained.value("message", ""); !message.empty()) {
+    std::printf("  why:       %s\n", message.c_str());
+  }
+  if (explained["position"].is_number()) {
+    std::printf("  position:  %lld in the queue\n",
+                static_cast<long long>(explained["position"].get<int64_t>() + 1));
+  }
+  if (explained["blocker"].is_number()) {
+    std::printf("  blocked by: job %lld\n",
+                static_cast<long long>(explained["blocker"].get<int64_t>()));
+  }
+  if (std::optional<core::Time> eta = JsonTime(explained["eta"])) {
+    std::printf("  eta:       %s (in %s)\n", ShortClock(*eta).c_str(),
+                ShortDuration(static_cast<double>(eta->micros()) / 1e6 - NowSeconds()).c_str());
+  } else if (state == "pending") {
+    std::printf("  eta:       unknown yet\n");
+  }
+}
+
+void RunAction(const std::string& action, const ClientFlags& flags,
+               const std::vector<int64_t>& ids) {
+  const ApiClient client = Connect(action, flags);
+  int failures = 0;
+  Status last;
+  for (int64_t id : ids) {
+    Result<json> reply = client.Post("/api/v1/jobs/" + std::to_string(id) + "/" + action);
+    if (!reply.ok()) {
+      ++failures;
+      last = reply.status();
+      std::fprintf(stderr, "berth %s: %s\n", action.c_str(), reply.status().message().c_str());
+      if (reply.status().code() == StatusCode::kUnavailable) break;
+    } else if (flags.json) {
+      std::printf("%s\n", reply->dump().c_str());
+    }
+  }
+  if (failures > 0) {
+    std::exit(last.code() == StatusCode::kUnavailable ? kExitUnreachable : kExitRefused);
+  }
+}
+
+struct LogsFlags {
+  ClientFlags client;
+  int64_t id = 0;
+  int64_t task = 0;
+  bool follow = false;
+};
+
+void RunLogs(const LogsFlags& flags) {
+  const ApiClient client = Connect("logs", flags.client);
+  const std::string path = "/api/v1/jobs/" + std::to_string(flags.id) +
+                           "/logs?task=" + std::to_string(flags.task) + "&offset=";
+  int64_t offset = 0;
+  while (true) {
+    Result<RawReply> reply = client.GetRaw(path + std::to_string(offset));
+    bool running = false;
+    if (reply.ok()) {
+      std::fwrite(reply->body.data(), 1, reply->body.size(), stdout);
+      std::fflush(stdout);
+      offset += static_cast<int64_t>(reply->body.size());
+      running = reply->headers["X-Berth-Task-Running"] == "1";
+    } else if (!flags.follow || reply.status().code() == StatusCode::kUnavailable ||
+               reply.status().code() == StatusCode::kPermissionDenied ||
+               reply.status().code() == StatusCode::kInvalidArgument) {
+      Exit("logs", reply.status());
+    }
+    if (!flags.follow) return;
+    if (reply.ok() && !running && reply->body.empty()) {
+      // Drained a task that is no longer running: done once the job ended.
+      const json job = GetOrExit("logs", client, "/api/v1/jobs/" + std::to_string(flags.id));
+      const std::string state = job.value("state", "");
+      if (state == "succeeded" || state == "failed" || state == "cancelled") return;
+    }
+    if (!reply.ok() || reply->body.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  }
+}
+
+}  // namespace
+
+void AddJobCommands(CLI::App& app) {
+  auto queue = std::make_shared<QueueFlags>();
+  CLI::App* queue_app = app.add_subcommand("queue", "List jobs: the live queue by default");
+  queue_app->add_option("--state", queue->state, "Only jobs in this state");
+  queue_app->add_option("--user", queue->user, "Only this user's jobs");
+  queue_app->add_option("--queue", queue->queue, "Only this team queue");
+  queue_app->add_flag("--me", queue->me, "Only my jobs");
+  queue_app->add_flag("--all", queue->all, "Ended jobs too");
+  AddClientFlags(*queue_app, queue->client);
+  queue_app->callback([queue] { RunQueue(*queue); });
+
+  auto show = std::make_shared<std::pair<ClientFlags, int64_t>>();
+  CLI::App* show_app = app.add_subcommand("show", "Everything about one job");
+  show_app->add_option("id", show->second, "Job id")->required();
+  AddClientFlags(*show_app, show->first);
+  show_app->callback([show] { RunShow(show->first, show->second); });
+
+  auto why = std::make_shared<std::pair<ClientFlags, int64_t>>();
+  CLI::App* why_app = app.add_subcommand("why", "Why a job waits, what blocks it, and its ETA");
+  why_app->add_option("id", why->second, "Job id")->required();
+  AddClientFlags(*why_app, why->first);
+  why_app->callback([why] { RunWhy(why->first, why->second); });
+
+  for (const std::string action : {"cancel", "release"}) {
+    auto flags = std::make_shared<std::pair<ClientFlags, std::vector<int64_t>>>();
+    CLI::App* sub = app.add_subcommand(
+        action, action == "cancel" ? "Cancel jobs (running ones get SIGTERM, then SIGKILL)"
+                                   : "Release held jobs");
+    sub->add_option("ids", flags->second, "Job ids")->required();
+    AddClientFlags(*sub, flags->first);
+    sub->callback([flags, action] { RunAction(action, flags->first, flags->second); });
+  }
+
+  auto logs = std::make_shared<LogsFlags>();
+  CLI::App* logs_app = app.add_subcommand("logs", "A task's output (its own, unprefixed)");
+  logs_app->add_option("id", logs->id, "Job id")->required();
+  logs_app->add_option("--task", logs->task, "Task index (default 0)");
+  logs_app->add_flag("-f,--follow", logs->follow, "Keep printing until the job ends");
+  AddClientFlags(*logs_app, logs->client);
+  logs_app->callback([logs] { RunLogs(*logs); });
+}
+
+}  // namespace berth::cli

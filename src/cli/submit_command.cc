@@ -1,0 +1,163 @@
+// `berth submit`: flags (or a script with #BERTH / #SBATCH lines) to a
+// submission; prints the job id; `--wait` follows the job to its end and
+// exits with its exit code.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "cli/api_client.h"
+#include "cli/client_commands.h"
+#include "cli/submit_options.h"
+#include "cli/table.h"
+
+namespace berth::cli {
+namespace {
+
+struct SubmitFlags {
+  ClientFlags client;
+  SubmitOptions options;
+  bool preemptible = false;
+  bool hold = false;
+  bool wait = false;
+  std::vector<std::string> args;
+};
+
+// A lone argument that is a file starting with "#!" or carrying directives
+// is a script (read here, like sbatch); anything else is the command to run.
+std::optional<std::string> ReadScript(const std::vector<std::string>& args) {
+  if (args.size() != 1 || !std::filesystem::is_regular_file(args[0])) return std::nullopt;
+  std::ifstream in(args[0], std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string script = text.str();
+  if (script.starts_with("#!") || script.find("#BERTH") != std::string::npos ||
+      script.find("#SBATCH") != std::string::npos) {
+    return script;
+  }
+  return std::nullopt;
+}
+
+// The exit code `--wait` ends with: the job's own, 128 + signal, or 1.
+int JobExitCode(const nlohmann::json& job) {
+  const std::string state = job.value("state", "");
+  if (state == "succeeded") return 0;
+  if (job.contains("exit_code") && job["exit_code"].is_number()) {
+    const int code = job["exit_code"].get<int>();
+    if (code > 0) return code;
+  }
+  if (job.contains("signal") && job["signal"].is_number()) return 128 + job["signal"].get<int>();
+  return 1;
+}
+
+std::string Progress(const nlohmann::json& job) {
+  std::string line = "job " + std::to_string(job.value("id", int64_t{0})) + ": " +
+                     job.value("state", std::string("?"));
+  if (job.value("state", "") == "pending") {
+    if (const std::string reason = job.value("reason", ""); !reason.empty()) line += " (" + reason;
+    if (job["position"].is_number()) {
+      line += "; position " + std::to_string(job["position"].get<int64_t>() + 1);
+    }
+    if (std::optional<core::Time> eta = JsonTime(job["eta"])) line += "; eta " + ShortClock(*eta);
+    if (!job.value("reason", "").empty()) line += ")";
+  } else if (job.value("state", "") == "running" && job["placement"].is_array() &&
+             !job["placement"].empty()) {
+    line += " on " + job["placement"][0].value("node", "");
+  }
+  return line;
+}
+
+int WaitForEnd(const ApiClient& client, int64_t id) {
+  std::string last;
+  while (true) {
+    Result<nlohmann::json> job = client.Get("/api/v1/jobs/" + std::to_string(id));
+    if (!job.ok()) Exit("submit", job.status());
+    const std::string line = Progress(*job);
+    if (line != last) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+      last = line;
+    }
+    const std::string state = job->value("state", "");
+    if (state == "succeeded" || state == "failed" || state == "cancelled") {
+      return JobExitCode(*job);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+void RunSubmit(SubmitFlags& flags) {
+  if (flags.preemptible) flags.options.preemptible = true;
+  if (flags.hold) flags.options.hold = true;
+  if (flags.args.empty()) {
+    Exit("submit", InvalidArgument("nothing to run: give a script or -- COMMAND ARGS..."));
+  }
+  std::vector<std::string> command = flags.args;
+  std::string script;
+  if (std::optional<std::string> text = ReadScript(flags.args)) {
+    script = *text;
+    command.clear();
+    Result<ScriptDirectives> directives = ParseScriptDirectives(script);
+    if (!directives.ok())
+      Exit("submit", InvalidArgument(flags.args[0] + ": " + directives.status().message()));
+    for (const std::string& warning : directives->warnings) {
+      std::fprintf(stderr, "berth submit: %s: %s\n", flags.args[0].c_str(), warning.c_str());
+    }
+    // Command line over #BERTH over #SBATCH.
+    flags.options.FillFrom(directives->berth);
+    flags.options.FillFrom(directives->sbatch);
+  }
+  if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
+  Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
+  if (!body.ok()) Exit("submit", body.status());
+  Result<ApiClient> client = ApiClient::FromFlags(flags.client);
+  if (!client.ok()) Exit("submit", client.status());
+  Result<nlohmann::json> reply = client->Post("/api/v1/jobs", *body);
+  if (!reply.ok()) Exit("submit", reply.status());
+  const int64_t id = reply->value("id", int64_t{0});
+  if (flags.client.json) {
+    std::printf("%s\n", reply->dump().c_str());
+  } else {
+    std::printf("%lld\n", static_cast<long long>(id));
+  }
+  std::fflush(stdout);
+  std::exit(flags.wait ? WaitForEnd(*client, id) : kExitOk);
+}
+
+}  // namespace
+
+void AddSubmitCommand(CLI::App& app) {
+  auto flags = std::make_shared<SubmitFlags>();
+  CLI::App* submit = app.add_subcommand(
+      "submit", "Submit a job: berth submit [flags] -- CMD ARGS..., or berth submit script.sh");
+  SubmitOptions& o = flags->options;
+  submit->add_option("--gpus", o.gpus, "GPUs per task (0: CPU only; default 1)");
+  submit->add_option("--tasks", o.tasks, "Tasks in the gang (all start together)");
+  submit->add_option("--nodes", o.nodes, "Nodes: one task per node unless --tasks says");
+  submit->add_option("--gpu-type", o.gpu_type, "GPU model, e.g. H100-80GB");
+  submit->add_option("--cpus", o.cpus, "CPUs per task");
+  submit->add_option("--mem", o.mem, "Memory per task: 512M, 16G, ...");
+  submit->add_option("--time", o.time, "Time limit: HH:MM:SS, D-HH:MM:SS, 90m, 2h");
+  submit->add_option("--estimate", o.estimate, "Your runtime estimate (same formats)");
+  submit->add_option("--name", o.name, "Job name");
+  submit->add_option("--priority", o.priority, "Integer, or low / normal / high");
+  submit->add_option("--queue", o.queue, "Team queue");
+  submit->add_flag("--preemptible", flags->preemptible, "May be preempted for higher work");
+  submit->add_option("--grace", o.grace, "SIGTERM-to-SIGKILL grace: seconds or a duration");
+  submit->add_option("--after", o.after, "Dependency: ID, ID:afterok|afterany|afternotok");
+  submit->add_option("--array", o.array, "Array: 0-9, 1,3,5-7, 0-15:4, 0-99%10");
+  submit->add_option("--env", o.env, "Environment: KEY=VALUE (repeatable)");
+  submit->add_option("--workdir", o.workdir, "Working directory (default: this one)");
+  submit->add_option("--retries", o.retries, "Times a failed run is retried");
+  submit->add_flag("--hold", flags->hold, "Submit held until `berth release`");
+  submit->add_flag("--wait", flags->wait, "Follow the job until it ends; exit with its exit code");
+  AddClientFlags(*submit, flags->client);
+  submit->add_option("command", flags->args, "A script, or -- and the command with its arguments");
+  submit->callback([flags] { RunSubmit(*flags); });
+}
+
+}  // namespace berth::cli

@@ -1,0 +1,423 @@
+#include "cli/submit_options.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace berth::cli {
+namespace {
+
+using nlohmann::json;
+
+std::optional<int64_t> Number(std::string_view text) {
+  int64_t value = 0;
+  if (text.empty()) return std::nullopt;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t at = text.find(separator, start);
+    parts.push_back(text.substr(start, at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+Status Bad(std::string_view flag, std::string_view expected, std::string_view got) {
+  return InvalidArgument(std::string(flag) + ": expected " + std::string(expected) + ", got '" +
+                         std::string(got) + "'");
+}
+
+Result<int64_t> Count(std::string_view flag, std::string_view text, int64_t min) {
+  std::optional<int64_t> value = Number(text);
+  if (!value || *value < min) {
+    return Bad(flag, "an integer >= " + std::to_string(min), text);
+  }
+  return *value;
+}
+
+// Splits a directive line into words; single and double quotes group.
+std::vector<std::string> Words(std::string_view line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+bool TakesValue(std::string_view flag) {
+  return flag != "--preemptible" && flag != "--hold" && flag != "-H";
+}
+
+// Slurm's --dependency: "afterok:1:2,afterany:3" (also "?" separated: any of;
+// treated as all of, the stricter reading).
+Status AddSlurmDependencies(std::string_view text, SubmitOptions& options) {
+  for (std::string_view group : Split(text, text.find('?') != std::string_view::npos ? '?' : ',')) {
+    std::vector<std::string_view> parts = Split(group, ':');
+    if (parts.size() < 2) return Bad("--dependency", "KIND:ID[:ID...]", group);
+    for (size_t i = 1; i < parts.size(); ++i) {
+      options.after.push_back(std::string(parts[0]) + ":" + std::string(parts[i]));
+    }
+  }
+  return Status::Ok();
+}
+
+// Slurm's --gres: "gpu:4" or "gpu:a100:4" (several resources comma-separated).
+Result<bool> ApplyGres(std::string_view text, SubmitOptions& options) {
+  bool used = false;
+  for (std::string_view resource : Split(text, ',')) {
+    std::vector<std::string_view> parts = Split(resource, ':');
+    if (parts.empty() || parts[0] != "gpu") continue;
+    if (parts.size() == 2) {
+      BERTH_ASSIGN_OR_RETURN(options.gpus, Count("--gres", parts[1], 0));
+    } else if (parts.size() == 3) {
+      options.gpu_type = std::string(parts[1]);
+      BERTH_ASSIGN_OR_RETURN(options.gpus, Count("--gres", parts[2], 0));
+    } else {
+      return Bad("--gres", "gpu:N or gpu:TYPE:N", resource);
+    }
+    used = true;
+  }
+  return used;
+}
+
+Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOptions& options) {
+  if (flag == "--gres") return ApplyGres(value, options);
+  if (flag == "--gpus" || flag == "-G" || flag == "--gpus-per-task" || flag == "--gpus-per-node") {
+    // Per task: Berth's unit. (--gpus is per job in Slurm; the same for one task.)
+    const size_t colon = value.rfind(':');
+    if (colon != std::string_view::npos) options.gpu_type = std::string(value.substr(0, colon));
+    BERTH_ASSIGN_OR_RETURN(
+        options.gpus,
+        Count(flag, colon == std::string_view::npos ? value : value.substr(colon + 1), 0));
+    return true;
+  }
+  if (flag == "--nodes" || flag == "-N") {
+    BERTH_ASSIGN_OR_RETURN(options.nodes, Count(flag, Split(value, '-')[0], 1));
+    return true;
+  }
+  if (flag == "--ntasks" || flag == "-n") {
+    BERTH_ASSIGN_OR_RETURN(options.tasks, Count(flag, value, 1));
+    return true;
+  }
+  if (flag == "--ntasks-per-node") {
+    BERTH_ASSIGN_OR_RETURN(options.tasks_per_node, Count(flag, value, 1));
+    return true;
+  }
+  if (flag == "--cpus-per-task" || flag == "-c") {
+    BERTH_ASSIGN_OR_RETURN(int64_t cpus, Count(flag, value, 0));
+    options.cpus = static_cast<double>(cpus);
+    return true;
+  }
+  if (flag == "--time" || flag == "-t") return options.time = std::string(value), true;
+  if (flag == "--job-name" || flag == "-J") return options.name = std::string(value), true;
+  if (flag == "--array" || flag == "-a") return options.array = std::string(value), true;
+  if (flag == "--partition" || flag == "-p") return options.queue = std::string(value), true;
+  if (flag == "--chdir" || flag == "-D") return options.workdir = std::string(value), true;
+  if (flag == "--mem") return options.mem = std::string(value), true;
+  if (flag == "--qos" || flag == "-q") return options.priority = std::string(value), true;
+  if (flag == "--dependency" || flag == "-d") {
+    BERTH_RETURN_IF_ERROR(AddSlurmDependencies(value, options));
+    return true;
+  }
+  return false;
+}
+
+Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOptions& options) {
+  auto text = [&](std::optional<std::string>& field) {
+    field = std::string(value);
+    return true;
+  };
+  if (flag == "--gpus") {
+    BERTH_ASSIGN_OR_RETURN(options.gpus, Count(flag, value, 0));
+    return true;
+  }
+  if (flag == "--tasks") {
+    BERTH_ASSIGN_OR_RETURN(options.tasks, Count(flag, value, 1));
+    return true;
+  }
+  if (flag == "--nodes") {
+    BERTH_ASSIGN_OR_RETURN(options.nodes, Count(flag, value, 1));
+    return true;
+  }
+  if (flag == "--retries") {
+    BERTH_ASSIGN_OR_RETURN(options.retries, Count(flag, value, 0));
+    return true;
+  }
+  if (flag == "--cpus") {
+    char* end = nullptr;
+    const std::string copy(value);
+    const double cpus = std::strtod(copy.c_str(), &end);
+    if (copy.empty() || end != copy.c_str() + copy.size() || cpus < 0) {
+      return Bad(flag, "a number of CPUs >= 0", value);
+    }
+    options.cpus = cpus;
+    return true;
+  }
+  if (flag == "--gpu-type") return text(options.gpu_type);
+  if (flag == "--mem") return text(options.mem);
+  if (flag == "--time") return text(options.time);
+  if (flag == "--estimate") return text(options.estimate);
+  if (flag == "--name") return text(options.name);
+  if (flag == "--priority") return text(options.priority);
+  if (flag == "--queue") return text(options.queue);
+  if (flag == "--grace") return text(options.grace);
+  if (flag == "--array") return text(options.array);
+  if (flag == "--workdir") return text(options.workdir);
+  if (flag == "--after") return options.after.push_back(std::string(value)), true;
+  if (flag == "--env") return options.env.push_back(std::string(value)), true;
+  if (flag == "--preemptible") return options.preemptible = true, true;
+  if (flag == "--hold") return options.hold = true, true;
+  return false;
+}
+
+}  // namespace
+
+void SubmitOptions::FillFrom(const SubmitOptions& lower) {
+  auto fill = [](auto& mine, const auto& theirs) {
+    if (!mine) mine = theirs;
+  };
+  fill(gpus, lower.gpus);
+  fill(tasks, lower.tasks);
+  fill(nodes, lower.nodes);
+  fill(tasks_per_node, lower.tasks_per_node);
+  fill(gpu_type, lower.gpu_type);
+  fill(cpus, lower.cpus);
+  fill(mem, lower.mem);
+  fill(time, lower.time);
+  fill(estimate, lower.estimate);
+  fill(name, lower.name);
+  fill(priority, lower.priority);
+  fill(queue, lower.queue);
+  fill(preemptible, lower.preemptible);
+  fill(grace, lower.grace);
+  if (after.empty()) after = lower.after;
+  fill(array, lower.array);
+  if (env.empty()) env = lower.env;
+  fill(workdir, lower.workdir);
+  fill(retries, lower.retries);
+  fill(hold, lower.hold);
+}
+
+Result<int64_t> ParseDuration(std::string_view text, std::string_view flag) {
+  const std::string expected =
+      "a duration: MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]] or a number with s, m, h or d";
+  if (text.empty()) return Bad(flag, expected, text);
+  int64_t seconds = 0;
+  const char unit = text.back();
+  if (unit == 's' || unit == 'm' || unit == 'h' || unit == 'd') {
+    std::optional<int64_t> value = Number(text.substr(0, text.size() - 1));
+    if (!value) return Bad(flag, expected, text);
+    const int64_t scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400;
+    seconds = *value * scale;
+  } else {
+    int64_t days = 0;
+    std::string_view clock = text;
+    const size_t dash = text.find('-');
+    if (dash != std::string_view::npos) {
+      std::optional<int64_t> d = Number(text.substr(0, dash));
+      if (!d) return Bad(flag, expected, text);
+      days = *d;
+      clock = text.substr(dash + 1);
+    }
+    std::vector<int64_t> parts;
+    for (std::string_view part : Split(clock, ':')) {
+      std::optional<int64_t> value = Number(part);
+      if (!value) return Bad(flag, expected, text);
+      parts.push_back(*value);
+    }
+    if (parts.size() > 3) return Bad(flag, expected, text);
+    if (dash != std::string_view::npos) {
+      // D-HH, D-HH:MM, D-HH:MM:SS
+      parts.resize(3, 0);
+      seconds = days * 86400 + parts[0] * 3600 + parts[1] * 60 + parts[2];
+    } else if (parts.size() == 1) {
+      seconds = parts[0] * 60;  // minutes, as Slurm reads a bare number
+    } else if (parts.size() == 2) {
+      seconds = parts[0] * 60 + parts[1];
+    } else {
+      seconds = parts[0] * 3600 + parts[1] * 60 + parts[2];
+    }
+  }
+  if (seconds <= 0) return Bad(flag, "a positive duration", text);
+  return seconds;
+}
+
+Result<int64_t> ParseMemoryMiB(std::string_view text, std::string_view flag) {
+  const std::string expected = "memory like 512M, 16G, 1T or MiB";
+  if (text.empty()) return Bad(flag, expected, text);
+  int64_t scale = 1;
+  std::string_view digits = text;
+  switch (text.back()) {
+    case 'K':
+    case 'k':
+      scale = -1024;  // KiB: divided, rounded up below
+      break;
+    case 'M':
+    case 'm':
+      break;
+    case 'G':
+    case 'g':
+      scale = 1024;
+      break;
+    case 'T':
+    case 't':
+      scale = 1024 * 1024;
+      break;
+    default:
+      scale = 0;
+  }
+  if (scale != 0) digits = text.substr(0, text.size() - 1);
+  std::optional<int64_t> value = Number(digits);
+  if (!value) return Bad(flag, expected, text);
+  if (scale < 0) return (*value + 1023) / 1024;
+  return *value * (scale == 0 ? 1 : scale);
+}
+
+Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_view> value,
+                            bool sbatch, SubmitOptions& options) {
+  if (TakesValue(flag) && !value) return InvalidArgument(std::string(flag) + ": needs a value");
+  if (sbatch && (flag == "--hold" || flag == "-H")) return options.hold = true, true;
+  if (!TakesValue(flag)) {
+    return sbatch ? Result<bool>(false) : ApplyBerth(flag, "", options);
+  }
+  return sbatch ? ApplySbatch(flag, *value, options) : ApplyBerth(flag, *value, options);
+}
+
+Result<ScriptDirectives> ParseScriptDirectives(std::string_view script) {
+  ScriptDirectives directives;
+  int line_number = 0;
+  for (std::string_view line : Split(script, '\n')) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first);
+    if (line[0] != '#') break;  // the first command ends the directives
+    const bool sbatch = line.starts_with("#SBATCH");
+    if (!sbatch && !line.starts_with("#BERTH")) continue;
+    const std::string where = "line " + std::to_string(line_number) + ": ";
+    const std::vector<std::string> words = Words(line.substr(sbatch ? 7 : 6));
+    for (size_t i = 0; i < words.size(); ++i) {
+      std::string flag = words[i];
+      std::optional<std::string> value;
+      if (flag.size() > 2 && flag[0] == '-' && flag[1] != '-') {
+        value = flag.substr(2);  // -N2
+        flag = flag.substr(0, 2);
+      } else if (const size_t eq = flag.find('='); eq != std::string::npos) {
+        value = flag.substr(eq + 1);
+        flag = flag.substr(0, eq);
+      } else if (TakesValue(flag) && i + 1 < words.size()) {
+        value = words[++i];
+      }
+      if (flag.empty() || flag[0] != '-') {
+        return InvalidArgument(where + "expected an option, got '" + flag + "'");
+      }
+      Result<bool> applied =
+          ApplyDirective(flag, value ? std::optional<std::string_view>(*value) : std::nullopt,
+                         sbatch, sbatch ? directives.sbatch : directives.berth);
+      if (!applied.ok()) return InvalidArgument(where + applied.status().message());
+      if (*applied) continue;
+      if (!sbatch) return InvalidArgument(where + "#BERTH: unknown option '" + flag + "'");
+      directives.warnings.push_back(where + "#SBATCH " + flag + " has no Berth meaning; ignored");
+    }
+  }
+  return directives;
+}
+
+Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std::string>& command,
+                            const std::string& script) {
+  json body = json::object();
+  if (!command.empty()) {
+    body["command"] = command;
+  } else {
+    body["script"] = script;
+  }
+  if (options.tasks) {
+    body["tasks"] = *options.tasks;
+  } else if (options.nodes) {
+    body["tasks"] = *options.nodes * options.tasks_per_node.value_or(1);
+  } else if (options.tasks_per_node) {
+    body["tasks"] = *options.tasks_per_node;
+  }
+  if (options.gpus) body["gpus"] = *options.gpus;
+  if (options.gpu_type) body["gpu_type"] = *options.gpu_type;
+  if (options.cpus) body["cpus"] = *options.cpus;
+  if (options.mem) {
+    BERTH_ASSIGN_OR_RETURN(int64_t mib, ParseMemoryMiB(*options.mem, "--mem"));
+    body["memory_mib"] = mib;
+  }
+  if (options.time) {
+    BERTH_ASSIGN_OR_RETURN(int64_t seconds, ParseDuration(*options.time, "--time"));
+    body["time_limit_s"] = seconds;
+  }
+  if (options.estimate) {
+    BERTH_ASSIGN_OR_RETURN(int64_t seconds, ParseDuration(*options.estimate, "--estimate"));
+    body["estimate_s"] = seconds;
+  }
+  if (options.grace) {
+    // A bare number is seconds here (a grace period is short).
+    std::optional<int64_t> plain = Number(*options.grace);
+    if (plain) {
+      body["grace_s"] = *plain;
+    } else {
+      BERTH_ASSIGN_OR_RETURN(int64_t seconds, ParseDuration(*options.grace, "--grace"));
+      body["grace_s"] = seconds;
+    }
+  }
+  if (options.name) body["name"] = *options.name;
+  if (options.priority) {
+    std::optional<int64_t> number = Number(*options.priority);
+    const std::string& word = *options.priority;
+    if (!word.empty() && word[0] == '-' && Number(word.substr(1))) {
+      body["priority"] = -*Number(word.substr(1));
+    } else if (number) {
+      body["priority"] = *number;
+    } else {
+      body["priority"] = word;  // low, normal, high; the server names anything else
+    }
+  }
+  if (options.queue) body["queue"] = *options.queue;
+  if (options.preemptible) body["preemptible"] = *options.preemptible;
+  if (!options.after.empty()) body["depends_on"] = options.after;
+  if (options.array) body["array"] = *options.array;
+  if (!options.env.empty()) {
+    json env = json::object();
+    for (const std::string& pair : options.env) {
+      const size_t eq = pair.find('=');
+      if (eq == std::string::npos || eq == 0) return Bad("--env", "KEY=VALUE", pair);
+      env[pair.substr(0, eq)] = pair.substr(eq + 1);
+    }
+    body["env"] = env;
+  }
+  if (options.workdir) body["workdir"] = *options.workdir;
+  if (options.retries) body["retries"] = *options.retries;
+  if (options.hold) body["hold"] = *options.hold;
+  return body;
+}
+
+}  // namespace berth::cli

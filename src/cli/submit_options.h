@@ -1,0 +1,76 @@
+// What `berth submit` was asked for, from three sources in decreasing
+// precedence: the command line, `#BERTH` directive lines in the script, and
+// `#SBATCH` lines (the Slurm options that have a Berth meaning). Pure: text
+// in, a JSON submission body out; the command in submit_command.cc does the
+// I/O.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace berth::cli {
+
+struct SubmitOptions {
+  std::optional<int64_t> gpus;  // per task
+  std::optional<int64_t> tasks;
+  std::optional<int64_t> nodes;           // with tasks_per_node: tasks = nodes x per node
+  std::optional<int64_t> tasks_per_node;  // #SBATCH --ntasks-per-node
+  std::optional<std::string> gpu_type;
+  std::optional<double> cpus;  // per task
+  std::optional<std::string> mem;
+  std::optional<std::string> time;  // time limit, Slurm formats
+  std::optional<std::string> estimate;
+  std::optional<std::string> name;
+  std::optional<std::string> priority;  // integer or low/normal/high
+  std::optional<std::string> queue;
+  std::optional<bool> preemptible;
+  std::optional<std::string> grace;
+  std::vector<std::string> after;  // ID or ID:KIND or KIND:ID
+  std::optional<std::string> array;
+  std::vector<std::string> env;  // K=V
+  std::optional<std::string> workdir;
+  std::optional<int64_t> retries;
+  std::optional<bool> hold;
+
+  // Fills every field this one lacks from `lower` (lists: when empty).
+  void FillFrom(const SubmitOptions& lower);
+};
+
+// A duration as Slurm writes --time: "MM", "MM:SS", "HH:MM:SS", "D-HH",
+// "D-HH:MM", "D-HH:MM:SS" (a bare number is minutes), or with a unit:
+// "90s", "30m", "2h", "1d". Returns seconds > 0; the message names `flag`.
+Result<int64_t> ParseDuration(std::string_view text, std::string_view flag);
+
+// Memory as "512M", "16G", "1T" or plain MiB ("2048"); returns MiB.
+Result<int64_t> ParseMemoryMiB(std::string_view text, std::string_view flag);
+
+// The directive lines of a script: `#BERTH` and `#SBATCH` lines before the
+// first line that is neither blank nor a comment (as sbatch reads them).
+// `#BERTH` lines take berth submit's own flags; unknown ones are errors.
+// `#SBATCH` options without a Berth meaning are skipped with a warning.
+struct ScriptDirectives {
+  SubmitOptions berth;
+  SubmitOptions sbatch;
+  std::vector<std::string> warnings;
+};
+Result<ScriptDirectives> ParseScriptDirectives(std::string_view script);
+
+// One `--flag value` / `--flag=value` / `-X value` pair applied to
+// `options`, as a #BERTH line or the matching #SBATCH option spells it.
+// `sbatch` selects Slurm's spellings. Returns false (and no error) for a
+// flag that has no meaning here, so callers decide whether that is fatal.
+Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_view> value,
+                            bool sbatch, SubmitOptions& options);
+
+// The JSON body of POST /api/v1/jobs. Exactly one of `command` (argv) and
+// `script` (text) is non-empty.
+Result<nlohmann::json> SubmissionBody(const SubmitOptions& options,
+                                      const std::vector<std::string>& command,
+                                      const std::string& script);
+
+}  // namespace berth::cli

@@ -1,0 +1,155 @@
+// berth submit's options: durations and memory as Slurm users write them,
+// #BERTH and #SBATCH directives, precedence, and the JSON body.
+#include "cli/submit_options.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace berth::cli {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+TEST(SubmitOptionsTest, DurationsInSlurmFormsAndWithUnits) {
+  const std::vector<std::pair<std::string, int64_t>> cases = {
+      {"10", 600},         {"10:30", 630},        {"01:02:03", 3723}, {"2-03", 183600},
+      {"2-03:04", 183840}, {"1-00:00:05", 86405}, {"90s", 90},        {"30m", 1800},
+      {"2h", 7200},        {"1d", 86400},         {"00:10:00", 600}};
+  for (const auto& [text, seconds] : cases) {
+    Result<int64_t> parsed = ParseDuration(text, "--time");
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+    EXPECT_EQ(*parsed, seconds) << text;
+  }
+  for (const std::string bad : {"", "abc", "1:2:3:4", "-5", "0", "00:00:00", "5x", "1-xx"}) {
+    Result<int64_t> parsed = ParseDuration(bad, "--time");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(parsed.status().message(), HasSubstr("--time")) << bad;
+  }
+}
+
+TEST(SubmitOptionsTest, MemoryUnits) {
+  EXPECT_EQ(ParseMemoryMiB("512M", "--mem").value(), 512);
+  EXPECT_EQ(ParseMemoryMiB("16G", "--mem").value(), 16384);
+  EXPECT_EQ(ParseMemoryMiB("1T", "--mem").value(), 1 << 20);
+  EXPECT_EQ(ParseMemoryMiB("2048", "--mem").value(), 2048);
+  EXPECT_EQ(ParseMemoryMiB("1500K", "--mem").value(), 2);
+  EXPECT_THAT(ParseMemoryMiB("lots", "--mem").status().message(), HasSubstr("--mem"));
+}
+
+TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
+  Result<ScriptDirectives> parsed = ParseScriptDirectives(
+      "#!/bin/bash\n"
+      "#SBATCH --gres=gpu:4 --time=00:10:00 --job-name=x\n"
+      "#SBATCH -N 2\n"
+      "#SBATCH --ntasks-per-node=1\n"
+      "#SBATCH --dependency=afterok:7:8\n"
+      "#SBATCH --partition=vision --qos=high\n"
+      "#SBATCH --output=slurm-%j.out\n"
+      "\n"
+      "# a comment\n"
+      "python train.py\n"
+      "#SBATCH --gres=gpu:8\n");  // after the first command: not a directive
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const SubmitOptions& o = parsed->sbatch;
+  EXPECT_EQ(o.gpus, 4);
+  EXPECT_EQ(o.time, "00:10:00");
+  EXPECT_EQ(o.name, "x");
+  EXPECT_EQ(o.nodes, 2);
+  EXPECT_EQ(o.tasks_per_node, 1);
+  EXPECT_EQ(o.after, (std::vector<std::string>{"afterok:7", "afterok:8"}));
+  EXPECT_EQ(o.queue, "vision");
+  EXPECT_EQ(o.priority, "high");
+  ASSERT_EQ(parsed->warnings.size(), 1u);
+  EXPECT_THAT(parsed->warnings[0], HasSubstr("--output"));
+
+  Result<json> body = SubmissionBody(o, {}, "script");
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["gpus"], 4);
+  EXPECT_EQ((*body)["time_limit_s"], 600);
+  EXPECT_EQ((*body)["name"], "x");
+  EXPECT_EQ((*body)["tasks"], 2);
+  EXPECT_EQ((*body)["script"], "script");
+  EXPECT_FALSE(body->contains("command"));
+}
+
+TEST(SubmitOptionsTest, TypedGresAndShortFlags) {
+  Result<ScriptDirectives> parsed =
+      ParseScriptDirectives("#SBATCH --gres=gpu:a100:2 -n4 -t 2:00:00 -J train\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->sbatch.gpus, 2);
+  EXPECT_EQ(parsed->sbatch.gpu_type, "a100");
+  EXPECT_EQ(parsed->sbatch.tasks, 4);
+  EXPECT_EQ(parsed->sbatch.time, "2:00:00");
+  EXPECT_EQ(parsed->sbatch.name, "train");
+}
+
+TEST(SubmitOptionsTest, BerthLinesTakeBerthFlagsAndRejectUnknownOnes) {
+  Result<ScriptDirectives> parsed = ParseScriptDirectives(
+      "#!/bin/sh\n#BERTH --gpus 2 --preemptible --env A=1 --env 'B=two words'\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->berth.gpus, 2);
+  EXPECT_EQ(parsed->berth.preemptible, true);
+  EXPECT_EQ(parsed->berth.env, (std::vector<std::string>{"A=1", "B=two words"}));
+
+  Result<ScriptDirectives> unknown = ParseScriptDirectives("#BERTH --gpuz 2\n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("line 1"));
+  EXPECT_THAT(unknown.status().message(), HasSubstr("--gpuz"));
+  Result<ScriptDirectives> bad = ParseScriptDirectives("#SBATCH --gres=gpu:many\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("--gres"));
+}
+
+TEST(SubmitOptionsTest, CommandLineBeatsBerthLinesBeatSbatchLines) {
+  SubmitOptions command_line;
+  command_line.gpus = 1;
+  Result<ScriptDirectives> parsed =
+      ParseScriptDirectives("#BERTH --gpus 2 --name b\n#SBATCH --gres=gpu:4 -J s --time=5\n");
+  ASSERT_TRUE(parsed.ok());
+  command_line.FillFrom(parsed->berth);
+  command_line.FillFrom(parsed->sbatch);
+  EXPECT_EQ(command_line.gpus, 1);
+  EXPECT_EQ(command_line.name, "b");
+  EXPECT_EQ(command_line.time, "5");
+}
+
+TEST(SubmitOptionsTest, BodyCarriesEveryFlag) {
+  SubmitOptions o;
+  o.gpus = 0;
+  o.tasks = 3;
+  o.cpus = 1.5;
+  o.mem = "2G";
+  o.estimate = "1h";
+  o.priority = "-5";
+  o.grace = "45";
+  o.after = {"12", "13:afterany"};
+  o.array = "0-9%2";
+  o.env = {"K=V"};
+  o.workdir = "/tmp";
+  o.retries = 2;
+  o.hold = true;
+  o.preemptible = true;
+  Result<json> body = SubmissionBody(o, {"python3", "-c", "print(1)"}, "");
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_EQ(*body, json({{"command", {"python3", "-c", "print(1)"}},
+                         {"tasks", 3},
+                         {"gpus", 0},
+                         {"cpus", 1.5},
+                         {"memory_mib", 2048},
+                         {"estimate_s", 3600},
+                         {"grace_s", 45},
+                         {"priority", -5},
+                         {"preemptible", true},
+                         {"depends_on", {"12", "13:afterany"}},
+                         {"array", "0-9%2"},
+                         {"env", {{"K", "V"}}},
+                         {"workdir", "/tmp"},
+                         {"retries", 2},
+                         {"hold", true}}));
+  o.env = {"novalue"};
+  EXPECT_THAT(SubmissionBody(o, {"x"}, "").status().message(), HasSubstr("--env"));
+}
+
+}  // namespace
+}  // namespace berth::cli

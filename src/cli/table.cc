@@ -1,0 +1,98 @@
+#include "cli/table.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+
+#include "common/time_format.h"
+
+namespace berth::cli {
+
+std::string Table::Render(bool color) const {
+  std::vector<size_t> widths;
+  for (const std::string& header : headers_) widths.push_back(header.size());
+  for (const auto& row : rows_) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].text.size());
+    }
+  }
+  std::string out;
+  auto line = [&](const std::vector<Cell>& cells) {
+    for (size_t i = 0; i < cells.size() && i < widths.size(); ++i) {
+      const Cell& cell = cells[i];
+      const bool last = i + 1 == cells.size();
+      if (color && cell.color != nullptr) {
+        out += "\033[" + std::string(cell.color) + "m" + cell.text + "\033[0m";
+      } else {
+        out += cell.text;
+      }
+      if (!last) out += std::string(widths[i] - cell.text.size() + 2, ' ');
+    }
+    out += '\n';
+  };
+  std::vector<Cell> header;
+  for (const std::string& text : headers_) header.push_back(Cell{text, "1"});
+  line(header);
+  for (const auto& row : rows_) line(row);
+  return out;
+}
+
+bool ColorOutput() { return ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr; }
+
+const char* StateColor(const std::string& state) {
+  if (state == "running" || state == "succeeded" || state == "up") return "32";
+  if (state == "pending" || state == "starting" || state == "draining") return "33";
+  if (state == "failed" || state == "down") return "31";
+  if (state == "held" || state == "cancelled" || state == "completing") return "2";
+  return nullptr;
+}
+
+std::string ShortDuration(double seconds) {
+  const auto s = static_cast<int64_t>(std::max(0.0, seconds));
+  char buffer[32];
+  if (s < 60) {
+    std::snprintf(buffer, sizeof(buffer), "%llds", static_cast<long long>(s));
+  } else if (s < 3600) {
+    std::snprintf(buffer, sizeof(buffer), "%lldm", static_cast<long long>(s / 60));
+  } else if (s < 86400) {
+    std::snprintf(buffer, sizeof(buffer), "%lldh%02lldm", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s / 60 % 60));
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%lldd%02lldh", static_cast<long long>(s / 86400),
+                  static_cast<long long>(s / 3600 % 24));
+  }
+  return buffer;
+}
+
+std::optional<core::Time> JsonTime(const nlohmann::json& value) {
+  if (!value.is_string()) return std::nullopt;
+  return ParseRfc3339(value.get<std::string>());
+}
+
+std::string ShortClock(core::Time time) {
+  const std::time_t seconds = static_cast<std::time_t>(time.micros() / 1'000'000);
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  std::tm today{};
+  ::localtime_r(&seconds, &local);
+  ::localtime_r(&now, &today);
+  char buffer[32];
+  const bool same_day = local.tm_year == today.tm_year && local.tm_yday == today.tm_yday;
+  std::strftime(buffer, sizeof(buffer), same_day ? "%H:%M" : "%b %d %H:%M", &local);
+  return buffer;
+}
+
+std::string GpuSummary(const nlohmann::json& job) {
+  const int64_t milli = job.value("gpu_milli", int64_t{0});
+  const int64_t tasks = job.value("tasks", int64_t{1});
+  std::string per_task = milli % 1000 == 0 ? std::to_string(milli / 1000)
+                                           : std::to_string(static_cast<double>(milli) / 1000.0);
+  if (milli % 1000 != 0) {
+    per_task.erase(per_task.find_last_not_of('0') + 1);  // "0.500000" -> "0.5"
+  }
+  return tasks == 1 ? per_task : std::to_string(tasks) + "x" + per_task;
+}
+
+}  // namespace berth::cli

@@ -1,0 +1,46 @@
+// Human output for client commands: aligned tables, short durations, and
+// colors only when stdout is a terminal (and NO_COLOR is unset).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+
+namespace berth::cli {
+
+struct Cell {
+  std::string text;
+  const char* color = nullptr;  // an ANSI SGR code like "32", or none
+};
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+  void Add(std::vector<Cell> row) { rows_.push_back(std::move(row)); }
+  bool empty() const { return rows_.empty(); }
+  // Columns padded to their widest cell; the last column is not padded.
+  std::string Render(bool color) const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<Cell>> rows_;
+};
+
+// Whether stdout takes colors: a terminal, and NO_COLOR unset.
+bool ColorOutput();
+// The color of a job or node state word ("running" green, "failed" red...).
+const char* StateColor(const std::string& state);
+
+// "45s", "12m", "3h05m", "2d04h".
+std::string ShortDuration(double seconds);
+// A job's JSON time field (RFC 3339 or null) as a Time.
+std::optional<core::Time> JsonTime(const nlohmann::json& value);
+// "14:05" today, else "Dec 03 14:05" (local time).
+std::string ShortClock(core::Time time);
+// Whole GPUs per task and tasks as "4", "2x8", or "0.5" for a share.
+std::string GpuSummary(const nlohmann::json& job);
+
+}  // namespace berth::cli

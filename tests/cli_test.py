@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Issue 6: the Slurm-familiar CLI against a real `berth dev`.
+
+Starts `berth dev --nodes 1 --fake-gpus 4xH100-80GB` with HOME and the working
+directory in a temporary directory (so the CLI finds the cluster only through
+what `berth dev` wrote there), then runs the real `berth` commands:
+
+  - submit prints only the id; a 2-GPU job's log shows two GPU indices;
+  - submit --wait exits with the job's exit code;
+  - a #SBATCH script with --gres=gpu:4 --time=00:10:00 --job-name=x submits
+    with the same meaning;
+  - with the node full, `berth why` on a blocked job names what blocks it and
+    an ETA; `queue` and `nodes` show both jobs;
+  - cancel, release and the exit codes of bad flags, unknown jobs and an
+    unreachable server.
+
+Usage: cli_test.py BERTH_BINARY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from berth_testlib import berth_dev, free_port, wait_until  # noqa: E402
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as root:
+        env = dict(os.environ, HOME=root, NO_COLOR="1")
+        for key in ("BERTH_ADDR", "BERTH_TOKEN", "BERTH_CONFIG", "XDG_CONFIG_HOME"):
+            env.pop(key, None)
+        work = os.path.join(root, "work")
+        os.makedirs(work)
+
+        def berth(*args, timeout=60):
+            return subprocess.run([binary, *args], cwd=work, env=env, capture_output=True,
+                                  text=True, timeout=timeout)
+
+        data = os.path.join(root, "data")
+        os.makedirs(data)
+        port = free_port()
+        dev = berth_dev(binary, data, port, "--nodes", "1", "--fake-gpus", "4xH100-80GB",
+                        "--agent-heartbeat-interval", "200ms", env=env)
+        try:
+            dev.start().wait_http(f"http://127.0.0.1:{port}/readyz")
+            wait_until(lambda: os.path.exists(os.path.join(root, ".config/berth/dev.toml")), 10,
+                       "berth dev to announce itself")
+            wait_until(lambda: "up" in berth("nodes").stdout, 20, "the node to come up")
+
+            # The README's acceptance: two GPU indices in the log.
+            done = berth("submit", "--gpus", "2", "--", "python3", "-c",
+                         "import os; print(os.environ['CUDA_VISIBLE_DEVICES'])")
+            check(done.returncode == 0 and done.stdout.strip().isdigit(),
+                  f"submit prints only the id: {done.stdout!r} {done.stderr!r}")
+            job = done.stdout.strip()
+            wait_until(lambda: json.loads(berth("show", job, "--json").stdout)["state"]
+                       == "succeeded", 30, "the GPU job to succeed")
+            log = berth("logs", job).stdout.strip()
+            check(len(log.split(",")) == 2 and all(x.isdigit() for x in log.split(",")),
+                  f"logs show two GPU indices: {log!r}")
+
+            waited = berth("submit", "--wait", "--gpus", "0", "--", "sh", "-c", "exit 3")
+            check(waited.returncode == 3, f"--wait exits with the job's code: {waited.returncode}")
+            check("succeeded" not in waited.stderr and "failed" in waited.stderr,
+                  f"--wait reports progress on stderr: {waited.stderr!r}")
+
+            script = os.path.join(work, "job.sh")
+            with open(script, "w") as f:
+                f.write("#!/bin/bash\n#SBATCH --gres=gpu:4 --time=00:10:00 --job-name=x\n"
+                        "#SBATCH --hold\nsleep 1\n")
+            held = berth("submit", script)
+            check(held.returncode == 0, f"script submit: {held.stderr!r}")
+            shown = json.loads(berth("show", held.stdout.strip(), "--json").stdout)
+            check((shown["gpus"], shown["time_limit_s"], shown["name"], shown["state"])
+                  == (4, 600, "x", "held"), f"#SBATCH meaning: {shown}")
+            check(berth("release", held.stdout.strip()).returncode == 0, "release")
+            wait_until(lambda: json.loads(berth("show", held.stdout.strip(), "--json").stdout)
+                       ["state"] == "succeeded", 30, "the script job to succeed")
+
+            # A full node: the second job is blocked, with a reason and an ETA.
+            running = berth("submit", "--gpus", "4", "--estimate", "10m", "--name", "big",
+                            "--", "sleep", "300").stdout.strip()
+            wait_until(lambda: json.loads(berth("show", running, "--json").stdout)["state"]
+                       == "running", 30, "the big job to run")
+            blocked = berth("submit", "--gpus", "2", "--name", "waiting", "--", "true").stdout.strip()
+            why = wait_until(lambda: (lambda out: out if "eta:" in out and "unknown" not in out
+                                      else None)(berth("why", blocked).stdout), 30,
+                             "an ETA for the blocked job")
+            check("resources" in why or "reserved" in why, f"why names what blocks it: {why!r}")
+            queue = berth("queue")
+            check(running in queue.stdout and blocked in queue.stdout and "eta" in queue.stdout,
+                  f"queue lists both: {queue.stdout!r}")
+            nodes = berth("nodes").stdout
+            check(f"[{running}]" in nodes, f"nodes shows the running job's GPUs: {nodes!r}")
+
+            check(berth("cancel", blocked, running).returncode == 0, "cancel two jobs")
+            again = berth("cancel", blocked)
+            check(again.returncode == 1 and "already ended" in again.stderr,
+                  f"cancel an ended job: {again.returncode} {again.stderr!r}")
+
+            bad = berth("submit", "--gpus", "many", "--", "true")
+            check(bad.returncode != 0 and "--gpus" in bad.stderr, f"bad flag: {bad.stderr!r}")
+            bad_time = berth("submit", "--time", "soon", "--", "true")
+            check(bad_time.returncode == 2 and "--time" in bad_time.stderr,
+                  f"bad --time: {bad_time.returncode} {bad_time.stderr!r}")
+            missing = berth("show", "999999")
+            check(missing.returncode == 1 and "999999" in missing.stderr,
+                  f"unknown job: {missing.returncode} {missing.stderr!r}")
+            nowhere = berth("queue", "--server", f"http://127.0.0.1:{free_port()}", "--token", "t")
+            check(nowhere.returncode == 3 and "cannot reach" in nowhere.stderr,
+                  f"unreachable server: {nowhere.returncode} {nowhere.stderr!r}")
+        finally:
+            dev.stop()
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        sys.exit(1)
+    print("ok: the CLI against a real dev cluster")
+
+
+if __name__ == "__main__":
+    main()
