@@ -73,7 +73,8 @@ inline std::optional<core::Time> ParseRfc3339(std::string_view text) {
     rest = rest.substr(4);
   }
   if (rest != "Z") return std::nullopt;
-  const int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  const int64_t seconds =
+      DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
   return core::Time::FromMicros(seconds * 1'000'000 + millis * 1000);
 }
 
