@@ -1,6 +1,7 @@
 // Nodes and the agent protocol: registration, heartbeats that carry the
 // node's truth, and the desired state sent back; recovery after a restart.
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "common/check.h"
@@ -308,13 +309,14 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
   ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
   ReleaseDependentsLocked(changed);
   BERTH_RETURN_IF_ERROR(PersistLocked(changed));
-  bool ended = false;
+  // A job may be in `changed` twice (running and ended in one report):
+  // collect the ids first, so no pointer is read after its job is erased.
+  std::set<JobId> ended_ids;
   for (JobRecord* job : changed) {
-    if (core::IsTerminal(job->state)) {
-      ended = true;
-      jobs_.erase(job->id);
-    }
+    if (core::IsTerminal(job->state)) ended_ids.insert(job->id);
   }
+  for (JobId id : ended_ids) jobs_.erase(id);
+  const bool ended = !ended_ids.empty();
   DesiredState wanted = DesiredForLocked(heartbeat.node);
   wanted.stop.insert(wanted.stop.end(), desired.stop.begin(), desired.stop.end());
   if (!changed.empty() || ended) {
