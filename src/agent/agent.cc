@@ -164,6 +164,15 @@ void Agent::Loop() {
   }
 }
 
+void Agent::ConfigureClient(httplib::Client& client) const {
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(10, 0);
+  client.set_bearer_token_auth(options_.token);
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
+#endif
+}
+
 bool Agent::Register() {
   server::NodeRegistration registration;
   registration.node = options_.node;
@@ -181,9 +190,7 @@ bool Agent::Register() {
     registration.gpus.push_back(server::GpuReport{gpu.index, gpu.interconnect_group, healthy});
   }
   httplib::Client client(options_.server_url);
-  client.set_connection_timeout(2, 0);
-  client.set_read_timeout(10, 0);
-  client.set_bearer_token_auth(options_.token);
+  ConfigureClient(client);
   httplib::Result result = client.Post(
       "/api/v1/agent/register", server::RegistrationJson(registration).dump(), "application/json");
   std::lock_guard lock(mutex_);
@@ -219,9 +226,7 @@ Agent::RoundResult Agent::Round() {
   const server::Heartbeat heartbeat =
       BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
   httplib::Client client(options_.server_url);
-  client.set_connection_timeout(2, 0);
-  client.set_read_timeout(10, 0);
-  client.set_bearer_token_auth(options_.token);
+  ConfigureClient(client);
   httplib::Result result = client.Post("/api/v1/agent/heartbeat",
                                        server::HeartbeatJson(heartbeat).dump(), "application/json");
   if (result && result->status == 404) {

@@ -33,10 +33,15 @@
 #include "common/clock.h"
 #include "common/status.h"
 
+namespace httplib {
+class Client;
+}
+
 namespace berth::agent {
 
 struct AgentOptions {
-  std::string server_url;  // http://host:port
+  std::string server_url;  // http://host:port or https://host:port
+  std::string ca_file;     // with https: the CA that signed the server's certificate
   std::string token;       // an agent token for `node`
   std::string node;
   std::string listen = "127.0.0.1:0";  // the logs endpoint; port 0 picks one
@@ -87,6 +92,7 @@ class Agent {
   // One round: heartbeat and reconcile.
   RoundResult Round();
   bool Register();
+  void ConfigureClient(httplib::Client& client) const;
   void Apply(const ReconcilePlan& plan);
   std::string MetricsText();
   // Waits `delay`, or less when Stop() is called.

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "agent/agent.h"
@@ -166,6 +167,33 @@ TEST_F(AgentLoopTest, KeepsTryingUntilTheServerComesUp) {
   StartServer(port);
   ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));
   EXPECT_EQ(agent->stats().registrations, 1);
+  agent->Stop();
+}
+
+TEST_F(AgentLoopTest, TasksKeepRunningWhileTheServerRestarts) {
+  const int port = FreePort();
+  StartServer(port);
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, port));
+  ASSERT_NE(agent, nullptr);
+  const int64_t job = Submit(
+      admin_,
+      {{"command", {"sh", "-c", "while [ ! -e \"$BERTH_TASK_DIR/go\" ]; do sleep 0.02; done"}},
+       {"gpus", 1}});
+  ASSERT_TRUE(WaitForState(job, "running"));
+  const std::string task_dir = agent_dir_.path() + "/tasks/" + std::to_string(job) + "-0-1";
+
+  server_->Stop();
+  server_.reset();
+  const int64_t failed = agent->stats().heartbeats_failed;
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_failed >= failed + 2; }));
+  EXPECT_FALSE(std::filesystem::exists(task_dir + "/exit.json"));  // still running
+
+  StartServer(port);  // the same data dir: the job is still placed on node-1
+  std::ofstream(task_dir + "/go") << "go";
+  ASSERT_TRUE(WaitForState(job, "succeeded"));
+  EXPECT_EQ(Job(job).value("attempts", 0), 1);  // the same run, never restarted
   agent->Stop();
 }
 

@@ -105,7 +105,7 @@ class Supervision {
     while (true) {
       if (ReapAll()) break;
       const auto now = SteadyClock::now();
-      if (kill_at_ && now >= *kill_at_) SignalTree(self_, child_, SIGKILL);
+      if (kill_at_ && now >= *kill_at_) SignalTree(self_, TaskGroup(), SIGKILL);
       if (limit_at_ && now >= *limit_at_ && !terminating_) {
         Note("time limit of " + std::to_string(spec_.time_limit->micros() / 1'000'000) +
              " s reached; stopping the task");
@@ -149,10 +149,15 @@ class Supervision {
         Note("stop requested: SIGTERM to the task, SIGKILL after " + std::to_string(millis) +
              " ms");
       }
-      SignalTree(self_, child_, SIGTERM);
+      SignalTree(self_, TaskGroup(), SIGTERM);
     }
     if (!kill_at_ || kill_at < *kill_at_) kill_at_ = kill_at;
   }
+
+  // The task's process group while its leader lives; after that its pid may
+  // be reused, and the group's members are found through the session anyway
+  // (a process group never spans sessions).
+  pid_t TaskGroup() const { return main_exited_ ? 0 : child_; }
 
   // Reaps every exited child. True when the main process has exited and
   // nothing is left (no child, and so no descendant: orphans are ours).

@@ -25,6 +25,7 @@ namespace {
 
 struct AgentFlags {
   std::string server;
+  std::string ca_file;
   std::string token;
   std::string token_file;
   std::string node;
@@ -77,6 +78,7 @@ std::string ReadToken(const AgentFlags& flags) {
 void RunAgent(const AgentFlags& flags) {
   agent::AgentOptions options;
   options.server_url = flags.server;
+  options.ca_file = flags.ca_file;
   options.token = ReadToken(flags);
   options.node = flags.node;
   options.listen = flags.listen;
@@ -148,6 +150,8 @@ void AddAgentCommands(CLI::App& app) {
   CLI::App* agent = app.add_subcommand(
       "agent", "Run the node agent: discover GPUs, run the tasks the server assigns");
   agent->add_option("--server", flags->server, "Server URL, e.g. http://10.0.0.1:8080")->required();
+  agent->add_option("--ca-file", flags->ca_file,
+                    "With an https server: the CA certificate that signed it");
   agent->add_option("--token", flags->token, "Agent token (visible in ps; prefer --token-file)");
   agent->add_option("--token-file", flags->token_file, "File holding the agent token");
   agent->add_option("--node", flags->node, "This node's name (the token's node)")->required();
