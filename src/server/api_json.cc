@@ -231,6 +231,29 @@ json NodeJson(const NodeView& node) {
               {"last_heartbeat", FormatRfc3339(record.last_heartbeat)}};
 }
 
+json HistoryJson(const std::vector<HistorySample>& samples, core::Duration every, size_t capacity) {
+  json out = json::array();
+  for (const HistorySample& sample : samples) {
+    const WaitHistogram& waits = sample.waits;
+    out.push_back({{"time", sample.time.micros() / 1'000'000},
+                   {"pending", sample.pending},
+                   {"held", sample.held},
+                   {"running", sample.running},
+                   {"gpus_total", sample.gpus_total},
+                   {"gpus_allocated", sample.gpus_allocated},
+                   {"nodes_up", sample.nodes_up},
+                   {"nodes_down", sample.nodes_down},
+                   {"starts", waits.count()},
+                   {"wait_sum_s", waits.sum().seconds()},
+                   {"wait_max_s", waits.max().seconds()},
+                   {"wait_buckets", waits.buckets()}});
+  }
+  return json{{"interval_s", every.seconds()},
+              {"capacity", capacity},
+              {"wait_bounds_s", WaitHistogram::kBoundsSeconds},
+              {"samples", out}};
+}
+
 Result<NodeRegistration> ParseRegistration(const json& body) {
   Fields fields(body, "");
   BERTH_RETURN_IF_ERROR(fields.CheckObject());

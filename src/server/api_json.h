@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "server/controller.h"
+#include "server/history.h"
 #include "store/records.h"
 
 namespace berth::server {
@@ -20,6 +21,11 @@ nlohmann::json JobJson(const store::JobRecord& job, bool with_private,
                        const core::PendingJob* pending = nullptr);
 nlohmann::json ExplanationJson(const Explanation& explanation, bool with_private);
 nlohmann::json NodeJson(const NodeView& node);
+
+// GET /api/v1/history: the samples, how often they are taken and how many
+// are kept, and the wait buckets' upper bounds.
+nlohmann::json HistoryJson(const std::vector<HistorySample>& samples, core::Duration every,
+                           size_t capacity);
 
 Result<NodeRegistration> ParseRegistration(const nlohmann::json& body);
 Result<Heartbeat> ParseHeartbeat(const nlohmann::json& body);

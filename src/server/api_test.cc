@@ -527,6 +527,55 @@ TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
   EXPECT_THAT(listed[0]["message"].get<std::string>(), HasSubstr("can never start"));
 }
 
+TEST_F(ApiTest, HistorySamplesQueueGpusAndStartWaits) {
+  const int64_t t0 = clock_.Now().micros() / 1'000'000;
+  Client alice = As(NewToken("alice", "user"));
+  auto samples = [&](int64_t since) {
+    Reply reply = alice.Get("/api/v1/history?since=" + std::to_string(since));
+    EXPECT_EQ(reply.status, 200) << reply.body.dump();
+    return reply.body["samples"];
+  };
+  auto wait_for_sample = [&](const std::string& key, int64_t value) {
+    for (int i = 0; i < 300; ++i) {
+      for (const json& sample : samples(t0)) {
+        if (sample[key] == value) return sample;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "no sample with " << key << " = " << value << ": " << samples(t0).dump();
+    return json();
+  };
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+  clock_.Advance(core::Duration::Seconds(40));  // no node yet: it waits 40 s
+  json waiting = wait_for_sample("pending", 1);
+  EXPECT_EQ(waiting["gpus_total"], 0);
+  Client agent = RegisterAgent("n0", 4);
+  WaitForAssignment(agent, "n0", id);
+  clock_.Advance(core::Duration::Seconds(5));  // the next sample is due
+  json started = wait_for_sample("starts", 1);
+  EXPECT_EQ(started["pending"], 0);
+  EXPECT_EQ(started["running"], 1);
+  EXPECT_EQ(started["gpus_total"], 4);
+  EXPECT_EQ(started["gpus_allocated"], 4);
+  EXPECT_EQ(started["nodes_up"], 1);
+  EXPECT_EQ(started["wait_sum_s"], 40.0);
+  EXPECT_EQ(started["wait_max_s"], 40.0);
+  // Buckets: <=1, <=5, <=10, <=30, <=60 s ...: 40 s is in the fifth.
+  EXPECT_EQ(started["wait_buckets"][4], 1) << started.dump();
+
+  Reply whole = alice.Get("/api/v1/history");
+  EXPECT_EQ(whole.body["interval_s"], 5.0);
+  EXPECT_EQ(whole.body["capacity"], History::kDefaultCapacity);
+  EXPECT_EQ(whole.body["wait_bounds_s"][4], 60);
+  EXPECT_GE(whole.body["samples"].size(), 3u) << "the first sample, waiting, started";
+  // `since` is inclusive and in unix seconds; the newest sample alone:
+  const json newest = samples(started["time"].get<int64_t>());
+  ASSERT_EQ(newest.size(), 1u) << newest.dump();
+  EXPECT_EQ(newest[0]["starts"], 1);
+  EXPECT_EQ(alice.Get("/api/v1/history?since=soon").status, 400);
+  EXPECT_EQ(As("").Get("/api/v1/history").status, 401);
+}
+
 // Only one cycle in `explain_every` computes ETAs; the ones between must
 // not drop them (the ETA would show for one cycle in ten).
 TEST_F(ApiTest, APendingJobKeepsItsEtaBetweenFullExplanations) {

@@ -66,6 +66,22 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   return Status::Ok();
 }
 
+Status ParseDashboard(const toml::table& table, ServerOptions& options) {
+  const std::string path = "dashboard.";
+  BERTH_RETURN_IF_ERROR(Unknown(table, path, {"history_interval_s", "history_samples"}));
+  BERTH_ASSIGN_OR_RETURN(options.history_every,
+                         Seconds(table, path, "history_interval_s", 1, options.history_every));
+  BERTH_ASSIGN_OR_RETURN(
+      int64_t samples,
+      Get<int64_t>(table, path, "history_samples", static_cast<int64_t>(options.history_capacity)));
+  if (samples < 1 || samples > 1'000'000) {
+    return InvalidArgument(path + "history_samples: must be 1..1000000, got " +
+                           std::to_string(samples));
+  }
+  options.history_capacity = static_cast<size_t>(samples);
+  return Status::Ok();
+}
+
 Result<std::vector<core::QueueSpec>> ParseQueueArray(const toml::array& array) {
   std::vector<core::QueueSpec> queues;
   for (size_t i = 0; i < array.size(); ++i) {
@@ -103,8 +119,8 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
     where << source << ":" << error.source().begin.line << ":" << error.source().begin.column;
     return InvalidArgument(where.str() + ": " + std::string(error.description()));
   }
-  BERTH_RETURN_IF_ERROR(
-      Unknown(root, "", {"listen", "data_dir", "database", "tls", "scheduler", "queues"}));
+  BERTH_RETURN_IF_ERROR(Unknown(
+      root, "", {"listen", "data_dir", "database", "tls", "scheduler", "dashboard", "queues"}));
   ServerConfig config;
   ServerOptions& server = config;
   BERTH_ASSIGN_OR_RETURN(server.listen, Get<std::string>(root, "", "listen", server.listen));
@@ -124,6 +140,9 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
   }
   if (const toml::table* scheduler = root["scheduler"].as_table()) {
     BERTH_RETURN_IF_ERROR(ParseScheduler(*scheduler, server.controller));
+  }
+  if (const toml::table* dashboard = root["dashboard"].as_table()) {
+    BERTH_RETURN_IF_ERROR(ParseDashboard(*dashboard, server));
   }
   if (const toml::node* queues = root.get("queues")) {
     const toml::array* array = queues->as_array();

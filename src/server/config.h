@@ -16,6 +16,10 @@
 //   min_run_before_preemption_s = 600
 //   fair_share_half_life_h = 168
 //
+//   [dashboard]
+//   history_interval_s = 5               # one sample for the charts this often
+//   history_samples = 17280              # kept in memory (24 h at 5 s)
+//
 //   [[queues]]                           # team queues (optional)
 //   name = "vision"
 //   parent = ""

@@ -21,6 +21,8 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
   EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(30));
   EXPECT_EQ(config->controller.policy_config.berth.starvation_bound, core::Duration::Hours(36));
   EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(168));
+  EXPECT_EQ(config->history_every, core::Duration::Seconds(5));
+  EXPECT_EQ(config->history_capacity, 17280u);
   ASSERT_TRUE(config->queues.has_value());
   ASSERT_EQ(config->queues->size(), 4u);
   EXPECT_EQ((*config->queues)[1].name, "vision");
@@ -35,6 +37,9 @@ data_dir = "/tmp/x"
 policy = "fifo"
 heartbeat_timeout_s = 5
 fair_share_half_life_h = 24
+[dashboard]
+history_interval_s = 0.5
+history_samples = 100
 )",
                                             "test.toml");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
@@ -42,6 +47,8 @@ fair_share_half_life_h = 24
   EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(5));
   EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(24));
   EXPECT_FALSE(config->queues.has_value());
+  EXPECT_EQ(config->history_every, core::Duration::Millis(500));
+  EXPECT_EQ(config->history_capacity, 100u);
 }
 
 TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
@@ -59,6 +66,9 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
        "queues[0].guaranteed_gpus"},
       {"data_dir = \"/x\"\n[[queues]]\nname = \"a\"\ncolour = \"red\"", "queues[0].colour"},
       {"data_dir = \"/x\"\n[scheduler\n", "test.toml:"},
+      {"data_dir = \"/x\"\n[dashboard]\nhistory_samples = 0", "dashboard.history_samples"},
+      {"data_dir = \"/x\"\n[dashboard]\nhistory_interval_s = 0", "dashboard.history_interval_s"},
+      {"data_dir = \"/x\"\n[dashboard]\ncharts = true", "dashboard.charts: unknown key"},
   };
   for (const auto& [text, wanted] : cases) {
     Result<ServerConfig> config = ParseConfig(text, "test.toml");

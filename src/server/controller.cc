@@ -403,6 +403,11 @@ Controller::Stats Controller::GetStats() {
   return stats;
 }
 
+WaitHistogram Controller::TakeStartWaits() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(start_waits_, {});
+}
+
 Result<LogLocation> Controller::LocateLog(const Principal& who, JobId id, int32_t task) {
   BERTH_ASSIGN_OR_RETURN(JobRecord job, GetJob(who, id));
   std::lock_guard lock(mutex_);

@@ -35,6 +35,7 @@
 #include "core/decision.h"
 #include "core/policy.h"
 #include "server/auth.h"
+#include "server/history.h"
 #include "server/job_request.h"
 #include "server/metrics.h"
 #include "store/records.h"
@@ -215,6 +216,10 @@ class Controller {
     int64_t cycles = 0;
   };
   Stats GetStats();
+  // The queue waits (submission to first start) of the jobs that first
+  // started since the last call; the scheduler loop samples them into the
+  // dashboard's history. Fixed size: it grows nothing while no loop takes it.
+  WaitHistogram TakeStartWaits();
 
  private:
   struct NodeEntry {
@@ -263,6 +268,7 @@ class Controller {
   std::set<std::pair<core::JobId, int32_t>> running_tasks_;
   // From the last cycle; the ETAs from the last full one.
   std::map<core::JobId, core::PendingJob> explained_;
+  WaitHistogram start_waits_;  // since the last TakeStartWaits()
   core::Time last_full_explain_;
   int64_t cycles_ = 0;
 };

@@ -160,9 +160,12 @@ Result<bool> Controller::RunCycle() {
     } else {
       LogEvent("job_preempting", {{"job", std::to_string(core::Value(id))}, {"why", job.message}});
     }
-    if (metrics_ != nullptr && job.state == JobState::kStarting && job.attempts == 1) {
-      metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},
-                        (now - job.submit_time).seconds());
+    if (job.state == JobState::kStarting && job.attempts == 1) {
+      start_waits_.Add(now - job.submit_time);
+      if (metrics_ != nullptr) {
+        metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},
+                          (now - job.submit_time).seconds());
+      }
     }
     jobs_[id] = std::move(job);
   }

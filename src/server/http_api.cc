@@ -78,13 +78,16 @@ int StatusToHttp(StatusCode code) {
 }
 
 HttpApi::HttpApi(Controller& controller, Authenticator& authenticator, store::Store& store,
-                 const Clock& clock, Metrics& metrics, SubmissionLimits limits)
+                 const Clock& clock, Metrics& metrics, SubmissionLimits limits,
+                 const History& history, core::Duration history_every)
     : controller_(controller),
       authenticator_(authenticator),
       store_(store),
       clock_(clock),
       metrics_(metrics),
-      limits_(limits) {
+      limits_(limits),
+      history_(history),
+      history_every_(history_every) {
   metrics_.DeclareCounter("berth_api_requests_total", "API requests by route and status code.");
   metrics_.DeclareHistogram("berth_api_request_seconds", "API request latency by route.",
                             {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5});
@@ -237,6 +240,9 @@ void HttpApi::Install(httplib::Server& server) {
              Route("/api/v1/whoami", Access::kUser, [this](auto& who, auto&, auto& res) {
                Json(res, 200, json{{"user", who.user}, {"role", RoleName(who.role)}});
              }));
+  server.Get("/api/v1/history",
+             Route("/api/v1/history", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { HistoryReport(who, req, res); }));
   server.Post("/api/v1/tokens",
               Route("/api/v1/tokens", Access::kAdmin,
                     [this](auto& who, auto& req, auto& res) { CreateToken(who, req, res); }));
@@ -377,6 +383,15 @@ void HttpApi::PutQueues(const Principal& who, const httplib::Request& request,
   Status status = controller_.SetQueues(who, std::move(*queues));
   if (!status.ok()) return Fail(response, status);
   Json(response, 200, json{{"updated", true}});
+}
+
+void HttpApi::HistoryReport(const Principal& who, const httplib::Request& request,
+                            httplib::Response& response) {
+  (void)who;
+  // Without `since`: the last hour, what the dashboard's charts start with.
+  Result<core::Time> since = TimeParam(request, "since", clock_.Now() - core::Duration::Hours(1));
+  if (!since.ok()) return Fail(response, since.status());
+  Json(response, 200, HistoryJson(history_.Since(*since), history_every_, history_.capacity()));
 }
 
 void HttpApi::CreateToken(const Principal& who, const httplib::Request& request,

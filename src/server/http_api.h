@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "server/auth.h"
 #include "server/controller.h"
+#include "server/history.h"
 #include "server/job_request.h"
 #include "server/metrics.h"
 #include "store/store.h"
@@ -28,7 +29,8 @@ int StatusToHttp(StatusCode code);
 class HttpApi {
  public:
   HttpApi(Controller& controller, Authenticator& authenticator, store::Store& store,
-          const Clock& clock, Metrics& metrics, SubmissionLimits limits);
+          const Clock& clock, Metrics& metrics, SubmissionLimits limits, const History& history,
+          core::Duration history_every);
 
   // Registers every route on `server`.
   void Install(httplib::Server& server);
@@ -56,6 +58,8 @@ class HttpApi {
                     httplib::Response& response);
   void PutQueues(const Principal& who, const httplib::Request& request,
                  httplib::Response& response);
+  void HistoryReport(const Principal& who, const httplib::Request& request,
+                     httplib::Response& response);
   void CreateToken(const Principal& who, const httplib::Request& request,
                    httplib::Response& response);
   std::string RenderMetrics();
@@ -66,6 +70,8 @@ class HttpApi {
   const Clock& clock_;
   Metrics& metrics_;
   SubmissionLimits limits_;
+  const History& history_;
+  core::Duration history_every_;
   std::atomic<bool> ready_{false};
 };
 

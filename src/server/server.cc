@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -49,15 +50,17 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   server->controller_ =
       std::make_unique<Controller>(*server->store_, clock, o.controller, &server->metrics_);
   BERTH_RETURN_IF_ERROR(server->controller_->Recover());
+  server->clock_ = &clock;
+  server->history_ = std::make_unique<History>(std::max<size_t>(o.history_capacity, 1));
   server->authenticator_ = std::make_unique<Authenticator>(*server->store_);
   BERTH_RETURN_IF_ERROR(server->BootstrapAdmin(clock));
 
   server->metrics_.DeclareHistogram("berth_scheduler_cycle_seconds",
                                     "Wall time of one decision cycle.",
                                     {0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2});
-  server->api_ =
-      std::make_unique<HttpApi>(*server->controller_, *server->authenticator_, *server->store_,
-                                clock, server->metrics_, o.controller.limits);
+  server->api_ = std::make_unique<HttpApi>(*server->controller_, *server->authenticator_,
+                                           *server->store_, clock, server->metrics_,
+                                           o.controller.limits, *server->history_, o.history_every);
   if (!o.tls_cert.empty() || !o.tls_key.empty()) {
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
     server->http_ = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
@@ -105,7 +108,48 @@ Status Server::BootstrapAdmin(const Clock& clock) {
   return store_->PutToken(issued.record);
 }
 
+namespace {
+
+// One history sample from the controller's numbers: jobs by state, GPUs on
+// the nodes that can run work, and the waits of the jobs started since the
+// previous sample.
+HistorySample SampleFrom(core::Time now, const Controller::Stats& stats, WaitHistogram waits) {
+  HistorySample sample;
+  sample.time = now;
+  for (const auto& [key, count] : stats.jobs_by_state_and_queue) {
+    const std::string& state = key.first;
+    if (state == "pending") {
+      sample.pending += count;
+    } else if (state == "held") {
+      sample.held += count;
+    } else if (state == "starting" || state == "running" || state == "completing") {
+      sample.running += count;
+    }
+  }
+  for (const auto& [name, node] : stats.nodes) {
+    if (node.state == "down") {
+      ++sample.nodes_down;
+      continue;
+    }
+    ++sample.nodes_up;
+    sample.gpus_total += node.total;
+    sample.gpus_allocated += node.allocated;
+  }
+  sample.waits = std::move(waits);
+  return sample;
+}
+
+}  // namespace
+
+void Server::SampleHistory() {
+  const core::Time now = clock_->Now();
+  if (last_sample_ && now - *last_sample_ < options_.history_every) return;
+  last_sample_ = now;
+  history_->Record(SampleFrom(now, controller_->GetStats(), controller_->TakeStartWaits()));
+}
+
 void Server::SchedulerLoop() {
+  SampleHistory();  // the charts have a first point at once
   while (!stopping_) {
     controller_->WaitForWork(options_.tick);
     if (stopping_) break;
@@ -123,6 +167,7 @@ void Server::SchedulerLoop() {
     metrics_.Observe(
         "berth_scheduler_cycle_seconds", {},
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    SampleHistory();
   }
 }
 

@@ -5,6 +5,7 @@
 //   loop: wait for work (submit, heartbeat, cancel...) or the tick
 //         -> coalesce for a moment (a burst of submits becomes one cycle)
 //         -> check heartbeats -> RunCycle (Decide, persist, apply)
+//         -> every `history_every`: a sample for the dashboard's charts
 //
 // Start() returns once the API listens; Stop() (or the destructor) shuts
 // everything down and joins the threads.
@@ -14,6 +15,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -21,6 +23,7 @@
 #include "common/status.h"
 #include "server/auth.h"
 #include "server/controller.h"
+#include "server/history.h"
 #include "server/http_api.h"
 #include "server/metrics.h"
 #include "store/store.h"
@@ -39,6 +42,10 @@ struct ServerOptions {
   std::optional<std::vector<core::QueueSpec>> queues;
   std::chrono::milliseconds coalesce{20};
   std::chrono::milliseconds tick{1000};
+  // The dashboard's history: one sample this often (by the server's clock),
+  // the newest `history_capacity` kept (24 h at 5 s by default).
+  core::Duration history_every = core::Duration::Seconds(5);
+  size_t history_capacity = History::kDefaultCapacity;
 };
 
 class Server {
@@ -62,10 +69,15 @@ class Server {
   Server() = default;
   Status BootstrapAdmin(const Clock& clock);
   void SchedulerLoop();
+  // Records a history sample when `history_every` has passed since the last.
+  void SampleHistory();
 
   ServerOptions options_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Controller> controller_;
+  const Clock* clock_ = nullptr;
+  std::unique_ptr<History> history_;
+  std::optional<core::Time> last_sample_;  // scheduler thread only
   std::unique_ptr<Authenticator> authenticator_;
   Metrics metrics_;
   std::unique_ptr<HttpApi> api_;
