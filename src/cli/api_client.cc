@@ -175,6 +175,12 @@ Result<RawReply> ApiClient::GetRaw(const std::string& path) const {
   return reply;
 }
 
+ApiClient ConnectOrExit(const std::string& command, const ClientFlags& flags) {
+  Result<ApiClient> client = ApiClient::FromFlags(flags);
+  if (!client.ok()) Exit(command, client.status());
+  return std::move(*client);
+}
+
 void Exit(const std::string& command, const Status& status) {
   std::fprintf(stderr, "berth %s: %s\n", command.c_str(), status.message().c_str());
   switch (status.code()) {

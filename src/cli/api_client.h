@@ -72,4 +72,7 @@ inline constexpr int kExitUnreachable = 3;  // no server at the address
 // matches the status (InvalidArgument -> usage, Unavailable -> unreachable).
 [[noreturn]] void Exit(const std::string& command, const Status& status);
 
+// ApiClient::FromFlags, or Exit.
+ApiClient ConnectOrExit(const std::string& command, const ClientFlags& flags);
+
 }  // namespace berth::cli

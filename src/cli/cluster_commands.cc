@@ -11,12 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-ApiClient Connect(const std::string& command, const ClientFlags& flags) {
-  Result<ApiClient> client = ApiClient::FromFlags(flags);
-  if (!client.ok()) Exit(command, client.status());
-  return std::move(*client);
-}
-
 // One character-group per GPU: the job holding it, "." free, "x" unhealthy.
 std::string GpuGrid(const json& gpus) {
   std::string grid;
@@ -30,7 +24,7 @@ std::string GpuGrid(const json& gpus) {
 }
 
 void RunNodes(const ClientFlags& flags) {
-  const ApiClient client = Connect("nodes", flags);
+  const ApiClient client = ConnectOrExit("nodes", flags);
   Result<json> reply = client.Get("/api/v1/nodes");
   if (!reply.ok()) Exit("nodes", reply.status());
   if (flags.json) return (void)std::printf("%s\n", (*reply)["nodes"].dump(2).c_str());
@@ -51,7 +45,7 @@ void RunNodes(const ClientFlags& flags) {
 }
 
 void RunDrain(const std::string& action, const ClientFlags& flags, const std::string& node) {
-  const ApiClient client = Connect(action, flags);
+  const ApiClient client = ConnectOrExit(action, flags);
   Result<json> reply = client.Post("/api/v1/nodes/" + node + "/" + action);
   if (!reply.ok()) Exit(action, reply.status());
   if (flags.json) std::printf("%s\n", reply->dump().c_str());
@@ -64,7 +58,7 @@ struct UsageFlags {
 };
 
 void RunUsage(const UsageFlags& flags) {
-  const ApiClient client = Connect("usage", flags.client);
+  const ApiClient client = ConnectOrExit("usage", flags.client);
   std::string path = "/api/v1/usage?";
   if (flags.from >= 0) path += "from=" + std::to_string(flags.from) + "&";
   if (flags.to >= 0) path += "to=" + std::to_string(flags.to);

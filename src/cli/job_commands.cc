@@ -16,12 +16,6 @@ using nlohmann::json;
 
 double NowSeconds() { return static_cast<double>(std::time(nullptr)); }
 
-ApiClient Connect(const std::string& command, const ClientFlags& flags) {
-  Result<ApiClient> client = ApiClient::FromFlags(flags);
-  if (!client.ok()) Exit(command, client.status());
-  return std::move(*client);
-}
-
 json GetOrExit(const std::string& command, const ApiClient& client, const std::string& path) {
   Result<json> reply = client.Get(path);
   if (!reply.ok()) Exit(command, reply.status());
@@ -60,7 +54,7 @@ struct QueueFlags {
 };
 
 void RunQueue(const QueueFlags& flags) {
-  const ApiClient client = Connect("queue", flags.client);
+  const ApiClient client = ConnectOrExit("queue", flags.client);
   std::string query = flags.all ? "" : "&live=true";
   std::string user = flags.user;
   if (flags.me) user = GetOrExit("queue", client, "/api/v1/whoami").value("user", "");
@@ -104,7 +98,7 @@ std::string Field(const json& value) {
 }
 
 void RunShow(const ClientFlags& flags, int64_t id) {
-  const ApiClient client = Connect("show", flags);
+  const ApiClient client = ConnectOrExit("show", flags);
   const json job = GetOrExit("show", client, "/api/v1/jobs/" + std::to_string(id));
   if (flags.json) return PrintJson(job);
   for (const auto& [key, value] : job.items()) {
@@ -113,7 +107,7 @@ void RunShow(const ClientFlags& flags, int64_t id) {
 }
 
 void RunWhy(const ClientFlags& flags, int64_t id) {
-  const ApiClient client = Connect("why", flags);
+  const ApiClient client = ConnectOrExit("why", flags);
   const json explained =
       GetOrExit("why", client, "/api/v1/jobs/" + std::to_string(id) + "/explain");
   if (flags.json) return PrintJson(explained);
@@ -145,7 +139,7 @@ void RunWhy(const ClientFlags& flags, int64_t id) {
 
 void RunAction(const std::string& action, const ClientFlags& flags,
                const std::vector<int64_t>& ids) {
-  const ApiClient client = Connect(action, flags);
+  const ApiClient client = ConnectOrExit(action, flags);
   int failures = 0;
   Status last;
   for (int64_t id : ids) {
@@ -172,7 +166,7 @@ struct LogsFlags {
 };
 
 void RunLogs(const LogsFlags& flags) {
-  const ApiClient client = Connect("logs", flags.client);
+  const ApiClient client = ConnectOrExit("logs", flags.client);
   const std::string path = "/api/v1/jobs/" + std::to_string(flags.id) +
                            "/logs?task=" + std::to_string(flags.task) + "&offset=";
   int64_t offset = 0;

@@ -187,11 +187,10 @@ void AddServerCommands(CLI::App& app) {
   create->add_option("--node", token->node, "With --role agent: the node it belongs to");
   AddClientFlags(*create, token->client);
   create->callback([token] {
-    Result<ApiClient> client = ApiClient::FromFlags(token->client);
-    if (!client.ok()) Exit("token create", client.status());
+    const ApiClient client = ConnectOrExit("token create", token->client);
     nlohmann::json body{{"user", token->user}, {"role", token->role}};
     if (!token->node.empty()) body["node"] = token->node;
-    Result<nlohmann::json> reply = client->Post("/api/v1/tokens", body);
+    Result<nlohmann::json> reply = client.Post("/api/v1/tokens", body);
     if (!reply.ok()) Exit("token create", reply.status());
     std::printf("%s\n",
                 token->client.json ? reply->dump().c_str() : reply->value("token", "").c_str());

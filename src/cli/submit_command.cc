@@ -114,9 +114,8 @@ void RunSubmit(SubmitFlags& flags) {
   if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
   Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
   if (!body.ok()) Exit("submit", body.status());
-  Result<ApiClient> client = ApiClient::FromFlags(flags.client);
-  if (!client.ok()) Exit("submit", client.status());
-  Result<nlohmann::json> reply = client->Post("/api/v1/jobs", *body);
+  const ApiClient client = ConnectOrExit("submit", flags.client);
+  Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body);
   if (!reply.ok()) Exit("submit", reply.status());
   const int64_t id = reply->value("id", int64_t{0});
   if (flags.client.json) {
@@ -125,7 +124,7 @@ void RunSubmit(SubmitFlags& flags) {
     std::printf("%lld\n", static_cast<long long>(id));
   }
   std::fflush(stdout);
-  std::exit(flags.wait ? WaitForEnd(*client, id) : kExitOk);
+  std::exit(flags.wait ? WaitForEnd(client, id) : kExitOk);
 }
 
 }  // namespace
