@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libtomlplusplus-dev
   postgresql prometheus
   python3 clang-format
+  chromium  # headless, for the dashboard test (tests/dashboard_test.py)
   clang libclang-rt-14-dev
 )
 

@@ -606,5 +606,37 @@ TEST_F(ApiTest, APendingJobKeepsItsEtaBetweenFullExplanations) {
   EXPECT_EQ(listed[1]["eta"], eta);
 }
 
+TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {
+  httplib::Client raw("127.0.0.1", server_->port());
+  auto source = [](const std::string& name) {
+    std::ifstream in(std::string(BERTH_SOURCE_DIR) + "/src/server/dashboard/" + name,
+                     std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  httplib::Result page = raw.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_THAT(page->get_header_value("Content-Security-Policy"), HasSubstr("script-src 'self'"));
+  EXPECT_EQ(page->body, source("index.html"));
+  EXPECT_THAT(page->body, HasSubstr("/ui/app.js"));
+  for (const auto& [name, type] : std::vector<std::pair<std::string, std::string>>{
+           {"app.js", "text/javascript; charset=utf-8"},
+           {"style.css", "text/css; charset=utf-8"}}) {
+    httplib::Result asset = raw.Get("/ui/" + name);
+    ASSERT_TRUE(asset) << name;
+    EXPECT_EQ(asset->status, 200) << name;
+    EXPECT_EQ(asset->get_header_value("Content-Type"), type) << name;
+    EXPECT_EQ(asset->get_header_value("X-Content-Type-Options"), "nosniff") << name;
+    EXPECT_EQ(asset->body, source(name)) << name << " as built into the binary";
+  }
+  for (const std::string path : {"/ui/nope.js", "/ui/../server.cc", "/ui/dashboard/app.js"}) {
+    httplib::Result missing = raw.Get(path);
+    ASSERT_TRUE(missing) << path;
+    EXPECT_EQ(missing->status, 404) << path;
+    EXPECT_EQ(json::parse(missing->body)["error"]["code"], "not_found") << path;
+  }
+}
+
 }  // namespace
 }  // namespace berth::server

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "server/dashboard.h"
+
 namespace berth::server {
 
 Result<std::pair<std::string, int>> ParseListen(const std::string& text, const std::string& flag) {
@@ -72,6 +74,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   }
   if (!server->http_->is_valid()) return InvalidArgument("tls: cannot load the certificate or key");
   server->api_->Install(*server->http_);
+  InstallDashboard(*server->http_);
   server->port_ =
       listen.second == 0
           ? server->http_->bind_to_any_port(server->host_)
