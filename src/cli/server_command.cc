@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -59,6 +60,12 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command,
       std::fprintf(stderr, "berth dev: client commands find it through %s\n",
                    DevClusterPath().c_str());
     }
+    // From the file: admin_token_path() is empty when the data dir existed.
+    std::ifstream token_in(token_file);
+    std::string token;
+    std::getline(token_in, token);
+    std::fprintf(stderr, "berth dev: dashboard: %s/#token=%s\n", server.url().c_str(),
+                 token.c_str());
   }
   std::unique_ptr<DevAgents> dev_agents;
   if (agents && agents->nodes > 0) {
