@@ -1,5 +1,8 @@
-"""A minimal Berth REST client for the benchmarks (stdlib only): one
-keep-alive HTTP connection per client object, JSON in and out."""
+"""A minimal Berth REST client for the benchmarks (stdlib only), JSON in and
+out. By default a new connection per request: on a kept-alive connection
+Berth's answers come about 40 ms late (the server's sockets lack TCP_NODELAY,
+so Nagle holds the second write of an answer until the client's delayed ACK;
+see docs/performance.md); keepalive=True measures that."""
 import http.client
 import json
 import os
@@ -7,7 +10,8 @@ import urllib.parse
 
 
 class Berth:
-    def __init__(self, url, token, timeout=30):
+    def __init__(self, url, token, timeout=30, keepalive=False):
+        self.keepalive = keepalive
         u = urllib.parse.urlparse(url)
         self.host, self.port = u.hostname, u.port or 80
         self.token, self.timeout = token, timeout
@@ -26,6 +30,9 @@ class Berth:
                 self.conn.request(method, path, body=data, headers=headers)
                 r = self.conn.getresponse()
                 raw = r.read()
+                if not self.keepalive:
+                    self.conn.close()
+                    self.conn = None
                 break
             except (http.client.HTTPException, ConnectionError, OSError):
                 self.conn.close()

@@ -14,8 +14,10 @@ sequential submitters; jobs/s = accepted jobs / wall time.
 
 Latency: one job at a time on the idle cluster; the job's first action writes
 `date +%s.%N`; latency = that mark - the moment the submit call began. The
-next job goes once the previous one has left the queue.
-  berth-api  the job submitted through the API (connection already open)
+next job goes once the previous one has left the queue, after a random
+pause of 0.2-1.2 s (seeded) so that the submissions do not lock to a phase of
+the agents' heartbeats or Slurm's scheduling passes.
+  berth-api  the job submitted through the API (a new connection)
   sbatch     sbatch (the client's own start-up is inside the figure)
 
   bench/intake.py throughput berth-api --jobs 2000 --submitters 8 --url U --data-dir D
@@ -25,6 +27,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import random
 import resource
 import subprocess
 import sys
@@ -38,7 +41,7 @@ from metrics import stats  # noqa: E402
 
 
 def _api_worker(url, token, count, q, keepalive):
-    c = Berth(url, token)
+    c = Berth(url, token, keepalive=keepalive)
     ok = bad = 0
     lat = []
     body = {"command": ["true"], "gpus": 1, "time_limit_s": 60, "hold": True, "name": "intake"}
@@ -46,9 +49,6 @@ def _api_worker(url, token, count, q, keepalive):
         t = time.perf_counter()
         try:
             c.submit(body)
-            if not keepalive:
-                c.close()
-                c.conn = None
             ok += 1
             lat.append(time.perf_counter() - t)
         except Exception:  # counted, not raised: the rate is of accepted jobs
@@ -141,8 +141,9 @@ def latency(kind, jobs, url=None, token=None, timeout=60.0):
     marks = tempfile.mkdtemp(prefix="berthbench-lat-")
     client = Berth(url, token) if kind == "berth-api" else None
     if client:
-        client.call("GET", "/api/v1/whoami")  # the connection is open before the clock
+        client.call("GET", "/api/v1/whoami")  # the server is up
     rows = []
+    rng = random.Random(1)
     try:
         for i in range(jobs):
             f = os.path.join(marks, f"start.{i}")
@@ -175,7 +176,9 @@ def latency(kind, jobs, url=None, token=None, timeout=60.0):
                     if not q.stdout.strip():
                         break
                 time.sleep(0.02)
-            time.sleep(0.2)
+            # a random pause, so submissions do not lock to a periodic phase
+            # of either scheduler (heartbeats, scheduling passes)
+            time.sleep(0.2 + rng.random())
     finally:
         for n in os.listdir(marks):
             os.unlink(os.path.join(marks, n))

@@ -195,6 +195,17 @@ def self_test():
     assert abs(m["lower_bound_s"] - 17.5) < 1e-9, m  # (2+1+2+1+1)*10/4
     assert abs(m["gpu_utilization"] - 60.0 / (4 * 21.0)) < 1e-9, m
     assert abs(m["bounded_slowdown"]["max"] - 2.1) < 1e-9, m
+    # the wl_minutes generator: seeded, in range, load about 90%
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gen_wl_minutes
+    wl = gen_wl_minutes.generate()
+    assert wl == gen_wl_minutes.generate() and len(wl) == 200
+    assert all(1 <= j["gpus"] <= 8 and 60 <= j["duration_s"] <= 1200 for j in wl)
+    assert all(j["limit_s"] % 60 == 0 and 2 * j["duration_s"] <= j["limit_s"] < 2 * j["duration_s"] + 60
+               for j in wl)
+    span = wl[-1]["submit_s"]
+    work = sum(j["gpus"] * j["duration_s"] for j in wl)
+    assert 0.7 < work / (32 * span) < 1.1, work / (32 * span)
     print("metrics self-test: ok")
 
 
