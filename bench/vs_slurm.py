@@ -268,7 +268,7 @@ def berth_side(a, work):
 
         def replay_argv(wl, out, scale, label):
             return [os.path.join(HERE, "run_workload_berth.py"), wl, "--url", url,
-                    "--token", token, "--out", out, "--time-scale", str(scale),
+                    "--data-dir", data, "--out", out, "--time-scale", str(scale),
                     "--timeout", str(a.workload_timeout), "--label", label]
         res.update(workloads(a, "berth", work, replay_argv, None))
         res["controller"] = proc_usage(proc.pid)
@@ -363,8 +363,9 @@ def table(res):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--nodes", type=int, default=4)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=4, help="emulated nodes (4; 64 for 64 x 8)")
     ap.add_argument("--gpus-per-node", type=int, default=8)
     ap.add_argument("--runs", type=int, default=3, help="runs of the reference workload")
     ap.add_argument("--time-scale", dest="minutes_time_scale", type=float, default=0.05,
