@@ -24,6 +24,7 @@ struct SubmitFlags {
   SubmitOptions options;
   bool preemptible = false;
   bool hold = false;
+  bool no_requeue = false;
   bool wait = false;
   std::vector<std::string> args;
 };
@@ -93,6 +94,7 @@ int WaitForEnd(const ApiClient& client, int64_t id) {
 void RunSubmit(SubmitFlags& flags) {
   if (flags.preemptible) flags.options.preemptible = true;
   if (flags.hold) flags.options.hold = true;
+  if (flags.no_requeue) flags.options.requeue = false;
   if (flags.args.empty()) {
     Exit("submit", InvalidArgument("nothing to run: give a script or -- COMMAND ARGS..."));
   }
@@ -153,6 +155,8 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_option("--workdir", o.workdir, "Working directory (default: this one)");
   submit->add_option("--retries", o.retries, "Times a failed run is retried");
   submit->add_flag("--hold", flags->hold, "Submit held until `berth release`");
+  submit->add_flag("--no-requeue", flags->no_requeue,
+                   "Fail instead of running again elsewhere if its node is lost");
   submit->add_flag("--wait", flags->wait, "Follow the job until it ends; exit with its exit code");
   AddClientFlags(*submit, flags->client);
   submit->add_option("command", flags->args, "A script, or -- and the command with its arguments");

@@ -70,7 +70,8 @@ std::vector<std::string> Words(std::string_view line) {
 }
 
 bool TakesValue(std::string_view flag) {
-  return flag != "--preemptible" && flag != "--hold" && flag != "-H";
+  return flag != "--preemptible" && flag != "--hold" && flag != "-H" && flag != "--requeue" &&
+         flag != "--no-requeue";
 }
 
 // Slurm's --dependency: "afterok:1:2,afterany:3" (also "?" separated: any of;
@@ -192,6 +193,7 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
   if (flag == "--env") return options.env.push_back(std::string(value)), true;
   if (flag == "--preemptible") return options.preemptible = true, true;
   if (flag == "--hold") return options.hold = true, true;
+  if (flag == "--no-requeue") return options.requeue = false, true;
   return false;
 }
 
@@ -220,6 +222,7 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   if (env.empty()) env = lower.env;
   fill(workdir, lower.workdir);
   fill(retries, lower.retries);
+  fill(requeue, lower.requeue);
   fill(hold, lower.hold);
 }
 
@@ -302,6 +305,9 @@ Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_vie
                             bool sbatch, SubmitOptions& options) {
   if (TakesValue(flag) && !value) return InvalidArgument(std::string(flag) + ": needs a value");
   if (sbatch && (flag == "--hold" || flag == "-H")) return options.hold = true, true;
+  if (sbatch && (flag == "--requeue" || flag == "--no-requeue")) {
+    return options.requeue = flag == "--requeue", true;
+  }
   if (!TakesValue(flag)) {
     return sbatch ? Result<bool>(false) : ApplyBerth(flag, "", options);
   }
@@ -416,6 +422,7 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
   }
   if (options.workdir) body["workdir"] = *options.workdir;
   if (options.retries) body["retries"] = *options.retries;
+  if (options.requeue) body["requeue"] = *options.requeue;
   if (options.hold) body["hold"] = *options.hold;
   return body;
 }

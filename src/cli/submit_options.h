@@ -35,6 +35,7 @@ struct SubmitOptions {
   std::vector<std::string> env;  // K=V
   std::optional<std::string> workdir;
   std::optional<int64_t> retries;
+  std::optional<bool> requeue;
   std::optional<bool> hold;
 
   // Fills every field this one lacks from `lower` (lists: when empty).

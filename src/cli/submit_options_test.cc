@@ -44,7 +44,7 @@ TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
       "#SBATCH -N 2\n"
       "#SBATCH --ntasks-per-node=1\n"
       "#SBATCH --dependency=afterok:7:8\n"
-      "#SBATCH --partition=vision --qos=high\n"
+      "#SBATCH --partition=vision --qos=high --no-requeue\n"
       "#SBATCH --output=slurm-%j.out\n"
       "\n"
       "# a comment\n"
@@ -60,6 +60,7 @@ TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
   EXPECT_EQ(o.after, (std::vector<std::string>{"afterok:7", "afterok:8"}));
   EXPECT_EQ(o.queue, "vision");
   EXPECT_EQ(o.priority, "high");
+  EXPECT_EQ(o.requeue, false);
   ASSERT_EQ(parsed->warnings.size(), 1u);
   EXPECT_THAT(parsed->warnings[0], HasSubstr("--output"));
 

@@ -165,6 +165,7 @@ json JobJson(const store::JobRecord& job, bool with_private, const core::Pending
       {"preemptible", request.preemptible},
       {"grace_s", request.grace.seconds()},
       {"retries", request.retries},
+      {"requeue", request.requeue},
       {"depends_on", dependencies},
       {"submit_time", FormatRfc3339(job.submit_time)},
       {"start_time", TimeJson(job.start_time)},

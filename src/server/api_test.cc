@@ -321,11 +321,24 @@ TEST_F(ApiTest, DependenciesAndHoldsWaitUntilTheyAreMet) {
 TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);
-  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}}).body["id"];
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+  // Work that must not run twice: it fails with its node, retries or not.
+  const int64_t once =
+      alice
+          .Post("/api/v1/jobs",
+                json{{"command", {"y"}}, {"gpus", 4}, {"requeue", false}, {"retries", 2}})
+          .body["id"];
   json first = WaitForAssignment(n0, "n0", id);
-  Heartbeat(n0, "n0",
-            {TaskReport{
-                core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  json first_once = WaitForAssignment(n0, "n0", once);
+  Heartbeat(
+      n0, "n0",
+      {TaskReport{core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}},
+       TaskReport{core::JobId{once},
+                  0,
+                  first_once["attempt"].get<int32_t>(),
+                  TaskPhase::kRunning,
+                  {},
+                  {}}});
   WaitForState(alice, id, "running");
 
   Client n1 = RegisterAgent("n1", 8);
@@ -335,6 +348,10 @@ TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
   json second = WaitForAssignment(n1, "n1", id);
   EXPECT_GT(second["attempt"].get<int>(), first["attempt"].get<int>());
   EXPECT_EQ(alice.Get("/api/v1/nodes").body["nodes"][0]["state"], "down");
+  json failed = WaitForState(alice, once, "failed");
+  EXPECT_EQ(failed["reason"], "node_lost");
+  EXPECT_EQ(failed["requeue"], false);
+  EXPECT_THAT(failed["message"].get<std::string>(), HasSubstr("asked not to be requeued"));
 
   // n0 comes back still running the old attempt: it is told to stop it.
   Reply back = Heartbeat(
@@ -342,7 +359,7 @@ TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
       {TaskReport{
           core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
   ASSERT_EQ(back.status, 200);
-  ASSERT_EQ(back.body["stop"].size(), 1u);
+  ASSERT_EQ(back.body["stop"].size(), 1u) << back.body.dump();
   EXPECT_EQ(back.body["stop"][0]["job"], id);
   EXPECT_EQ(back.body["stop"][0]["attempt"], first["attempt"]);
 }

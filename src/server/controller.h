@@ -232,8 +232,12 @@ class Controller {
   void AddToStateLocked(store::JobRecord& job);
   bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
+  // `may_retry`: a failure starts another run while the job has retries left.
   void EndRunLocked(store::JobRecord& job, core::JobState outcome, const std::string& reason,
-                    std::vector<store::JobRecord*>& changed);
+                    std::vector<store::JobRecord*>& changed, bool may_retry = true);
+  // The job's node is gone: requeue it, or fail it if it asked not to be.
+  void LoseNodeLocked(store::JobRecord& job, const std::string& node,
+                      std::vector<store::JobRecord*>& changed);
   void RequeueLocked(store::JobRecord& job, const std::string& reason,
                      std::vector<store::JobRecord*>& changed);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);

@@ -64,8 +64,16 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
   changed.push_back(&job);
 }
 
+void Controller::LoseNodeLocked(JobRecord& job, const std::string& node,
+                                std::vector<JobRecord*>& changed) {
+  if (job.request.requeue) return RequeueLocked(job, "node_lost", changed);
+  // Work that must not run twice: it fails, retries or not.
+  EndRunLocked(job, JobState::kFailed, "node_lost", changed, /*may_retry=*/false);
+  job.message = "its node '" + node + "' was lost, and it asked not to be requeued";
+}
+
 void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::string& reason,
-                              std::vector<JobRecord*>& changed) {
+                              std::vector<JobRecord*>& changed, bool may_retry) {
   const core::Time now = clock_.Now();
   if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
     store::UsageRecord usage{job.id,        job.user, job.request.queue, live->spec.total_gpu(),
@@ -75,7 +83,8 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
       job.message = "usage not recorded: " + status.message();
     }
   }
-  const bool retry = outcome == JobState::kFailed && job.attempts <= job.request.retries;
+  const bool retry =
+      may_retry && outcome == JobState::kFailed && job.attempts <= job.request.retries;
   if (retry) {
     RequeueLocked(job, "retrying", changed);
     job.message = "failed; retry " + std::to_string(job.attempts) + " of " +
@@ -218,7 +227,7 @@ Status Controller::CheckHeartbeats() {
       if (job.state == JobState::kCompleting && job.reason == "cancelled") {
         EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
       } else {
-        RequeueLocked(job, "node_lost", changed);
+        LoseNodeLocked(job, name, changed);
       }
     }
   }

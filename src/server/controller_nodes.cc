@@ -79,7 +79,7 @@ Status Controller::Recover() {
         state_.Start(id, *placement, job.start_time.value_or(now));
         if (job.state == JobState::kCompleting) state_.MarkStopping(id);
       } else {
-        RequeueLocked(job, "node_lost", changed);
+        LoseNodeLocked(job, job.placement.empty() ? "" : job.placement.front().node, changed);
       }
     }
     if (page.size() < static_cast<size_t>(filter.limit)) break;

@@ -314,11 +314,11 @@ Result<std::string> ReadLabel(const Json& value, std::string_view field, size_t 
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 22> kKnownFields = {
-    "array",      "command",  "cpus",         "depends_on", "env",   "estimate_s",
-    "gpu_milli",  "gpu_type", "gpus",         "grace_s",    "hold",  "idempotency_key",
-    "memory_mib", "name",     "preemptible",  "priority",   "queue", "retries",
-    "script",     "tasks",    "time_limit_s", "workdir",
+constexpr std::array<std::string_view, 23> kKnownFields = {
+    "array",      "command",  "cpus",        "depends_on",   "env",     "estimate_s",
+    "gpu_milli",  "gpu_type", "gpus",        "grace_s",      "hold",    "idempotency_key",
+    "memory_mib", "name",     "preemptible", "priority",     "queue",   "requeue",
+    "retries",    "script",   "tasks",       "time_limit_s", "workdir",
 };
 
 static_assert(std::is_sorted(kKnownFields.begin(), kKnownFields.end()));
@@ -619,7 +619,7 @@ class RequestReader {
     return Status::Ok();
   }
 
-  // workdir, retries, hold.
+  // workdir, retries, requeue, hold.
   Status ReadOptions() {
     if (const Json* workdir = Find("workdir")) {
       BERTH_ASSIGN_OR_RETURN(request_.workdir, ReadString(*workdir, "workdir", limits_.max_string));
@@ -630,6 +630,9 @@ class RequestReader {
     if (const Json* retries = Find("retries")) {
       BERTH_ASSIGN_OR_RETURN(int64_t n, ReadInteger(*retries, "retries", 0, limits_.max_retries));
       request_.retries = static_cast<int32_t>(n);
+    }
+    if (const Json* requeue = Find("requeue")) {
+      BERTH_ASSIGN_OR_RETURN(request_.requeue, ReadBool(*requeue, "requeue"));
     }
     if (const Json* hold = Find("hold")) {
       BERTH_ASSIGN_OR_RETURN(request_.hold, ReadBool(*hold, "hold"));

@@ -30,6 +30,7 @@
 //                    CUDA_VISIBLE_DEVICES (the agent sets those)
 //   workdir          string, an absolute path
 //   retries          integer 0..max_retries
+//   requeue          boolean: run again elsewhere if its node is lost (default true)
 //   hold             boolean
 //   idempotency_key  string of 1..128 visible ASCII characters
 //

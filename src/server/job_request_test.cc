@@ -53,6 +53,7 @@ TEST(ParseSubmission, MinimalBodyIsOneTaskOnOneGpuWithDefaults) {
   EXPECT_EQ(request.task.cpu, core::MilliCpu(0));
   EXPECT_EQ(request.task.memory, core::MemoryMiB(0));
   EXPECT_EQ(request.grace, Duration::Seconds(30));
+  EXPECT_TRUE(request.requeue);
   EXPECT_FALSE(request.time_limit.has_value());
   EXPECT_FALSE(request.array_index.has_value());
 
@@ -87,6 +88,7 @@ TEST(ParseSubmission, ReadsEveryField) {
     "env": {"HF_HOME": "/data/hf", "_X1": ""},
     "workdir": "/home/ada/run",
     "retries": 3,
+    "requeue": false,
     "hold": true,
     "idempotency_key": "a1b2-c3d4"
   })");
@@ -117,6 +119,7 @@ TEST(ParseSubmission, ReadsEveryField) {
             (std::map<std::string, std::string>{{"HF_HOME", "/data/hf"}, {"_X1", ""}}));
   EXPECT_EQ(request.workdir, "/home/ada/run");
   EXPECT_EQ(request.retries, 3);
+  EXPECT_FALSE(request.requeue);
   EXPECT_TRUE(request.hold);
   EXPECT_FALSE(request.array_index.has_value());
 }
@@ -551,10 +554,11 @@ TEST(ParseSubmission, ExactMessages) {
   EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 0})"), "tasks: must be 1..1024, got 0");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": "4"})"),
             "tasks: expected an integer, got string");
-  EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
-            "unknown field 'bogus' (known: array, command, cpus, depends_on, env, estimate_s, "
-            "gpu_milli, gpu_type, gpus, grace_s, hold, idempotency_key, memory_mib, name, "
-            "preemptible, priority, queue, retries, script, tasks, time_limit_s, workdir)");
+  EXPECT_EQ(
+      Rejection(R"({"command": ["x"], "bogus": 1})"),
+      "unknown field 'bogus' (known: array, command, cpus, depends_on, env, estimate_s, "
+      "gpu_milli, gpu_type, gpus, grace_s, hold, idempotency_key, memory_mib, name, "
+      "preemptible, priority, queue, requeue, retries, script, tasks, time_limit_s, workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "
             "of input; expected '}'");

@@ -220,6 +220,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.env = in.StringMap("env");
   out.workdir = in.String("workdir");
   out.retries = in.Int32("retries", out.retries);
+  out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
   out.array_index = in.OptionalInt32("array_index");
 }
@@ -282,6 +283,7 @@ json JobRequestToJson(const JobRequest& request) {
       {"env", request.env},
       {"workdir", request.workdir},
       {"retries", request.retries},
+      {"requeue", request.requeue},
       {"hold", request.hold},
   };
   if (request.time_limit) out["time_limit_us"] = request.time_limit->micros();

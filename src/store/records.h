@@ -49,6 +49,9 @@ struct JobRequest {
   std::map<std::string, std::string> env;
   std::string workdir;
   int32_t retries = 0;
+  // Run again elsewhere when its node is lost (false: the job fails then,
+  // for work that must not run twice).
+  bool requeue = true;
   bool hold = false;
   std::optional<int32_t> array_index;
 

@@ -31,6 +31,7 @@ inline JobRecord FullJob() {
   request.env = {{"CUDA_LAUNCH_BLOCKING", "1"}, {"WANDB_PROJECT", "berth"}};
   request.workdir = "/home/alice/resnet";
   request.retries = 2;
+  request.requeue = false;
   request.hold = true;
   request.array_index = 6;
   job.array_parent = core::JobId(35);
