@@ -331,10 +331,11 @@ def table(res):
             sv = s.get(key.replace("cli_", ""))
         lines.append(f"| {label} | {fmt(b.get(key), d)} | {fmt(sv, d)} | {fmt(r.get(rk), 2)} |")
     for wl in ("wl200", "wl_minutes"):
-        bw, sw = b.get(wl), s.get(wl)
-        if not bw or not sw:
+        bw, sw = b.get(wl) or {}, s.get(wl) or {}
+        if not bw and not sw:
             continue
-        tag = wl if wl == "wl200" else f"wl_minutes (x{bw.get('time_scale')})"
+        scale = (bw or sw).get("time_scale")
+        tag = wl if scale == 1.0 else f"{wl} (x{scale})"
 
         def cell(w, k, d):
             v = fmt(w.get(k), d)
@@ -351,7 +352,8 @@ def table(res):
             lines.append(f"| {tag}: {lab} | {cell(bw, k, d)} | {cell(sw, k, d)} | {fmt(r.get(rk), 2)} |")
         for cls in ("1-2", "3-4", "5-8"):
             lines.append(f"| {tag}: wait mean, {cls} GPUs (s) | "
-                         f"{fmt(bw['wait_by_gpus_mean_s'].get(cls))} | {fmt(sw['wait_by_gpus_mean_s'].get(cls))} | |")
+                         f"{fmt(bw.get('wait_by_gpus_mean_s', {}).get(cls))} | "
+                         f"{fmt(sw.get('wait_by_gpus_mean_s', {}).get(cls))} | |")
         lines.append(f"| {tag}: bounded slowdown mean | {fmt(bw.get('bounded_slowdown_mean'), 2)} | "
                      f"{fmt(sw.get('bounded_slowdown_mean'), 2)} | |")
     for k, lab in (("cpu_s", "controller CPU (s)"), ("peak_rss_mib", "controller peak RSS (MiB)")):
