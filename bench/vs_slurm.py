@@ -206,7 +206,9 @@ def berth_side(a, work):
     logf.close()
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    res = {"version": f"git {commit}", "agent_heartbeat_interval": a.berth_heartbeat}
+    built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(a.berth_bin)))
+    res = {"version": f"git {commit} (HEAD when run; binary built {built})",
+           "agent_heartbeat_interval": a.berth_heartbeat}
     try:
         deadline = time.time() + 60
         token = None
