@@ -318,6 +318,24 @@ TEST_F(ApiTest, DependenciesAndHoldsWaitUntilTheyAreMet) {
   WaitForAssignment(agent, "n0", held);
 }
 
+TEST_F(ApiTest, ADependencyThatCanNeverBeMetCancelsItsDependentsForGood) {
+  Client alice = As(NewToken("alice", "user"));
+  const int64_t first =
+      alice.Post("/api/v1/jobs", json{{"command", {"a"}}, {"hold", true}}).body["id"];
+  const int64_t second =
+      alice.Post("/api/v1/jobs", json{{"command", {"b"}}, {"depends_on", {first}}}).body["id"];
+  const int64_t third =
+      alice.Post("/api/v1/jobs", json{{"command", {"c"}}, {"depends_on", {second}}}).body["id"];
+  ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(first) + "/cancel").status, 200);
+  json cancelled = alice.Get("/api/v1/jobs/" + std::to_string(second)).body;
+  EXPECT_EQ(cancelled["state"], "cancelled");
+  EXPECT_EQ(cancelled["reason"], "dependency_never_satisfied");
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(third)).body["state"], "cancelled");
+  // Ended jobs leave the live set: the queue no longer shows them.
+  EXPECT_TRUE(alice.Get("/api/v1/jobs?live=true").body["jobs"].empty())
+      << alice.Get("/api/v1/jobs?live=true").body.dump();
+}
+
 TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);

@@ -3,6 +3,7 @@
 #include "server/controller.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "common/check.h"
@@ -64,6 +65,17 @@ Status Controller::PersistLocked(const std::vector<JobRecord*>& changed_in_order
   return Status::Ok();
 }
 
+Status Controller::CommitLocked(const std::vector<JobRecord*>& changed) {
+  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+  // Ids first: a job may be in `changed` twice, and erasing frees it.
+  std::set<JobId> ended;
+  for (const JobRecord* job : changed) {
+    if (core::IsTerminal(job->state)) ended.insert(job->id);
+  }
+  for (JobId id : ended) jobs_.erase(id);
+  return Status::Ok();
+}
+
 void Controller::AddToStateLocked(JobRecord& job) {
   core::JobSpec spec;
   spec.id = job.id;
@@ -108,29 +120,33 @@ bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const 
 }
 
 void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
-  std::vector<JobId> cancelled;
-  for (auto& [id, job] : jobs_) {
-    if (job.state != JobState::kHeld || job.reason != "dependency") continue;
-    bool never = false;
-    if (DependenciesMetLocked(job, &never)) {
-      job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
-      job.reason = job.request.hold ? "held" : "";
-      job.message = job.request.hold ? "held until released" : "";
-      if (job.state == JobState::kPending) state_.Release(id);
-      changed.push_back(&job);
-    } else if (never) {
-      cancelled.push_back(id);
+  // To a fixed point: a cancelled job can doom the jobs that depend on it.
+  while (true) {
+    std::vector<JobId> cancelled;
+    for (auto& [id, job] : jobs_) {
+      if (job.state != JobState::kHeld || job.reason != "dependency") continue;
+      bool never = false;
+      if (DependenciesMetLocked(job, &never)) {
+        job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
+        job.reason = job.request.hold ? "held" : "";
+        job.message = job.request.hold ? "held until released" : "";
+        if (job.state == JobState::kPending) state_.Release(id);
+        changed.push_back(&job);
+      } else if (never) {
+        cancelled.push_back(id);
+      }
     }
-  }
-  for (JobId id : cancelled) {
-    JobRecord& job = jobs_.at(id);
-    job.state = JobState::kCancelled;
-    job.reason = "dependency_never_satisfied";
-    job.message = "a job it depends on ended the wrong way";
-    job.end_time = clock_.Now();
-    state_.Cancel(id, clock_.Now());
-    ended_[id] = job.state;
-    changed.push_back(&job);
+    if (cancelled.empty()) return;
+    for (JobId id : cancelled) {
+      JobRecord& job = jobs_.at(id);
+      job.state = JobState::kCancelled;
+      job.reason = "dependency_never_satisfied";
+      job.message = "a job it depends on ended the wrong way";
+      job.end_time = clock_.Now();
+      state_.Cancel(id, clock_.Now());
+      ended_[id] = job.state;
+      changed.push_back(&job);
+    }
   }
 }
 
@@ -207,7 +223,7 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
     }
     std::vector<JobRecord*> changed;
     ReleaseDependentsLocked(changed);  // dependencies that already ended
-    BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+    BERTH_RETURN_IF_ERROR(CommitLocked(changed));
   }
   Notify();
   return ids;
@@ -286,7 +302,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     jobs_.erase(id);
     std::vector<JobRecord*> released;
     ReleaseDependentsLocked(released);
-    BERTH_RETURN_IF_ERROR(PersistLocked(released));
+    BERTH_RETURN_IF_ERROR(CommitLocked(released));
   }
   work_pending_ = true;
   work_.notify_all();

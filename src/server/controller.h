@@ -229,6 +229,9 @@ class Controller {
 
   // Everything below REQUIRES mutex_ held.
   Status PersistLocked(const std::vector<store::JobRecord*>& changed);
+  // PersistLocked, then the jobs that ended leave memory (the pointers in
+  // `changed` to them dangle afterwards).
+  Status CommitLocked(const std::vector<store::JobRecord*>& changed);
   void AddToStateLocked(store::JobRecord& job);
   bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);

@@ -221,6 +221,9 @@ Status Controller::CheckHeartbeats() {
     BERTH_RETURN_IF_ERROR(store_.PutNode(node.record));
     state_.SetNodeState(node.id, core::NodeState::kDown);
     for (auto& [id, job] : jobs_) {
+      // Ended already (a gang on two nodes lost in the same check keeps
+      // its placement once it ended): nothing more to do.
+      if (core::IsTerminal(job.state)) continue;
       bool on_node = false;
       for (const store::TaskPlacementRecord& task : job.placement) on_node |= task.node == name;
       if (!on_node) continue;
@@ -231,10 +234,7 @@ Status Controller::CheckHeartbeats() {
       }
     }
   }
-  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
-  for (JobRecord* job : changed) {
-    if (core::IsTerminal(job->state)) jobs_.erase(job->id);
-  }
+  BERTH_RETURN_IF_ERROR(CommitLocked(changed));
   if (!changed.empty()) {
     work_pending_ = true;
     work_.notify_all();

@@ -308,18 +308,10 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
   std::vector<JobRecord*> changed;
   ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
   ReleaseDependentsLocked(changed);
-  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
-  // A job may be in `changed` twice (running and ended in one report):
-  // collect the ids first, so no pointer is read after its job is erased.
-  std::set<JobId> ended_ids;
-  for (JobRecord* job : changed) {
-    if (core::IsTerminal(job->state)) ended_ids.insert(job->id);
-  }
-  for (JobId id : ended_ids) jobs_.erase(id);
-  const bool ended = !ended_ids.empty();
+  BERTH_RETURN_IF_ERROR(CommitLocked(changed));
   DesiredState wanted = DesiredForLocked(heartbeat.node);
   wanted.stop.insert(wanted.stop.end(), desired.stop.begin(), desired.stop.end());
-  if (!changed.empty() || ended) {
+  if (!changed.empty()) {
     work_pending_ = true;
     work_.notify_all();
   }
