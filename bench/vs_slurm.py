@@ -104,8 +104,32 @@ def run_py(argv, env=None, timeout=None):
     return r.stdout
 
 
+def start_rate(a, sched, work, replay_argv, env):
+    """--burst-jobs one-GPU jobs of 0.5 s, all at t=0: starts per second from
+    the first submit call to the last start mark (the queue is never empty
+    until the last start, so this is the scheduler's launch throughput)."""
+    wl = os.path.join(work, "burst.csv")
+    with open(wl, "w") as fh:
+        fh.write("id,submit_s,gpus,duration_s,limit_s\n")
+        for i in range(1, a.burst_jobs + 1):
+            fh.write(f"{i},0.000,1,0.5,60\n")
+    out = os.path.join(work, f"{sched}-burst")
+    run_py(replay_argv(wl, out, 1.0, f"{sched}-burst"), env, timeout=a.workload_timeout + 120)
+    meta, jobs = metrics.load(out)
+    m = metrics.compute(meta, jobs)
+    starts = [j["starts"][0][0] for j in jobs if j["starts"]]
+    first = min(j["t_call"] for j in jobs if j["t_call"] is not None)
+    rate = len(starts) / (max(starts) - first) if starts else None
+    log(f"  {sched} start rate: {len(starts)} one-GPU jobs of 0.5 s, {fmt(rate)} starts/s "
+        f"(lost {m['lost_jobs']}, conflicts {m['gpu_conflicts']})")
+    return {"start_rate_per_s": rate,
+            "start_rate": {"jobs": a.burst_jobs, "started": len(starts),
+                           "lost_jobs": m["lost_jobs"], "gpu_conflicts": m["gpu_conflicts"]}}
+
+
 def workloads(a, sched, work, replay_argv, env):
-    res = {}
+    res = start_rate(a, sched, work, replay_argv, env) if a.burst_jobs > 0 else {}
+    time.sleep(2)
     runs = []
     for i in range(a.runs):
         out = os.path.join(work, f"{sched}-wl200-{i + 1}")
@@ -299,6 +323,7 @@ def ratios(b, s):
         "start_latency_p50_s": div(s.get("start_latency_p50_s"), b.get("start_latency_p50_s")),
         "start_latency_p95_s": div(s.get("start_latency_p95_s"), b.get("start_latency_p95_s")),
         "start_latency_mean_s": div(s.get("start_latency_mean_s"), b.get("start_latency_mean_s")),
+        "start_rate_per_s": div(b.get("start_rate_per_s"), s.get("start_rate_per_s")),
     }
     for wl in ("wl200", "wl_minutes"):
         if wl in b and wl in s:
@@ -325,7 +350,8 @@ def table(res):
             ("intake, CLI/sbatch, 8 submitters (jobs/s)", "cli_submit_jobs_per_s_8", 0, "cli_submit_jobs_per_s_8"),
             ("idle submit-to-start mean (s)", "start_latency_mean_s", 3, "start_latency_mean_s"),
             ("idle submit-to-start p50 (s)", "start_latency_p50_s", 3, "start_latency_p50_s"),
-            ("idle submit-to-start p95 (s)", "start_latency_p95_s", 3, "start_latency_p95_s")]
+            ("idle submit-to-start p95 (s)", "start_latency_p95_s", 3, "start_latency_p95_s"),
+            ("start rate, 1-GPU jobs queued (starts/s)", "start_rate_per_s", 1, "start_rate_per_s")]
     lines = ["| metric | Berth | Slurm | ratio |", "|---|---:|---:|---:|"]
     for label, key, d, rk in rows:
         sv = s.get(key)
@@ -381,6 +407,8 @@ def main():
     ap.add_argument("--intake-jobs", type=int, default=400, help="jobs per sbatch / CLI intake run")
     ap.add_argument("--api-jobs", type=int, default=2000, help="jobs per API intake run")
     ap.add_argument("--latency-jobs", type=int, default=30)
+    ap.add_argument("--burst-jobs", type=int, default=320,
+                    help="one-GPU jobs of 0.5 s at t=0 for the start rate (0: skip)")
     ap.add_argument("--only", choices=["both", "berth", "slurm"], default="both")
     ap.add_argument("--berth-bin", default=os.path.join(ROOT, "build", "berth"))
     ap.add_argument("--berth-heartbeat", default="200ms", help="berth dev --agent-heartbeat-interval")
