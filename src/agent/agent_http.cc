@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <chrono>
 #include <fstream>
 
 #include "agent/task_dir.h"
@@ -106,6 +107,7 @@ Result<std::unique_ptr<AgentHttp>> AgentHttp::Start(Options options) {
   http->options_ = std::move(options);
   http->server_ = std::make_unique<httplib::Server>();
   httplib::Server& server = *http->server_;
+  server.set_tcp_nodelay(true);  // small answers go out without waiting for an ACK
   const Options& o = http->options_;
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
@@ -127,6 +129,12 @@ Result<std::unique_ptr<AgentHttp>> AgentHttp::Start(Options options) {
     return Unavailable("--listen: cannot bind " + o.host + ":" + std::to_string(o.port));
   }
   http->thread_ = std::thread([s = http->server_.get()] { s->listen_after_bind(); });
+  // httplib's stop() does nothing until the listen loop runs; a Stop() soon
+  // after Start() would then leave the thread in accept() for good.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server.is_running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return http;
 }
 

@@ -446,6 +446,7 @@ void HttpApi::JobLogs(const Principal& who, const httplib::Request& request,
   httplib::Client agent("http://" + where->address);
   agent.set_connection_timeout(std::chrono::seconds(2));
   agent.set_read_timeout(std::chrono::seconds(10));
+  agent.set_tcp_nodelay(true);
   const std::string path = "/logs?job=" + std::to_string(core::Value(*id)) +
                            "&task=" + std::to_string(*task) + "&offset=" + std::to_string(*offset);
   httplib::Result answer = agent.Get(path, {{"Authorization", "Bearer " + where->logs_key}});

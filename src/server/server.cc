@@ -73,6 +73,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
     server->http_ = std::make_unique<httplib::Server>();
   }
   if (!server->http_->is_valid()) return InvalidArgument("tls: cannot load the certificate or key");
+  // Small JSON answers on kept-alive connections would otherwise wait for
+  // the client's delayed ACK (Nagle): ~40 ms per request.
+  server->http_->set_tcp_nodelay(true);
   server->api_->Install(*server->http_);
   InstallDashboard(*server->http_);
   server->port_ =
