@@ -22,10 +22,12 @@ Every process is started by this test and stopped by its PID; every address
 is 127.0.0.1. Usage: agent_e2e_test.py BERTH_BINARY
 """
 import os
+import re
 import signal
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from berth_testlib import (Process, admin_token, berth_dev, free_port,  # noqa: E402
@@ -48,6 +50,7 @@ class Cluster:
                              "--heartbeat-timeout", "3s",
                              "--min-run-before-preemption", "1s")
         self.own_agents = {}  # node -> Process: agents this test restarted itself
+        self.started = []  # every agent this test started, for the log files
         self.admin = None
 
     def start(self):
@@ -105,7 +108,8 @@ class Cluster:
                          "--node", node, "--listen", "127.0.0.1:0",
                          "--state-dir", self.agent_dir(node), "--fake-gpus", "4xH100-80GB",
                          "--heartbeat-interval", HEARTBEAT],
-                        os.path.join(self.root, f"agent-{node}.log")).start()
+                        os.path.join(self.root, f"agent-{node}-{len(self.started)}.log")).start()
+        self.started.append(agent)
         self.own_agents[node] = agent
         wait_until(lambda: self.read(os.path.join(self.agent_dir(node), "agent.pid")).strip()
                    == str(agent.process.pid), TIMEOUT, f"agent for {node} to start")
@@ -168,6 +172,20 @@ def leftover_processes(data):
                 if stat and stat[1] == start and stat[0] not in ("Z", "X"):
                     found.append((pid, start))
     return found
+
+
+def heartbeats_ok(agent):
+    """Successful heartbeats so far, from the agent's /metrics."""
+    match = re.search(r"serving on (127\.0\.0\.1:\d+)", agent.log())
+    if not match:
+        return 0
+    try:
+        with urllib.request.urlopen(f"http://{match.group(1)}/metrics", timeout=2) as reply:
+            text = reply.read().decode()
+    except OSError:
+        return 0
+    found = re.search(r'berth_agent_heartbeats_total\{[^}]*result="ok"\} (\d+)', text)
+    return int(found.group(1)) if found else 0
 
 
 def pids_in(log, label):
@@ -240,7 +258,7 @@ def check_preemption(cluster):
                           "priority": "low", "preemptible": True, "grace_s": 1})
     running = cluster.wait_job(low, lambda j: j["state"] == "running", "running")
     nodes = [placed_node(running, 0), placed_node(running, 1)]
-    time.sleep(1.2)  # the policy's minimum run time before preemption (1 s here)
+    # Preempted once it has run the policy's minimum (1 s here).
     high = cluster.submit({"name": "high", "command": ["sh", "-c", "echo high"], "gpus": 4,
                            "priority": "high"})
     cluster.wait_job(high, lambda j: j["state"] == "succeeded", "succeeded")
@@ -305,19 +323,22 @@ def check_agent_restart(cluster):
     wait_until(lambda: pids_in(cluster.read(task_dir + "/log"), "pid"), TIMEOUT, "task pid")
     pid = pids_in(cluster.read(task_dir + "/log"), "pid")[0]
 
-    # A restart while it runs: same process, still running, job unchanged.
-    cluster.kill_agent(node, signal.SIGTERM)
+    # A restart while it runs (SIGKILL: `berth dev`'s agents stop their tasks
+    # on SIGTERM): same process, still running, job unchanged.
+    cluster.kill_agent(node, signal.SIGKILL)
     assert alive(pid), "the task died with its agent"
     agent = cluster.start_agent(node)
     before = cluster.job(job)["attempts"]
     wait_until(lambda: "adopted job" in agent.log(), TIMEOUT, "the task to be adopted")
-    time.sleep(0.6)  # a few heartbeats with the adopted task
+    wait_until(lambda: heartbeats_ok(agent) >= 3, TIMEOUT, "heartbeats with the adopted task")
     assert alive(pid), "the task died when its agent restarted"
     state = cluster.job(job)
     assert state["state"] == "running" and state["attempts"] == before, state
 
-    # Away again; the task exits 3 meanwhile; back: reported as exit code 3.
-    cluster.kill_agent(node, signal.SIGKILL)
+    # Away again (a graceful stop this time: tasks keep running); the task
+    # exits 3 meanwhile; back: reported as exit code 3.
+    cluster.kill_agent(node, signal.SIGTERM)
+    assert alive(pid), "the task died with its agent"
     open(os.path.join(task_dir, "go"), "w").close()
     wait_until(lambda: os.path.exists(os.path.join(task_dir, "exit.json")), TIMEOUT,
                "the task to exit while its agent is away")

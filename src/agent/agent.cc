@@ -126,7 +126,32 @@ void Agent::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (options_.stop_tasks_on_exit && runner_) StopAllTasks();
   if (http_) http_->Stop();
+}
+
+// Asks every running task to stop and waits (bounded) for them: the
+// supervisors escalate to SIGKILL on their own, so an agent that gives up
+// waiting still leaves nothing running for long.
+void Agent::StopAllTasks() {
+  runner_->Refresh();
+  for (const LocalTask& task : runner_->Tasks()) {
+    if (task.phase != LocalPhase::kRunning) continue;
+    spdlog::info("agent {}: stopping {} before exiting", options_.node, ToString(task.key));
+    if (Status status = runner_->Stop(task.key, options_.exit_grace); !status.ok()) {
+      spdlog::error("agent {}: {}", options_.node, status.ToString());
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(options_.exit_grace.micros()) +
+                        std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    runner_->Refresh();
+    bool running = false;
+    for (const LocalTask& task : runner_->Tasks()) running |= task.phase == LocalPhase::kRunning;
+    if (!running) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 AgentStats Agent::stats() const {

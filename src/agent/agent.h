@@ -14,6 +14,7 @@
 //
 // Stopping the agent (Stop, SIGTERM) leaves every task running: a restarted
 // agent adopts them from the state dir. To take work off a node, drain it.
+// (`berth dev` asks its agents to stop their tasks too: stop_tasks_on_exit.)
 #pragma once
 
 #include <atomic>
@@ -54,6 +55,11 @@ struct AgentOptions {
   // How long finished tasks (and their logs) stay after the server saw them.
   core::Duration keep_finished = core::Duration::Hours(24);
   std::map<std::string, std::string> labels;
+  // Stop every task when the agent exits (berth dev: Ctrl-C stops it all),
+  // SIGTERM then SIGKILL after `exit_grace`. Off by default: a production
+  // agent's restart must not touch its tasks.
+  bool stop_tasks_on_exit = false;
+  core::Duration exit_grace = core::Duration::Seconds(5);
   // The supervisor's argv before the task dir; see TaskRunnerOptions.
   std::vector<std::string> supervisor_command;
 };
@@ -79,7 +85,8 @@ class Agent {
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
-  // Stops the loop and the HTTP endpoint; tasks keep running.
+  // Stops the loop and the HTTP endpoint; tasks keep running (unless
+  // stop_tasks_on_exit).
   void Stop();
   // The address registered with the server (host:port).
   const std::string& address() const { return address_; }
@@ -94,6 +101,7 @@ class Agent {
   bool Register();
   void ConfigureClient(httplib::Client& client) const;
   void Apply(const ReconcilePlan& plan);
+  void StopAllTasks();
   std::string MetricsText();
   // Waits `delay`, or less when Stop() is called.
   void Sleep(std::chrono::milliseconds delay);

@@ -197,6 +197,24 @@ TEST_F(AgentLoopTest, TasksKeepRunningWhileTheServerRestarts) {
   agent->Stop();
 }
 
+TEST_F(AgentLoopTest, StopTasksOnExitStopsThem) {
+  StartServer();
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  AgentOptions options = Options(agent_token, server_->port());
+  options.stop_tasks_on_exit = true;
+  options.exit_grace = core::Duration::Millis(200);
+  std::unique_ptr<Agent> agent = StartAgent(std::move(options));
+  ASSERT_NE(agent, nullptr);
+  const int64_t job =
+      Submit(admin_, {{"command", {"sh", "-c", "trap '' TERM; exec sleep 1000"}}, {"gpus", 1}});
+  ASSERT_TRUE(WaitForState(job, "running"));
+  agent->Stop();  // returns once the task is gone (SIGKILL after 200 ms)
+  const std::string exit_path =
+      agent_dir_.path() + "/tasks/" + std::to_string(job) + "-0-1/exit.json";
+  EXPECT_THAT(Slurp(exit_path), ::testing::HasSubstr("\"signal\":9"));
+}
+
 TEST_F(AgentLoopTest, OneAgentPerStateDir) {
   StartServer();
   const std::string agent_token =

@@ -1,6 +1,7 @@
 #include "agent/spawn.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -86,6 +87,13 @@ Result<pid_t> SpawnDetached(const SpawnRequest& request) {
     ::close(log_fd);
     return Unavailable(std::string("spawn: pipe: ") + std::strerror(error));
   }
+  // The stop signals are blocked before fork, not after: a SIGTERM that
+  // comes between fork and exec must wait for the supervisor, not kill it.
+  sigset_t blocked;
+  sigset_t previous;
+  sigemptyset(&blocked);
+  for (int signal_number : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&blocked, signal_number);
+  ::pthread_sigmask(SIG_BLOCK, &blocked, &previous);
   const pid_t middle = ::fork();
   if (middle == 0) {
     ::close(pipe_fds[0]);
@@ -98,6 +106,7 @@ Result<pid_t> SpawnDetached(const SpawnRequest& request) {
     ::_exit(supervisor > 0 ? 0 : 1);
   }
   const int fork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   ::close(pipe_fds[1]);
   ::close(null_fd);
   ::close(log_fd);

@@ -40,6 +40,7 @@ struct AgentFlags {
   std::string max_backoff = "30s";
   std::string keep_finished = "24h";
   std::vector<std::string> labels;
+  bool stop_tasks_on_exit = false;
 };
 
 // The fake inventory, or NVML; a machine without the NVIDIA library is a
@@ -100,6 +101,7 @@ void RunAgent(const AgentFlags& flags) {
     }
     options.labels[label.substr(0, equals)] = label.substr(equals + 1);
   }
+  options.stop_tasks_on_exit = flags.stop_tasks_on_exit;
   // The supervisor is this very binary, even if the file was replaced since.
   options.supervisor_command = {"/proc/self/exe", agent::kSuperviseCommand};
 
@@ -120,8 +122,9 @@ void RunAgent(const AgentFlags& flags) {
                (*started)->address().c_str());
   int signal_number = 0;
   sigwait(&signals, &signal_number);
-  std::fprintf(stderr, "berth agent: node %s stopping (signal %d); tasks keep running\n",
-               flags.node.c_str(), signal_number);
+  std::fprintf(stderr, "berth agent: node %s stopping (signal %d); %s\n", flags.node.c_str(),
+               signal_number,
+               flags.stop_tasks_on_exit ? "stopping its tasks" : "tasks keep running");
   (*started)->Stop();
   std::exit(0);
 }
@@ -182,6 +185,9 @@ void AddAgentCommands(CLI::App& app) {
                    "How long finished tasks' logs stay after the server has their exit")
       ->capture_default_str();
   agent->add_option("--label", flags->labels, "KEY=VALUE node label (repeatable)");
+  agent->add_flag("--stop-tasks-on-exit", flags->stop_tasks_on_exit,
+                  "Stop every task (SIGTERM, SIGKILL after 5 s) when the agent exits; by "
+                  "default tasks keep running and a restarted agent adopts them");
   agent->callback([flags] { RunAgent(*flags); });
 
   auto task_dir = std::make_shared<std::string>();

@@ -79,11 +79,26 @@ Result<std::unique_ptr<DevAgents>> DevAgents::Start(const DevAgentsOptions& opti
       if (!out) return Unavailable("cannot write " + token_file);
     }
     ::chmod(token_file.c_str(), 0600);
-    Result<pid_t> pid = SpawnAgent(
-        {"/proc/self/exe", "agent", "--server", options.server_url, "--token-file", token_file,
-         "--node", node, "--listen", "127.0.0.1:0", "--state-dir", dir, "--fake-gpus",
-         options.fake_gpus, "--fake-topology", std::to_string(options.fake_topology),
-         "--heartbeat-interval", options.heartbeat_interval});
+    std::vector<std::string> argv = {"/proc/self/exe",
+                                     "agent",
+                                     "--server",
+                                     options.server_url,
+                                     "--token-file",
+                                     token_file,
+                                     "--node",
+                                     node,
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--state-dir",
+                                     dir,
+                                     "--fake-gpus",
+                                     options.fake_gpus,
+                                     "--fake-topology",
+                                     std::to_string(options.fake_topology),
+                                     "--heartbeat-interval",
+                                     options.heartbeat_interval};
+    if (options.stop_tasks_on_exit) argv.push_back("--stop-tasks-on-exit");
+    Result<pid_t> pid = SpawnAgent(std::move(argv));
     if (!pid.ok()) return pid.status();
     std::fprintf(stderr, "berth dev: agent for %s started (pid %d, state in %s)\n", node.c_str(),
                  *pid, dir.c_str());
@@ -114,7 +129,7 @@ void DevAgents::Stop() {
   for (const Child& child : children_) {
     if (child.running) ::kill(child.pid, SIGTERM);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (true) {
     Reap();
     bool any = false;

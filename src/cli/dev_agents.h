@@ -8,8 +8,9 @@
 //
 // They listen on 127.0.0.1 (a free port each), so 127.0.0.1 is the
 // MASTER_ADDR of gangs. An agent that exits is reported, not restarted (a
-// test may kill one on purpose); if `berth dev` itself dies, its agents get
-// SIGTERM from the kernel (PR_SET_PDEATHSIG) and their tasks keep running.
+// test may kill one on purpose). Stopping `berth dev` stops its agents by
+// PID, and they stop their tasks (unless --keep-tasks); if `berth dev` itself
+// dies, its agents get SIGTERM from the kernel (PR_SET_PDEATHSIG).
 #pragma once
 
 #include <sys/types.h>
@@ -29,6 +30,9 @@ struct DevAgentsOptions {
   std::string fake_gpus;
   int fake_topology = 1;
   std::string heartbeat_interval = "1s";
+  // Stopping `berth dev` stops the tasks too (else they keep running, and
+  // the next `berth dev` on the same data dir adopts them).
+  bool stop_tasks_on_exit = true;
 };
 
 class DevAgents {
@@ -41,7 +45,7 @@ class DevAgents {
 
   // Reaps agents that exited and says so on stderr (call on SIGCHLD).
   void Reap();
-  // SIGTERM to every agent still running, by PID; SIGKILL after 10 s.
+  // SIGTERM to every agent still running, by PID; SIGKILL after 15 s.
   void Stop();
 
  private:

@@ -99,6 +99,7 @@ struct DevFlags {
   std::string agent_heartbeat_interval = "1s";
   std::string heartbeat_timeout;
   std::string min_run_before_preemption;
+  bool keep_tasks = false;
 };
 
 struct TokenFlags {
@@ -143,6 +144,8 @@ void AddServerCommands(CLI::App& app) {
                       "A silent node is down after this long, e.g. 30s (the default)");
   dev_app->add_option("--min-run-before-preemption", dev->min_run_before_preemption,
                       "A job runs this long before it may be preempted, e.g. 10m (the default)");
+  dev_app->add_flag("--keep-tasks", dev->keep_tasks,
+                    "Leave tasks running when berth dev stops (the next one adopts them)");
   dev_app->callback([dev] {
     if (dev->nodes < 0 || dev->nodes > 64) {
       Fail("dev", "--nodes: must be 0..64, got " + std::to_string(dev->nodes));
@@ -182,6 +185,7 @@ void AddServerCommands(CLI::App& app) {
     agents.fake_gpus = dev->fake_gpus;
     agents.fake_topology = dev->fake_topology;
     agents.heartbeat_interval = dev->agent_heartbeat_interval;
+    agents.stop_tasks_on_exit = !dev->keep_tasks;
     std::exit(RunUntilSignalled(std::move(options), "dev", agents));
   });
 
