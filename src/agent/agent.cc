@@ -193,6 +193,7 @@ void Agent::ConfigureClient(httplib::Client& client) const {
   client.set_connection_timeout(2, 0);
   client.set_read_timeout(10, 0);
   client.set_bearer_token_auth(options_.token);
+  client.set_tcp_nodelay(true);  // a heartbeat's body goes out without waiting for an ACK
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
   if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
 #endif
