@@ -262,8 +262,6 @@ def check_preemption(cluster):
     high = cluster.submit({"name": "high", "command": ["sh", "-c", "echo high"], "gpus": 4,
                            "priority": "high"})
     cluster.wait_job(high, lambda j: j["state"] == "succeeded", "succeeded")
-    # (The job's `preemptions` counter is the server's business; the proof
-    # here is what the tasks saw and how they ended.)
     for task, node in enumerate(nodes):
         task_dir = cluster.task_dir(node, low, task, 1)
         log = cluster.read(task_dir + "/log")
@@ -274,6 +272,7 @@ def check_preemption(cluster):
     # Requeued: it runs again as a new attempt once the GPUs are free.
     again = cluster.wait_job(low, lambda j: j["attempts"] >= 2 and j["state"] == "running",
                              "running again")
+    assert again["preemptions"] == 1, f"preemptions counted: {again['preemptions']}"
     print(f"ok 2b: job {low} got SIGTERM then SIGKILL after 1 s, was requeued for job {high} "
           f"and runs again (attempt {again['attempts']})")
     cluster.cancel(low)

@@ -56,6 +56,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
   job.message = reason == "preempted" ? "preempted; waiting to run again"
                                       : "its node was lost; waiting to run again";
   job.placement.clear();
+  if (reason == "preempted") ++job.preemptions;
   for (int32_t task = 0; task < job.request.tasks; ++task) {
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});

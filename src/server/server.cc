@@ -84,6 +84,15 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
           : (server->http_->bind_to_port(server->host_, listen.second) ? listen.second : -1);
   if (server->port_ < 0) return Unavailable("listen: cannot bind " + o.listen);
   server->http_thread_ = std::thread([s = server.get()] { s->http_->listen_after_bind(); });
+  // httplib's stop() only reaches a server already in its accept loop: wait
+  // for it, or a Stop() right after Start() would leave the thread blocked.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server->http_->is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Unavailable("listen: the HTTP server did not start on " + o.listen);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   server->scheduler_thread_ = std::thread([s = server.get()] { s->SchedulerLoop(); });
   server->api_->SetReady(true);
   spdlog::info("berth server listening on {}", server->url());
