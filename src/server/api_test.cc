@@ -331,6 +331,14 @@ TEST_F(ApiTest, ADependencyThatCanNeverBeMetCancelsItsDependentsForGood) {
   EXPECT_EQ(cancelled["state"], "cancelled");
   EXPECT_EQ(cancelled["reason"], "dependency_never_satisfied");
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(third)).body["state"], "cancelled");
+  // A dependency that ended before the submit is judged at once.
+  const int64_t after_any =
+      alice
+          .Post("/api/v1/jobs",
+                json{{"command", {"d"}}, {"depends_on", {"afterany:" + std::to_string(first)}}})
+          .body["id"];
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(after_any)).body["state"], "pending");
+  ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(after_any) + "/cancel").status, 200);
   // Ended jobs leave the live set: the queue no longer shows them.
   EXPECT_TRUE(alice.Get("/api/v1/jobs?live=true").body["jobs"].empty())
       << alice.Get("/api/v1/jobs?live=true").body.dump();

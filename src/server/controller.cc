@@ -168,6 +168,9 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
   if (who.role == store::Role::kAgent) {
     return Status(StatusCode::kPermissionDenied, "agents cannot submit jobs");
   }
+  const bool has_dependencies =
+      std::any_of(submission.jobs.begin(), submission.jobs.end(),
+                  [](const store::JobRequest& request) { return !request.depends_on.empty(); });
   std::vector<JobRecord> records;
   const core::Time now = clock_.Now();
   {
@@ -221,9 +224,13 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
                                  {"tasks", std::to_string(job.request.tasks)},
                                  {"gpu_milli", std::to_string(job.request.task.gpu.value())}});
     }
-    std::vector<JobRecord*> changed;
-    ReleaseDependentsLocked(changed);  // dependencies that already ended
-    BERTH_RETURN_IF_ERROR(CommitLocked(changed));
+    // Dependencies that already ended. Only when the submission has any:
+    // the walk is over every live job, and most submits have none.
+    if (has_dependencies) {
+      std::vector<JobRecord*> changed;
+      ReleaseDependentsLocked(changed);
+      BERTH_RETURN_IF_ERROR(CommitLocked(changed));
+    }
   }
   Notify();
   return ids;
