@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/job.h"
+#include "core/paged_id_map.h"
 #include "core/runtime_estimator.h"
 
 namespace berth::core {
@@ -86,7 +87,7 @@ class RuntimePredictor final : public RuntimeEstimator {
   // thousands of predictions per decision cycle build no key strings.
   // Entries leave when their job is observed; the cache is dropped whole if
   // it grows past a bound (jobs cancelled before finishing).
-  mutable std::unordered_map<JobId, Levels> levels_;
+  mutable PagedIdMap<Levels> levels_;
   int64_t observations_ = 0;
 };
 

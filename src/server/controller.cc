@@ -72,8 +72,27 @@ Status Controller::CommitLocked(const std::vector<JobRecord*>& changed) {
   for (const JobRecord* job : changed) {
     if (core::IsTerminal(job->state)) ended.insert(job->id);
   }
-  for (JobId id : ended) jobs_.erase(id);
+  for (JobId id : ended) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    UnindexPlacementLocked(it->second);
+    explained_.erase(id);
+    jobs_.erase(it);
+  }
   return Status::Ok();
+}
+
+void Controller::IndexPlacementLocked(const JobRecord& job) {
+  for (const store::TaskPlacementRecord& task : job.placement) placed_on_[task.node].insert(job.id);
+}
+
+void Controller::UnindexPlacementLocked(const JobRecord& job) {
+  for (const store::TaskPlacementRecord& task : job.placement) {
+    auto it = placed_on_.find(task.node);
+    if (it == placed_on_.end()) continue;
+    it->second.erase(job.id);
+    if (it->second.empty()) placed_on_.erase(it);
+  }
 }
 
 void Controller::AddToStateLocked(JobRecord& job) {
@@ -240,9 +259,19 @@ Result<JobRecord> Controller::GetJob(const Principal& who, JobId id) {
   (void)who;  // everyone sees the queue; the API layer hides others' env and logs
   {
     std::lock_guard lock(mutex_);
-    if (auto it = jobs_.find(id); it != jobs_.end()) return it->second;
+    if (auto it = jobs_.find(id); it != jobs_.end()) return ViewLocked(it->second);
   }
   return store_.GetJob(id);
+}
+
+JobRecord Controller::ViewLocked(const JobRecord& job) const {
+  JobRecord view = job;
+  const core::PendingJob* pending = explained_.find(job.id);
+  if (pending != nullptr && job.state == JobState::kPending) {
+    view.reason = std::string(core::ReasonName(pending->reason));
+    view.message = DescribePending(*pending, job);
+  }
+  return view;
 }
 
 Result<std::vector<JobRecord>> Controller::ListJobs(const Principal& who, store::JobFilter filter) {
@@ -254,7 +283,7 @@ Result<std::vector<JobRecord>> Controller::ListJobs(const Principal& who, store:
     BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> stored, store_.ListJobs(filter));
     std::lock_guard lock(mutex_);
     for (JobRecord& job : stored) {
-      if (auto it = jobs_.find(job.id); it != jobs_.end()) job = it->second;
+      if (auto it = jobs_.find(job.id); it != jobs_.end()) job = ViewLocked(it->second);
     }
     return stored;
   }
@@ -265,7 +294,7 @@ Result<std::vector<JobRecord>> Controller::ListJobs(const Principal& who, store:
     if (filter.state && job.state != *filter.state) continue;
     if (filter.user && job.user != *filter.user) continue;
     if (filter.queue && job.request.queue != *filter.queue) continue;
-    out.push_back(job);
+    out.push_back(ViewLocked(job));
     if (static_cast<int32_t>(out.size()) >= filter.limit) break;
   }
   return out;
@@ -311,8 +340,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     ReleaseDependentsLocked(released);
     BERTH_RETURN_IF_ERROR(CommitLocked(released));
   }
-  work_pending_ = true;
-  work_.notify_all();
+  WakeLocked();
   return Status::Ok();
 }
 
@@ -342,8 +370,7 @@ Status Controller::Release(const Principal& who, JobId id) {
   }
   BERTH_RETURN_IF_ERROR(PersistLocked({job}));
   if (job->state == JobState::kPending) state_.Release(id);
-  work_pending_ = true;
-  work_.notify_all();
+  WakeLocked();
   return Status::Ok();
 }
 
@@ -354,12 +381,11 @@ Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
   explanation.reason = job.reason;
   explanation.message = job.message;
   std::lock_guard lock(mutex_);
-  if (auto it = explained_.find(id); it != explained_.end() && job.state == JobState::kPending) {
-    explanation.reason = std::string(core::ReasonName(it->second.reason));
-    explanation.message = DescribePending(it->second, job);
-    explanation.position = it->second.position;
-    explanation.blocker = it->second.blocker;
-    explanation.eta = it->second.eta;
+  if (const core::PendingJob* pending = explained_.find(id);
+      pending != nullptr && job.state == JobState::kPending) {
+    explanation.position = pending->position;
+    explanation.blocker = pending->blocker;
+    explanation.eta = pending->eta;
   }
   return explanation;
 }
@@ -369,10 +395,9 @@ std::map<JobId, core::PendingJob> Controller::PendingViews(const std::vector<Job
   std::map<JobId, core::PendingJob> views;
   for (JobId id : ids) {
     auto job = jobs_.find(id);
-    auto pending = explained_.find(id);
-    if (job != jobs_.end() && pending != explained_.end() &&
-        job->second.state == JobState::kPending) {
-      views.emplace(id, pending->second);
+    const core::PendingJob* pending = explained_.find(id);
+    if (job != jobs_.end() && pending != nullptr && job->second.state == JobState::kPending) {
+      views.emplace(id, *pending);
     }
   }
   return views;
@@ -382,7 +407,12 @@ std::map<JobId, core::PendingJob> Controller::PendingViews(const std::vector<Job
 
 void Controller::Notify() {
   std::lock_guard lock(mutex_);
+  WakeLocked();
+}
+
+void Controller::WakeLocked() {
   work_pending_ = true;
+  if (!unseen_since_) unseen_since_ = std::chrono::steady_clock::now();
   work_.notify_all();
 }
 

@@ -20,6 +20,7 @@
 // happen outside it (group commit batches concurrent submits).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -33,6 +34,7 @@
 #include "common/status.h"
 #include "core/cluster_state.h"
 #include "core/decision.h"
+#include "core/paged_id_map.h"
 #include "core/policy.h"
 #include "server/auth.h"
 #include "server/history.h"
@@ -190,8 +192,15 @@ class Controller {
   Status SetQueues(const Principal& who, std::vector<core::QueueSpec> queues);
 
   // --- scheduling ---
-  // One decision cycle at the clock's now. Returns whether anything changed.
-  Result<bool> RunCycle();
+  struct CycleOutcome {
+    bool changed = false;  // a job started or is being preempted
+    bool full = false;     // the cycle planned an ETA for every pending job
+    // When the oldest event this cycle is the first to see arrived (none:
+    // a tick with nothing new). Wall time, for the event-to-decision metric.
+    std::optional<std::chrono::steady_clock::time_point> oldest_event;
+  };
+  // One decision cycle at the clock's now.
+  Result<CycleOutcome> RunCycle();
   // Marks nodes whose heartbeats stopped as down and requeues their jobs.
   Status CheckHeartbeats();
   // Blocks until something happened that a cycle should see, or `timeout`.
@@ -228,6 +237,11 @@ class Controller {
   };
 
   // Everything below REQUIRES mutex_ held.
+  // Something a cycle should see happened: wake the scheduler loop.
+  void WakeLocked();
+  // Adds the job to (or removes it from) the per-node index of placed jobs.
+  void IndexPlacementLocked(const store::JobRecord& job);
+  void UnindexPlacementLocked(const store::JobRecord& job);
   Status PersistLocked(const std::vector<store::JobRecord*>& changed);
   // PersistLocked, then the jobs that ended leave memory (the pointers in
   // `changed` to them dangle afterwards).
@@ -247,6 +261,9 @@ class Controller {
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
   Result<store::JobRecord*> FindOwnLiveLocked(const Principal& who, core::JobId id);
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
+  // A live job as readers see it: a pending one with the last cycle's reason
+  // and message.
+  store::JobRecord ViewLocked(const store::JobRecord& job) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
   std::vector<store::TaskPlacementRecord> RecordPlacementLocked(
       const core::Placement& placement) const;
@@ -263,18 +280,29 @@ class Controller {
   std::mutex mutex_;
   std::condition_variable work_;
   bool work_pending_ = false;
+  // Arrival of the oldest event no cycle has seen yet. The controller's
+  // scheduling time is the injected clock; this is only measured, as the
+  // wall time from an event to the decision that saw it.
+  std::optional<std::chrono::steady_clock::time_point> unseen_since_;
   core::ClusterState state_;
   std::map<core::JobId, store::JobRecord> jobs_;  // live jobs
   // Jobs that ended since they were loaded: their final state, for
   // dependencies (older ones are looked up in the store).
   std::map<core::JobId, core::JobState> ended_;
   std::map<std::string, NodeEntry> nodes_;
+  // The live jobs placed on each node, by node name: a heartbeat builds its
+  // node's desired state from these instead of walking every live job.
+  std::map<std::string, std::set<core::JobId>> placed_on_;
   std::map<core::NodeId, std::string> node_names_;
   // Per job and task: the exit the agents reported for the current attempt.
   std::map<std::pair<core::JobId, int32_t>, TaskReport> exits_;
   std::set<std::pair<core::JobId, int32_t>> running_tasks_;
-  // From the last cycle; the ETAs from the last full one.
-  std::map<core::JobId, core::PendingJob> explained_;
+  // Each pending job's view from the last cycle (reason, position,
+  // blocker) and ETA from the last full one. Entries of jobs no longer
+  // pending may linger until they start or end: read them for pending
+  // jobs only. Messages are written from it when a job is read, not per
+  // cycle for every pending job.
+  core::PagedIdMap<core::PendingJob> explained_;
   WaitHistogram start_waits_;  // since the last TakeStartWaits()
   core::Time last_full_explain_;
   int64_t cycles_ = 0;

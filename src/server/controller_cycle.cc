@@ -8,7 +8,6 @@
 #include "core/decide.h"
 #include "server/controller.h"
 #include "server/event_log.h"
-#include "server/explain_text.h"
 
 namespace berth::server {
 
@@ -55,6 +54,7 @@ void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
   job.reason = reason;
   job.message = reason == "preempted" ? "preempted; waiting to run again"
                                       : "its node was lost; waiting to run again";
+  UnindexPlacementLocked(job);
   job.placement.clear();
   if (reason == "preempted") ++job.preemptions;
   for (int32_t task = 0; task < job.request.tasks; ++task) {
@@ -110,11 +110,14 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
   changed.push_back(&job);
 }
 
-Result<bool> Controller::RunCycle() {
+Result<Controller::CycleOutcome> Controller::RunCycle() {
   std::lock_guard lock(mutex_);
   ++cycles_;
+  CycleOutcome outcome;
+  outcome.oldest_event = std::exchange(unseen_since_, std::nullopt);
   const core::Time now = clock_.Now();
   const bool full = now - last_full_explain_ >= options_.explain_every;
+  outcome.full = full;
   const core::Decision decision = core::Decide(
       state_, now, policy_,
       core::DecideOptions{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons});
@@ -177,7 +180,8 @@ Result<bool> Controller::RunCycle() {
                           (now - job.submit_time).seconds());
       }
     }
-    jobs_[id] = std::move(job);
+    JobRecord& stored = jobs_[id] = std::move(job);
+    if (stored.state == JobState::kStarting) IndexPlacementLocked(stored);
   }
   for (const core::Preemption& preemption : decision.preemptions) {
     if (updated.contains(preemption.job)) state_.MarkStopping(preemption.job);
@@ -187,23 +191,21 @@ Result<bool> Controller::RunCycle() {
   // Only a full cycle computes ETAs: in between, a job still waiting for
   // room keeps the ETA of the last full one, so `explain` and listings do
   // not show it for one cycle in ten only.
-  std::map<JobId, core::PendingJob> previous = std::exchange(explained_, {});
-  for (core::PendingJob pending : decision.pending) {
-    if (!full && pending.reason != core::ReasonCode::kHeld &&
-        pending.reason != core::ReasonCode::kInfeasible) {
-      if (auto it = previous.find(pending.job); it != previous.end()) {
-        pending.eta = it->second.eta;
-        pending.after_job = it->second.after_job;
-      }
-    }
-    explained_.emplace(pending.job, pending);
-    auto it = jobs_.find(pending.job);
-    if (it != jobs_.end() && it->second.state == JobState::kPending) {
-      it->second.reason = std::string(core::ReasonName(pending.reason));
-      it->second.message = DescribePending(pending, it->second);
+  for (const core::JobStart* start : starts) explained_.erase(start->job);
+  for (const core::PendingJob& pending : decision.pending) {
+    core::PendingJob& view = explained_[pending.job];
+    const bool keep_eta = !full && pending.reason != core::ReasonCode::kHeld &&
+                          pending.reason != core::ReasonCode::kInfeasible;
+    const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
+    const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;
+    view = pending;
+    if (keep_eta) {
+      view.eta = eta;
+      view.after_job = after_job;
     }
   }
-  return !updated.empty();
+  outcome.changed = !updated.empty();
+  return outcome;
 }
 
 Status Controller::CheckHeartbeats() {
@@ -221,13 +223,13 @@ Status Controller::CheckHeartbeats() {
                 {"silent_s", fmt::format("{:.1f}", (now - node.record.last_heartbeat).seconds())}});
     BERTH_RETURN_IF_ERROR(store_.PutNode(node.record));
     state_.SetNodeState(node.id, core::NodeState::kDown);
-    for (auto& [id, job] : jobs_) {
+    // A copy: requeueing a job takes it out of the index.
+    const std::set<JobId> placed = placed_on_.contains(name) ? placed_on_[name] : std::set<JobId>{};
+    for (JobId id : placed) {
+      JobRecord& job = jobs_.at(id);
       // Ended already (a gang on two nodes lost in the same check keeps
       // its placement once it ended): nothing more to do.
       if (core::IsTerminal(job.state)) continue;
-      bool on_node = false;
-      for (const store::TaskPlacementRecord& task : job.placement) on_node |= task.node == name;
-      if (!on_node) continue;
       if (job.state == JobState::kCompleting && job.reason == "cancelled") {
         EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
       } else {
@@ -237,8 +239,7 @@ Status Controller::CheckHeartbeats() {
   }
   BERTH_RETURN_IF_ERROR(CommitLocked(changed));
   if (!changed.empty()) {
-    work_pending_ = true;
-    work_.notify_all();
+    WakeLocked();
   }
   return Status::Ok();
 }

@@ -75,6 +75,7 @@ Status Controller::Recover() {
       // It was placed: keep it running where it is, unless its placement no
       // longer fits this cluster.
       std::optional<core::Placement> placement = PlacementFromRecordLocked(job);
+      IndexPlacementLocked(job);
       if (placement && state_.capacity().CanAllocate(*placement)) {
         state_.Start(id, *placement, job.start_time.value_or(now));
         if (job.state == JobState::kCompleting) state_.MarkStopping(id);
@@ -85,7 +86,7 @@ Status Controller::Recover() {
     if (page.size() < static_cast<size_t>(filter.limit)) break;
     filter.after = page.back().id;
   }
-  return PersistLocked(changed);
+  return CommitLocked(changed);
 }
 
 Status Controller::RegisterNode(const Principal& agent, NodeRegistration registration) {
@@ -145,8 +146,7 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
                                {"address", registration.address},
                                {"gpus", std::to_string(registration.gpus.size())},
                                {"gpu_type", registration.gpu_type}});
-  work_pending_ = true;
-  work_.notify_all();
+  WakeLocked();
   return Status::Ok();
 }
 
@@ -231,8 +231,10 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
 
 DesiredState Controller::DesiredForLocked(const std::string& node) const {
   DesiredState desired;
-  for (const auto& [id, job] : jobs_) {
-    if (job.placement.empty()) continue;
+  auto here = placed_on_.find(node);
+  if (here == placed_on_.end()) return desired;
+  for (JobId id : here->second) {
+    const JobRecord& job = jobs_.at(id);
     // Distinct nodes in rank order, for NODE_RANK.
     std::vector<std::string> job_nodes;
     for (const store::TaskPlacementRecord& task : job.placement) {
@@ -312,8 +314,7 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
   DesiredState wanted = DesiredForLocked(heartbeat.node);
   wanted.stop.insert(wanted.stop.end(), desired.stop.begin(), desired.stop.end());
   if (!changed.empty()) {
-    work_pending_ = true;
-    work_.notify_all();
+    WakeLocked();
   }
   return wanted;
 }
@@ -329,8 +330,7 @@ Status Controller::SetDrained(const Principal& who, const std::string& node, boo
   if (entry.record.state != core::NodeState::kDown) {
     state_.SetNodeState(entry.id, drained ? core::NodeState::kDraining : core::NodeState::kUp);
   }
-  work_pending_ = true;
-  work_.notify_all();
+  WakeLocked();
   return Status::Ok();
 }
 
@@ -341,9 +341,11 @@ Result<std::vector<NodeView>> Controller::ListNodes(const Principal& who) {
   for (const auto& [name, entry] : nodes_) {
     NodeView view;
     view.record = entry.record;
-    for (const auto& [id, job] : jobs_) {
-      for (const store::TaskPlacementRecord& task : job.placement) {
-        if (task.node == name) view.jobs.emplace_back(id, task.gpus);
+    if (auto placed = placed_on_.find(name); placed != placed_on_.end()) {
+      for (JobId id : placed->second) {
+        for (const store::TaskPlacementRecord& task : jobs_.at(id).placement) {
+          if (task.node == name) view.jobs.emplace_back(id, task.gpus);
+        }
       }
     }
     out.push_back(std::move(view));
@@ -382,8 +384,7 @@ Status Controller::SetQueues(const Principal& who, std::vector<core::QueueSpec> 
   std::lock_guard lock(mutex_);
   BERTH_RETURN_IF_ERROR(store_.PutQueues(queues));
   state_.SetQuotas(queues.empty() ? std::nullopt : std::optional(std::move(tree)));
-  work_pending_ = true;
-  work_.notify_all();
+  WakeLocked();
   return Status::Ok();
 }
 

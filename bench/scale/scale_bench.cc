@@ -1,0 +1,374 @@
+// The scale benchmark: the real `berth server` process (SQLite store) driven
+// by thousands of simulated agents over loopback HTTP, with a backlog of
+// pending jobs. For each size it measures:
+//
+//   starts_per_s     a backlog of (nodes x 8 GPUs of work) + `pending` jobs is
+//                    submitted before any node exists; then every node
+//                    registers and heartbeats. Tasks that reached their
+//                    agents / seconds from the first registration until 95%
+//                    of the GPUs are busy.
+//   decision_p50/99  with the cluster full and `pending` jobs waiting, for
+//                    `--measure-s`: tasks end (their `sleep S` is up), new
+//                    jobs trickle in; the server's
+//                    berth_event_to_decision_seconds histogram over that window
+//                    (event arrival to the end of the first cycle that saw it).
+//   full_pass_s      mean of berth_scheduler_full_pass_seconds over the window
+//                    (cycles that order, reserve and plan an ETA for every
+//                    pending job; one every explain_every_s).
+//   rss_mib          the server's peak RSS (VmHWM) after the window.
+//   restart_s        SIGTERM, start again on the same store, until /readyz.
+//
+// Usage: scale_bench --berth PATH [--sizes 1000x10000,10000x100000]
+//                    [--measure-s 60] [--out FILE] [--quick]
+// --quick: 20 nodes x 200 pending, 5 s window (CI smoke; figures mean nothing).
+#include <httplib.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "prom_histogram.h"
+#include "server_process.h"
+#include "sim_fleet.h"
+
+namespace {
+
+using berth::bench::FleetOptions;
+using berth::bench::ParsePromHistogram;
+using berth::bench::PromHistogram;
+using berth::bench::ServerProcess;
+using berth::bench::SimFleet;
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr int kGpusPerNode = 8;
+constexpr int kUsers = 16;
+constexpr int kClientThreads = 4;
+
+struct Size {
+  int nodes = 0;
+  int pending = 0;
+};
+
+double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// A job of the benchmark's mix: 1-8 GPUs, some 2-node gangs, 10 s to 10 min.
+json RandomJob(std::mt19937& rng, int* gpus) {
+  const int shape = static_cast<int>(rng() % 100);
+  int per_task = 8;
+  int tasks = 1;
+  if (shape < 30) {
+    per_task = 1;
+  } else if (shape < 55) {
+    per_task = 2;
+  } else if (shape < 80) {
+    per_task = 4;
+  } else if (shape >= 95) {
+    tasks = 2;
+  }
+  *gpus = per_task * tasks;
+  const int seconds = std::uniform_int_distribution<int>(10, 600)(rng);
+  return json{{"command", {"sleep", std::to_string(seconds)}},
+              {"gpus", per_task},
+              {"tasks", tasks},
+              {"time_limit_s", 2 * seconds},
+              {"queue", "q" + std::to_string(rng() % 4)}};
+}
+
+httplib::Headers Bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+// `count` tokens, token i created with body(i), from kClientThreads connections.
+std::vector<std::string> IssueTokens(int port, const std::string& admin, int count,
+                                     const std::function<json(int)>& body) {
+  std::vector<std::string> tokens(static_cast<size_t>(count));
+  std::vector<std::thread> threads;
+  std::atomic<int> next{0};
+  std::atomic<bool> failed{false};
+  for (int t = 0; t < kClientThreads; ++t) {
+    threads.emplace_back([&] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);  // headers and body leave without waiting for an ACK
+      for (int i = next++; i < count && !failed; i = next++) {
+        auto result =
+            client.Post("/api/v1/tokens", Bearer(admin), body(i).dump(), "application/json");
+        if (!result || result->status != 201) {
+          failed = true;
+          return;
+        }
+        tokens[static_cast<size_t>(i)] = json::parse(result->body).at("token").get<std::string>();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (failed) throw std::runtime_error("creating tokens failed");
+  return tokens;
+}
+
+// Submits `jobs` from kClientThreads kept-alive connections, round-robin over
+// the users; returns jobs/s.
+double SubmitAll(int port, const std::vector<std::string>& users, const std::vector<json>& jobs) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::string error;
+  const auto start = SteadyClock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClientThreads; ++t) {
+    threads.emplace_back([&] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);  // headers and body leave without waiting for an ACK
+      client.set_read_timeout(std::chrono::seconds(60));
+      for (size_t i = next++; i < jobs.size() && !failed; i = next++) {
+        auto result = client.Post("/api/v1/jobs", Bearer(users[i % users.size()]), jobs[i].dump(),
+                                  "application/json");
+        if (!result || result->status != 201) {
+          if (!failed.exchange(true)) {
+            error = result ? result->body : httplib::to_string(result.error());
+          }
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (failed) throw std::runtime_error("submitting failed: " + error);
+  return static_cast<double>(jobs.size()) / Seconds(SteadyClock::now() - start);
+}
+
+std::string Scrape(int port) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(std::chrono::seconds(60));
+  auto result = client.Get("/metrics");
+  if (!result || result->status != 200) throw std::runtime_error("GET /metrics failed");
+  return result->body;
+}
+
+int64_t PendingJobs(const std::string& metrics) {
+  int64_t pending = 0;
+  std::istringstream lines(metrics);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("berth_jobs{", 0) == 0 && line.find("state=\"pending\"") != std::string::npos) {
+      pending += std::stoll(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return pending;
+}
+
+json RunSize(const std::string& berth, const Size& size, double measure_s) {
+  char pattern[] = "/tmp/berth-scale-XXXXXX";
+  if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  const std::string dir = pattern;
+  // Agents of 10k nodes heartbeat every 5 s (2,000 heartbeats/s in all).
+  const auto interval = std::chrono::milliseconds(std::max(1000, size.nodes / 2));
+  const std::string toml = "[scheduler]\npolicy = \"berth\"\nheartbeat_timeout_s = " +
+                           std::to_string(std::max<int64_t>(30, 6 * interval.count() / 1000)) +
+                           "\n";
+  std::fprintf(stderr, "[%d nodes, %d pending] server in %s\n", size.nodes, size.pending,
+               dir.c_str());
+  ServerProcess server(berth, dir, toml, std::chrono::seconds(60));
+  const std::string admin = server.admin_token();
+
+  const std::vector<std::string> users = IssueTokens(server.port(), admin, kUsers, [](int i) {
+    return json{{"user", "user" + std::to_string(i)}, {"role", "user"}};
+  });
+  const auto tokens_start = SteadyClock::now();
+  const std::vector<std::string> agents = IssueTokens(server.port(), admin, size.nodes, [](int i) {
+    return json{{"user", "agent"}, {"role", "agent"}, {"node", SimFleet::NodeName(i)}};
+  });
+  std::fprintf(stderr, "  %d agent tokens in %.1f s\n", size.nodes,
+               Seconds(SteadyClock::now() - tokens_start));
+
+  // The backlog: enough to fill every GPU, then `pending` more.
+  std::mt19937 rng(1);
+  std::vector<json> jobs;
+  int64_t fill_gpus = 0;
+  while (fill_gpus < static_cast<int64_t>(size.nodes) * kGpusPerNode) {
+    int gpus = 0;
+    jobs.push_back(RandomJob(rng, &gpus));
+    fill_gpus += gpus;
+  }
+  const size_t fill_jobs = jobs.size();
+  for (int i = 0; i < size.pending; ++i) {
+    int gpus = 0;
+    jobs.push_back(RandomJob(rng, &gpus));
+  }
+  const double submit_rate = SubmitAll(server.port(), users, jobs);
+  std::fprintf(stderr, "  %zu jobs submitted at %.0f jobs/s\n", jobs.size(), submit_rate);
+
+  FleetOptions fleet_options;
+  fleet_options.port = server.port();
+  fleet_options.nodes = size.nodes;
+  fleet_options.gpus_per_node = kGpusPerNode;
+  fleet_options.heartbeat_interval = interval;
+  SimFleet fleet(fleet_options, agents);
+  const auto fleet_start = SteadyClock::now();
+  fleet.Start();
+  const int64_t capacity = static_cast<int64_t>(size.nodes) * kGpusPerNode;
+  while (fleet.busy_gpus() < capacity * 95 / 100) {
+    if (SteadyClock::now() - fleet_start > std::chrono::minutes(5)) {
+      throw std::runtime_error("the cluster did not fill within 5 minutes");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const double fill_s = Seconds(SteadyClock::now() - fleet_start);
+  const int64_t fill_starts = fleet.starts();
+  std::fprintf(stderr, "  %lld starts (%zu jobs fill the GPUs) in %.1f s\n",
+               static_cast<long long>(fill_starts), fill_jobs, fill_s);
+
+  // Jobs of the backlog started beside the fill: top the queue up to `pending`.
+  const int64_t short_by = size.pending - PendingJobs(Scrape(server.port()));
+  if (short_by > 0) {
+    std::vector<json> more;
+    for (int64_t i = 0; i < short_by; ++i) {
+      int gpus = 0;
+      more.push_back(RandomJob(rng, &gpus));
+    }
+    SubmitAll(server.port(), users, more);
+  }
+
+  // Steady state: tasks end, a trickle of new jobs arrives.
+  const std::string before = Scrape(server.port());
+  std::atomic<bool> trickling{true};
+  std::thread trickle([&] {
+    httplib::Client client("127.0.0.1", server.port());
+    client.set_tcp_nodelay(true);
+    std::mt19937 trickle_rng(2);
+    for (int i = 0; trickling; ++i) {
+      int gpus = 0;
+      client.Post("/api/v1/jobs", Bearer(users[static_cast<size_t>(i) % users.size()]),
+                  RandomJob(trickle_rng, &gpus).dump(), "application/json");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  const int64_t exits_before = fleet.exits();
+  std::this_thread::sleep_for(std::chrono::duration<double>(measure_s));
+  trickling = false;
+  trickle.join();
+  const std::string after = Scrape(server.port());
+  const int64_t window_exits = fleet.exits() - exits_before;
+  const PromHistogram decisions =
+      ParsePromHistogram(after, "berth_event_to_decision_seconds")
+          .Since(ParsePromHistogram(before, "berth_event_to_decision_seconds"));
+  const PromHistogram full =
+      ParsePromHistogram(after, "berth_scheduler_full_pass_seconds")
+          .Since(ParsePromHistogram(before, "berth_scheduler_full_pass_seconds"));
+  const double rss = server.PeakRssMib();
+  const int64_t pending_now = PendingJobs(after);
+  const int64_t failures = fleet.failures();
+  fleet.Stop();
+
+  const double restart = server.Restart(std::chrono::seconds(120));
+  server.Stop();
+  std::filesystem::remove_all(dir);
+
+  json out{{"nodes", size.nodes},
+           {"pending", size.pending},
+           {"pending_measured", pending_now},
+           {"decision_p50_ms", decisions.Quantile(0.5).value_or(0) * 1000},
+           {"decision_p99_ms", decisions.Quantile(0.99).value_or(0) * 1000},
+           {"decisions", decisions.count},
+           {"full_pass_s", full.Mean().value_or(0)},
+           {"full_passes", full.count},
+           {"rss_mib", rss},
+           {"restart_s", restart},
+           {"starts_per_s", static_cast<double>(fill_starts) / fill_s},
+           {"fill_s", fill_s},
+           {"submit_jobs_per_s", submit_rate},
+           {"heartbeat_interval_s", static_cast<double>(interval.count()) / 1000},
+           {"window_s", measure_s},
+           {"window_task_exits", window_exits},
+           {"agent_failures", failures}};
+  std::fprintf(stderr, "  %s\n", out.dump().c_str());
+  return out;
+}
+
+Size ParseSize(const std::string& text) {
+  const size_t x = text.find('x');
+  if (x == std::string::npos)
+    throw std::invalid_argument("--sizes: expected NODESxPENDING, got " + text);
+  return Size{std::stoi(text.substr(0, x)), std::stoi(text.substr(x + 1))};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string berth;
+  std::string out_path;
+  std::vector<Size> sizes = {{1000, 10'000}, {10'000, 100'000}};
+  double measure_s = 60;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      const auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(arg + ": needs a value");
+        return argv[++i];
+      };
+      if (arg == "--berth") {
+        berth = value();
+      } else if (arg == "--out") {
+        out_path = value();
+      } else if (arg == "--measure-s") {
+        measure_s = std::stod(value());
+      } else if (arg == "--sizes") {
+        sizes.clear();
+        std::istringstream list(value());
+        for (std::string item; std::getline(list, item, ',');) sizes.push_back(ParseSize(item));
+      } else if (arg == "--quick") {
+        sizes = {{20, 200}};
+        measure_s = 5;
+      } else {
+        throw std::invalid_argument("unknown argument " + arg);
+      }
+    }
+    if (berth.empty()) throw std::invalid_argument("--berth: required (the berth binary)");
+  } catch (const std::exception& error) {
+    std::fprintf(stderr,
+                 "scale_bench: %s\nusage: scale_bench --berth PATH [--sizes NxP,...] "
+                 "[--measure-s S] [--out FILE] [--quick]\n",
+                 error.what());
+    return 2;
+  }
+  json results = json::array();
+  try {
+    for (const Size& size : sizes) results.push_back(RunSize(berth, size, measure_s));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "scale_bench: %s\n", error.what());
+    return 1;
+  }
+  std::printf("%7s %8s %9s %9s %10s %8s %9s %9s %9s\n", "nodes", "pending", "dec_p50", "dec_p99",
+              "full_pass", "rss", "restart", "starts", "submit");
+  std::printf("%7s %8s %9s %9s %10s %8s %9s %9s %9s\n", "", "", "(ms)", "(ms)", "(s)", "(MiB)",
+              "(s)", "(/s)", "(/s)");
+  for (const json& r : results) {
+    std::printf("%7d %8d %9.2f %9.2f %10.3f %8.0f %9.2f %9.0f %9.0f\n", r["nodes"].get<int>(),
+                r["pending"].get<int>(), r["decision_p50_ms"].get<double>(),
+                r["decision_p99_ms"].get<double>(), r["full_pass_s"].get<double>(),
+                r["rss_mib"].get<double>(), r["restart_s"].get<double>(),
+                r["starts_per_s"].get<double>(), r["submit_jobs_per_s"].get<double>());
+  }
+  if (!out_path.empty()) {
+    std::ofstream out(out_path);
+    out << results.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "scale_bench: cannot write %s\n", out_path.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
