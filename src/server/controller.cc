@@ -142,8 +142,16 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
   // To a fixed point: a cancelled job can doom the jobs that depend on it.
   while (true) {
     std::vector<JobId> cancelled;
-    for (auto& [id, job] : jobs_) {
-      if (job.state != JobState::kHeld || job.reason != "dependency") continue;
+    for (auto it = awaiting_dependencies_.begin(); it != awaiting_dependencies_.end();) {
+      const JobId id = *it;
+      auto live = jobs_.find(id);
+      if (live == jobs_.end() || live->second.state != JobState::kHeld ||
+          live->second.reason != "dependency") {
+        it = awaiting_dependencies_.erase(it);  // released, cancelled or ended meanwhile
+        continue;
+      }
+      ++it;
+      JobRecord& job = live->second;
       bool never = false;
       if (DependenciesMetLocked(job, &never)) {
         job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
@@ -237,6 +245,9 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       job.version = 1;
       if (submission.jobs.size() > 1 && i > 0) job.array_parent = (*ids)[0];
       AddToStateLocked(job);
+      if (job.state == JobState::kHeld && job.reason == "dependency") {
+        awaiting_dependencies_.insert(id);
+      }
       LogEvent("job_submitted", {{"job", std::to_string(core::Value(id))},
                                  {"user", job.user},
                                  {"queue", job.request.queue},
@@ -335,6 +346,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
   if (job.state == JobState::kCancelled) {
     state_.Cancel(id, clock_.Now());
     ended_[id] = job.state;
+    explained_.erase(id);
     jobs_.erase(id);
     std::vector<JobRecord*> released;
     ReleaseDependentsLocked(released);
@@ -367,6 +379,7 @@ Status Controller::Release(const Principal& who, JobId id) {
   } else {
     job->reason = "dependency";
     job->message = "waiting for the jobs it depends on";
+    awaiting_dependencies_.insert(id);
   }
   BERTH_RETURN_IF_ERROR(PersistLocked({job}));
   if (job->state == JobState::kPending) state_.Release(id);

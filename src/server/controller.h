@@ -289,6 +289,10 @@ class Controller {
   // Jobs that ended since they were loaded: their final state, for
   // dependencies (older ones are looked up in the store).
   std::map<core::JobId, core::JobState> ended_;
+  // Held jobs waiting for their dependencies (ids may linger after they
+  // leave that state; the walk drops them): what ReleaseDependentsLocked
+  // walks, instead of every live job on every heartbeat.
+  std::set<core::JobId> awaiting_dependencies_;
   std::map<std::string, NodeEntry> nodes_;
   // The live jobs placed on each node, by node name: a heartbeat builds its
   // node's desired state from these instead of walking every live job.

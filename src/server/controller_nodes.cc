@@ -71,6 +71,9 @@ Status Controller::Recover() {
       const JobId id = record.id;
       JobRecord& job = jobs_[id] = std::move(record);
       AddToStateLocked(job);
+      if (job.state == JobState::kHeld && job.reason == "dependency") {
+        awaiting_dependencies_.insert(id);
+      }
       if (job.state == JobState::kPending || job.state == JobState::kHeld) continue;
       // It was placed: keep it running where it is, unless its placement no
       // longer fits this cluster.

@@ -178,11 +178,18 @@ void Server::SampleHistory() {
 
 void Server::SchedulerLoop() {
   SampleHistory();  // the charts have a first point at once
+  std::chrono::steady_clock::time_point last_end;
+  std::chrono::steady_clock::duration last_cycle{};
   while (!stopping_) {
     controller_->WaitForWork(options_.tick);
     if (stopping_) break;
-    // Let a burst of submits and heartbeats land first: one cycle for all.
-    std::this_thread::sleep_for(options_.coalesce);
+    // Events that arrive during a cycle are batched into the next one. Under
+    // a steady stream the loop also rests as long as its last cycle took:
+    // cycles then hold the controller at most half the time, and submits
+    // and heartbeats keep getting it. An event after a quiet spell is
+    // decided at once.
+    std::this_thread::sleep_until(last_end + last_cycle);
+    if (options_.coalesce.count() > 0) std::this_thread::sleep_for(options_.coalesce);
     const auto start = std::chrono::steady_clock::now();
     if (Status status = controller_->CheckHeartbeats(); !status.ok()) {
       spdlog::error("heartbeat check failed: {}", status.ToString());
@@ -204,6 +211,8 @@ void Server::SchedulerLoop() {
     }
     metrics_.Observe("berth_scheduler_cycle_seconds", {},
                      std::chrono::duration<double>(end - start).count());
+    last_end = end;
+    last_cycle = end - start;
     SampleHistory();
   }
 }

@@ -3,7 +3,9 @@
 // the scheduler loop:
 //
 //   loop: wait for work (submit, heartbeat, cancel...) or the tick
-//         -> coalesce for a moment (a burst of submits becomes one cycle)
+//         (no pause: events that arrive while a cycle runs are batched
+//         into the next one, so a burst costs few cycles without delaying
+//         the first decision)
 //         -> check heartbeats -> RunCycle (Decide, persist, apply)
 //         -> every `history_every`: a sample for the dashboard's charts
 //
@@ -40,7 +42,9 @@ struct ServerOptions {
   // Team queues from the configuration: when set, they replace the stored
   // ones at start.
   std::optional<std::vector<core::QueueSpec>> queues;
-  std::chrono::milliseconds coalesce{20};
+  // An optional pause before each cycle, to batch events on purpose. The
+  // default is none: it would add to every event-to-decision latency.
+  std::chrono::milliseconds coalesce{0};
   std::chrono::milliseconds tick{1000};
   // The dashboard's history: one sample this often (by the server's clock),
   // the newest `history_capacity` kept (24 h at 5 s by default).
