@@ -8,8 +8,8 @@
 //                    agents / seconds from the first registration until 95%
 //                    of the GPUs are busy.
 //   decision_p50/99  with the cluster full and `pending` jobs waiting, for
-//                    `--measure-s`: tasks end (their `sleep S` is up), new
-//                    jobs trickle in; the server's
+//                    `--measure-s`: tasks end (their `sleep S` is up), as
+//                    many new jobs arrive; the server's
 //                    berth_event_to_decision_seconds histogram over that window
 //                    (event arrival to the end of the first cycle that saw it).
 //   full_pass_s      mean of berth_scheduler_full_pass_seconds over the window
@@ -242,17 +242,24 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
     SubmitAll(server.port(), users, more);
   }
 
-  // Steady state: tasks end, a trickle of new jobs arrives.
+  // Steady state: tasks end and as many new jobs arrive (every 100 ms, one
+  // per task that ended, at least one), so the queue stays near `pending`.
   const std::string before = Scrape(server.port());
   std::atomic<bool> trickling{true};
   std::thread trickle([&] {
     httplib::Client client("127.0.0.1", server.port());
+    client.set_keep_alive(true);
     client.set_tcp_nodelay(true);
     std::mt19937 trickle_rng(2);
-    for (int i = 0; trickling; ++i) {
-      int gpus = 0;
-      client.Post("/api/v1/jobs", Bearer(users[static_cast<size_t>(i) % users.size()]),
-                  RandomJob(trickle_rng, &gpus).dump(), "application/json");
+    int64_t seen_exits = fleet.exits();
+    for (size_t i = 0; trickling;) {
+      const int64_t exits = fleet.exits();
+      for (int64_t n = std::max<int64_t>(1, exits - seen_exits); n > 0; --n, ++i) {
+        int gpus = 0;
+        client.Post("/api/v1/jobs", Bearer(users[i % users.size()]),
+                    RandomJob(trickle_rng, &gpus).dump(), "application/json");
+      }
+      seen_exits = exits;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });

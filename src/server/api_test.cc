@@ -80,7 +80,7 @@ class ApiTest : public ::testing::Test {
     options.tick = std::chrono::milliseconds(20);
     options.coalesce = std::chrono::milliseconds(1);
     options.controller.heartbeat_timeout = core::Duration::Seconds(30);
-    options.controller.policy = "fifo";
+    options.controller.policy = policy_;
     Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     server_ = std::move(*started);
@@ -145,6 +145,7 @@ class ApiTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  std::string policy_ = "fifo";
   ManualClock clock_;
   std::unique_ptr<Server> server_;
   std::string admin_token_;
@@ -679,6 +680,46 @@ TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {
     EXPECT_EQ(missing->status, 404) << path;
     EXPECT_EQ(json::parse(missing->body)["error"]["code"], "not_found") << path;
   }
+}
+
+TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
+  server_.reset();
+  policy_ = "berth";
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 1);
+  const auto run_to_success = [&](const std::string& name, core::Duration run_time) {
+    const int64_t id =
+        alice.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+    const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
+    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+    WaitForState(alice, id, "running");
+    clock_.Advance(run_time);
+    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
+    WaitForState(alice, id, "succeeded");
+  };
+  // Three short runs of "train": enough history for a prediction of 2 minutes.
+  for (int i = 0; i < 3; ++i) run_to_success("train", core::Duration::Seconds(120));
+
+  const int64_t hog = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
+  WaitForAssignment(agent, "n0", hog);
+  // Submitted first, with the user's word that it takes an hour, which is
+  // also what a job without history is predicted to take: "train" goes ahead
+  // of it only if the server learned from the runs.
+  const int64_t unknown =
+      alice.Post("/api/v1/jobs", json{{"name", "eval"}, {"command", {"x"}}, {"estimate_s", 3600}})
+          .body["id"];
+  const int64_t train =
+      alice.Post("/api/v1/jobs", json{{"name", "train"}, {"command", {"x"}}}).body["id"];
+  const std::string explain = "/api/v1/jobs/" + std::to_string(train) + "/explain";
+  json explained;
+  for (int i = 0; i < 300; ++i) {
+    explained = alice.Get(explain).body;
+    if (explained.contains("position") && explained["position"] == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(explained["position"], 0) << explained.dump();
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
 }
 
 }  // namespace

@@ -77,6 +77,11 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
                               std::vector<JobRecord*>& changed, bool may_retry) {
   const core::Time now = clock_.Now();
   if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
+    // A run that succeeded teaches the predictor how long such jobs take
+    // (only finished runs: it never sees a duration before the end).
+    if (outcome == JobState::kSucceeded && policy_.predictor) {
+      policy_.predictor->Observe(live->spec, live->RunTime(now));
+    }
     store::UsageRecord usage{job.id,        job.user, job.request.queue, live->spec.total_gpu(),
                              live->started, now};
     if (Status status = store_.AppendUsage(usage); !status.ok()) {
