@@ -231,9 +231,11 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   std::fprintf(stderr, "  %lld starts (%zu jobs fill the GPUs) in %.1f s\n",
                static_cast<long long>(fill_starts), fill_jobs, fill_s);
 
-  // Jobs of the backlog started beside the fill: top the queue up to `pending`.
-  const int64_t short_by = size.pending - PendingJobs(Scrape(server.port()));
-  if (short_by > 0) {
+  // Jobs of the backlog started beside the fill: top the queue up to
+  // `pending` (again while jobs still start as they arrive).
+  for (int round = 0; round < 3; ++round) {
+    const int64_t short_by = size.pending - PendingJobs(Scrape(server.port()));
+    if (short_by <= size.pending / 100) break;
     std::vector<json> more;
     for (int64_t i = 0; i < short_by; ++i) {
       int gpus = 0;
