@@ -67,6 +67,16 @@ def read_marks(marks, jid):
     return starts, end
 
 
+def read_jobs(path, call_column):
+    """The jobs of a replayer's CSV; `call_column` holds the submit-call time."""
+    with open(path) as fh:
+        return [{"id": int(r["id"]), "gpus": int(r["gpus"]),
+                 "submit_s": float(r["submit_s"]),
+                 "duration_s": float(r["duration_s"]),
+                 "t_call": float(r[call_column]) if r.get(call_column) else None}
+                for r in csv.DictReader(fh)]
+
+
 def load(folder, total_gpus=None):
     """Returns (meta, jobs): jobs with id, gpus, submit_s, duration_s, t_call, starts, end."""
     marks = os.path.join(folder, "marks")
@@ -74,19 +84,9 @@ def load(folder, total_gpus=None):
     if os.path.exists(os.path.join(folder, "jobs.csv")):
         with open(os.path.join(folder, "meta.json")) as fh:
             meta = json.load(fh)
-        with open(os.path.join(folder, "jobs.csv")) as fh:
-            for r in csv.DictReader(fh):
-                jobs.append({"id": int(r["id"]), "gpus": int(r["gpus"]),
-                             "submit_s": float(r["submit_s"]),
-                             "duration_s": float(r["duration_s"]),
-                             "t_call": float(r["t_call"]) if r.get("t_call") else None})
+        jobs = read_jobs(os.path.join(folder, "jobs.csv"), "t_call")
     else:  # the shared run_workload.py: per_job.csv, submit time = sbatch return
-        with open(os.path.join(folder, "per_job.csv")) as fh:
-            for r in csv.DictReader(fh):
-                jobs.append({"id": int(r["id"]), "gpus": int(r["gpus"]),
-                             "submit_s": float(r["submit_s"]),
-                             "duration_s": float(r["duration_s"]),
-                             "t_call": float(r["t_ack"]) if r.get("t_ack") else None})
+        jobs = read_jobs(os.path.join(folder, "per_job.csv"), "t_ack")
         summ = os.path.join(folder, "summary.json")
         if os.path.exists(summ):
             with open(summ) as fh:

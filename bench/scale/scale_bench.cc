@@ -39,6 +39,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "prom_histogram.h"
@@ -91,41 +92,15 @@ json RandomJob(std::mt19937& rng, int* gpus) {
 
 httplib::Headers Bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
-// `count` tokens, token i created with body(i), from kClientThreads connections.
-std::vector<std::string> IssueTokens(int port, const std::string& admin, int count,
-                                     const std::function<json(int)>& body) {
-  std::vector<std::string> tokens(static_cast<size_t>(count));
-  std::vector<std::thread> threads;
-  std::atomic<int> next{0};
-  std::atomic<bool> failed{false};
-  for (int t = 0; t < kClientThreads; ++t) {
-    threads.emplace_back([&] {
-      httplib::Client client("127.0.0.1", port);
-      client.set_keep_alive(true);
-      client.set_tcp_nodelay(true);  // headers and body leave without waiting for an ACK
-      for (int i = next++; i < count && !failed; i = next++) {
-        auto result =
-            client.Post("/api/v1/tokens", Bearer(admin), body(i).dump(), "application/json");
-        if (!result || result->status != 201) {
-          failed = true;
-          return;
-        }
-        tokens[static_cast<size_t>(i)] = json::parse(result->body).at("token").get<std::string>();
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  if (failed) throw std::runtime_error("creating tokens failed");
-  return tokens;
-}
-
-// Submits `jobs` from kClientThreads kept-alive connections, round-robin over
-// the users; returns jobs/s.
-double SubmitAll(int port, const std::vector<std::string>& users, const std::vector<json>& jobs) {
+// POSTs requests 0..count-1 (each a bearer token and a body) to `path` from
+// kClientThreads kept-alive connections; `reply` gets each answer's body.
+// Throws on the first answer that is not 201.
+void PostAll(int port, const std::string& path, size_t count,
+             const std::function<std::pair<std::string, json>(size_t)>& request,
+             const std::function<void(size_t, const std::string&)>& reply = {}) {
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::string error;
-  const auto start = SteadyClock::now();
   std::vector<std::thread> threads;
   for (int t = 0; t < kClientThreads; ++t) {
     threads.emplace_back([&] {
@@ -133,20 +108,44 @@ double SubmitAll(int port, const std::vector<std::string>& users, const std::vec
       client.set_keep_alive(true);
       client.set_tcp_nodelay(true);  // headers and body leave without waiting for an ACK
       client.set_read_timeout(std::chrono::seconds(60));
-      for (size_t i = next++; i < jobs.size() && !failed; i = next++) {
-        auto result = client.Post("/api/v1/jobs", Bearer(users[i % users.size()]), jobs[i].dump(),
-                                  "application/json");
+      for (size_t i = next++; i < count && !failed; i = next++) {
+        const auto [token, body] = request(i);
+        auto result = client.Post(path, Bearer(token), body.dump(), "application/json");
         if (!result || result->status != 201) {
           if (!failed.exchange(true)) {
             error = result ? result->body : httplib::to_string(result.error());
           }
           return;
         }
+        if (reply) reply(i, result->body);
       }
     });
   }
   for (std::thread& thread : threads) thread.join();
-  if (failed) throw std::runtime_error("submitting failed: " + error);
+  if (failed) throw std::runtime_error("POST " + path + " failed: " + error);
+}
+
+// `count` tokens, token i created with body(i).
+std::vector<std::string> IssueTokens(int port, const std::string& admin, int count,
+                                     const std::function<json(int)>& body) {
+  std::vector<std::string> tokens(static_cast<size_t>(count));
+  PostAll(
+      port, "/api/v1/tokens", tokens.size(),
+      [&](size_t i) {
+        return std::pair{admin, body(static_cast<int>(i))};
+      },
+      [&](size_t i, const std::string& answer) {
+        tokens[i] = json::parse(answer).at("token").get<std::string>();
+      });
+  return tokens;
+}
+
+// Submits `jobs` round-robin over the users; returns jobs/s.
+double SubmitAll(int port, const std::vector<std::string>& users, const std::vector<json>& jobs) {
+  const auto start = SteadyClock::now();
+  PostAll(port, "/api/v1/jobs", jobs.size(), [&](size_t i) {
+    return std::pair{users[i % users.size()], jobs[i]};
+  });
   return static_cast<double>(jobs.size()) / Seconds(SteadyClock::now() - start);
 }
 

@@ -1,155 +1,9 @@
 // End to end over real HTTP on loopback: a real server (SQLite file in a
 // temp dir) and httplib clients playing users, admins and agents.
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <httplib.h>
+#include "server/api_test_fixture.h"
 
-#include <filesystem>
-#include <fstream>
-#include <random>
-#include <thread>
-
-#include "common/clock.h"
-#include "server/api_json.h"
-#include "server/server.h"
-
-namespace berth::server {
+namespace berth::server::api_testing {
 namespace {
-
-using nlohmann::json;
-using ::testing::HasSubstr;
-
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("berth-api-test-" + std::to_string(random()) + "-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-struct Reply {
-  int status = 0;
-  json body;
-};
-
-class Client {
- public:
-  Client(int port, std::string token) : client_("127.0.0.1", port), token_(std::move(token)) {
-    client_.set_read_timeout(10, 0);
-  }
-  Reply Get(const std::string& path) { return Wrap(client_.Get(path, Headers())); }
-  Reply Post(const std::string& path, const json& body = json::object()) {
-    return Wrap(client_.Post(path, Headers(), body.dump(), "application/json"));
-  }
-  Reply PostRaw(const std::string& path, const std::string& body) {
-    return Wrap(client_.Post(path, Headers(), body, "application/json"));
-  }
-  Reply Put(const std::string& path, const json& body) {
-    return Wrap(client_.Put(path, Headers(), body.dump(), "application/json"));
-  }
-
- private:
-  httplib::Headers Headers() const {
-    if (token_.empty()) return {};
-    return {{"Authorization", "Bearer " + token_}};
-  }
-  static Reply Wrap(const httplib::Result& result) {
-    if (!result) return Reply{-1, json()};
-    return Reply{result->status, json::parse(result->body, nullptr, false)};
-  }
-  httplib::Client client_;
-  std::string token_;
-};
-
-class ApiTest : public ::testing::Test {
- protected:
-  void SetUp() override { StartServer(); }
-  void TearDown() override { server_.reset(); }
-
-  void StartServer() {
-    ServerOptions options;
-    options.data_dir = dir_.path();
-    options.listen = "127.0.0.1:0";
-    options.tick = std::chrono::milliseconds(20);
-    options.coalesce = std::chrono::milliseconds(1);
-    options.controller.heartbeat_timeout = core::Duration::Seconds(30);
-    options.controller.policy = policy_;
-    Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
-    ASSERT_TRUE(started.ok()) << started.status().ToString();
-    server_ = std::move(*started);
-    std::ifstream in(dir_.path() + "/admin-token");
-    std::string token;
-    std::getline(in, token);
-    if (!token.empty()) admin_token_ = token;
-  }
-
-  Client As(const std::string& token) { return Client(server_->port(), token); }
-  Client Admin() { return As(admin_token_); }
-
-  std::string NewToken(const std::string& user, const std::string& role,
-                       const std::string& node = "") {
-    json body{{"user", user}, {"role", role}};
-    if (!node.empty()) body["node"] = node;
-    Reply reply = Admin().Post("/api/v1/tokens", body);
-    EXPECT_EQ(reply.status, 201) << reply.body.dump();
-    return reply.body.value("token", "");
-  }
-
-  // Registers a node with `gpus` GPUs through its agent's token.
-  Client RegisterAgent(const std::string& node, int gpus) {
-    Client agent = As(NewToken("agent-" + node, "agent", node));
-    NodeRegistration registration;
-    registration.node = node;
-    registration.address = "127.0.0.1:7701";
-    registration.gpu_type = "H100";
-    for (int i = 0; i < gpus; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
-    Reply reply = agent.Post("/api/v1/agent/register", RegistrationJson(registration));
-    EXPECT_EQ(reply.status, 200) << reply.body.dump();
-    return agent;
-  }
-
-  Reply Heartbeat(Client& agent, const std::string& node, const std::vector<TaskReport>& tasks) {
-    return agent.Post("/api/v1/agent/heartbeat", HeartbeatJson(server::Heartbeat{node, tasks, {}}));
-  }
-
-  // Polls until the job reaches `state` (the scheduler runs on its own thread).
-  json WaitForState(Client& client, int64_t id, const std::string& state) {
-    json job;
-    for (int i = 0; i < 300; ++i) {
-      job = client.Get("/api/v1/jobs/" + std::to_string(id)).body;
-      if (job.value("state", "") == state) return job;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ADD_FAILURE() << "job " << id << " never reached " << state << ": " << job.dump();
-    return job;
-  }
-
-  // Heartbeats until the desired state runs this job, returns the assignment.
-  json WaitForAssignment(Client& agent, const std::string& node, int64_t id) {
-    for (int i = 0; i < 300; ++i) {
-      Reply reply = Heartbeat(agent, node, {});
-      for (const json& task : reply.body["run"]) {
-        if (task.value("job", 0) == id) return task;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ADD_FAILURE() << "job " << id << " was never assigned to " << node;
-    return json();
-  }
-
-  TempDir dir_;
-  std::string policy_ = "fifo";
-  ManualClock clock_;
-  std::unique_ptr<Server> server_;
-  std::string admin_token_;
-};
 
 TEST_F(ApiTest, EveryEndpointWantsAValidToken) {
   Client anonymous = As("");
@@ -550,27 +404,6 @@ TEST_F(ApiTest, LogsComeFromTheAgentThatRanTheTaskAndOnlyToTheOwner) {
   EXPECT_EQ(alice.Get(logs).status, 503) << "the agent is unreachable";
 }
 
-TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
-  Client alice = As(NewToken("alice", "user"));
-  RegisterAgent("n0", 8);
-  const int64_t id =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}, {"tasks", 2}}).body["id"];
-  json explained = json::object();
-  for (int i = 0; i < 300 && explained.value("reason", "") != "infeasible"; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    explained = alice.Get("/api/v1/jobs/" + std::to_string(id) + "/explain").body;
-  }
-  ASSERT_EQ(explained["reason"], "infeasible") << explained.dump();
-  EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("can never start"));
-  EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("2 tasks x 8 GPUs"));
-  // The full listing (from the store) carries the live reason too.
-  json listed = alice.Get("/api/v1/jobs").body["jobs"];
-  ASSERT_EQ(listed.size(), 1u);
-  EXPECT_EQ(listed[0]["reason"], "infeasible");
-  EXPECT_EQ(listed[0]["position"], 0);
-  EXPECT_THAT(listed[0]["message"].get<std::string>(), HasSubstr("can never start"));
-}
-
 TEST_F(ApiTest, HistorySamplesQueueGpusAndStartWaits) {
   const int64_t t0 = clock_.Now().micros() / 1'000'000;
   Client alice = As(NewToken("alice", "user"));
@@ -622,33 +455,6 @@ TEST_F(ApiTest, HistorySamplesQueueGpusAndStartWaits) {
 
 // Only one cycle in `explain_every` computes ETAs; the ones between must
 // not drop them (the ETA would show for one cycle in ten).
-TEST_F(ApiTest, APendingJobKeepsItsEtaBetweenFullExplanations) {
-  Client alice = As(NewToken("alice", "user"));
-  Client agent = RegisterAgent("n0", 4);
-  const int64_t running =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}, {"time_limit_s", 600}})
-          .body["id"];
-  WaitForAssignment(agent, "n0", running);
-  const int64_t blocked =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
-  const std::string explain = "/api/v1/jobs/" + std::to_string(blocked) + "/explain";
-  clock_.Advance(core::Duration::Seconds(10));  // the next cycle explains in full
-  json explained = alice.Get(explain).body;
-  for (int i = 0; i < 300 && explained["eta"].is_null(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    explained = alice.Get(explain).body;
-  }
-  ASSERT_FALSE(explained["eta"].is_null()) << explained.dump();
-  const json eta = explained["eta"];
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // several cycles, none full
-  EXPECT_EQ(alice.Get(explain).body["eta"], eta);
-  EXPECT_THAT(alice.Get(explain).body["message"].get<std::string>(),
-              HasSubstr("expected to start around"));
-  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(blocked)).body["eta"], eta);
-  const json listed = alice.Get("/api/v1/jobs?live=true").body["jobs"];
-  ASSERT_EQ(listed.size(), 2u);
-  EXPECT_EQ(listed[1]["eta"], eta);
-}
 
 TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {
   httplib::Client raw("127.0.0.1", server_->port());
@@ -682,45 +488,5 @@ TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {
   }
 }
 
-TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
-  server_.reset();
-  policy_ = "berth";
-  StartServer();
-  Client alice = As(NewToken("alice", "user"));
-  Client agent = RegisterAgent("n0", 1);
-  const auto run_to_success = [&](const std::string& name, core::Duration run_time) {
-    const int64_t id =
-        alice.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
-    const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
-    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
-    WaitForState(alice, id, "running");
-    clock_.Advance(run_time);
-    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
-    WaitForState(alice, id, "succeeded");
-  };
-  // Three short runs of "train": enough history for a prediction of 2 minutes.
-  for (int i = 0; i < 3; ++i) run_to_success("train", core::Duration::Seconds(120));
-
-  const int64_t hog = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
-  WaitForAssignment(agent, "n0", hog);
-  // Submitted first, with the user's word that it takes an hour, which is
-  // also what a job without history is predicted to take: "train" goes ahead
-  // of it only if the server learned from the runs.
-  const int64_t unknown =
-      alice.Post("/api/v1/jobs", json{{"name", "eval"}, {"command", {"x"}}, {"estimate_s", 3600}})
-          .body["id"];
-  const int64_t train =
-      alice.Post("/api/v1/jobs", json{{"name", "train"}, {"command", {"x"}}}).body["id"];
-  const std::string explain = "/api/v1/jobs/" + std::to_string(train) + "/explain";
-  json explained;
-  for (int i = 0; i < 300; ++i) {
-    explained = alice.Get(explain).body;
-    if (explained.contains("position") && explained["position"] == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(explained["position"], 0) << explained.dump();
-  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
-}
-
 }  // namespace
-}  // namespace berth::server
+}  // namespace berth::server::api_testing

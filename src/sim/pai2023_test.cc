@@ -8,35 +8,12 @@
 #include <string>
 #include <utility>
 
+#include "common/testing/temp_dir.h"
+
 namespace berth::sim {
 namespace {
 
-// A scratch directory with a random name, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("berth_pai2023_test_" + std::to_string(random()) + "_" + std::to_string(random()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string Write(const std::string& name, std::string_view contents) const {
-    const std::string path = (path_ / name).string();
-    std::ofstream out(path, std::ios::binary);
-    out << contents;
-    return path;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::TempDir;
 
 template <typename Item>
 int64_t SkippedTotal(const Pai2023Load<Item>& load) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "common/testing/temp_dir.h"
+
 namespace berth::sim {
 namespace {
 
@@ -28,31 +30,11 @@ void ExpectEveryRowAccounted(const TraceLoad& load) {
   EXPECT_EQ(load.rows, static_cast<int64_t>(load.jobs.size()) + SkippedTotal(load));
 }
 
-// A scratch directory with a random name, removed with everything in it.
-class TempDir {
+// A scratch directory that also writes gzip files.
+class TraceDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("berth_trace_test_" + std::to_string(random()) + "_" + std::to_string(random()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string Write(const std::string& name, std::string_view contents) const {
-    const std::string path = (path_ / name).string();
-    std::ofstream out(path, std::ios::binary);
-    out << contents;
-    return path;
-  }
-
   std::string WriteGzip(const std::string& name, std::string_view contents) const {
-    const std::string path = (path_ / name).string();
+    const std::string path = Path(name);
     gzFile file = gzopen(path.c_str(), "wb");
     EXPECT_NE(file, nullptr) << path;
     EXPECT_EQ(gzwrite(file, contents.data(), static_cast<unsigned>(contents.size())),
@@ -60,11 +42,6 @@ class TempDir {
     EXPECT_EQ(gzclose(file), Z_OK);
     return path;
   }
-
-  std::string Path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
 };
 
 TraceLoad ReadOk(const std::string& path, TraceFormat format, const ReadOptions& options = {}) {
@@ -191,7 +168,7 @@ TEST(ParseTraceFormatTest, KnowsThreeFormats) {
 
 class TraceFileTest : public ::testing::Test {
  protected:
-  TempDir dir_;
+  TraceDir dir_;
 };
 
 TEST_F(TraceFileTest, CsvReadsEveryColumnInAnyOrder) {

@@ -15,27 +15,11 @@
 #include <string>
 #include <thread>
 
+#include "common/testing/temp_dir.h"
+
 namespace berth::agent::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("berth-agent-test-" + std::to_string(random()) + "-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code error;
-    std::filesystem::remove_all(path_, error);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using test_support::TempDir;
 
 // Polls `done` until it holds or `timeout` passes; returns whether it held.
 inline bool WaitFor(const std::function<bool()>& done,

@@ -1,0 +1,98 @@
+// Over the HTTP API: why a pending job waits, its ETA, and the berth
+// policy's learning from finished jobs on a live server.
+#include "server/api_test_fixture.h"
+
+namespace berth::server::api_testing {
+namespace {
+
+TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
+  Client alice = As(NewToken("alice", "user"));
+  RegisterAgent("n0", 8);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}, {"tasks", 2}}).body["id"];
+  json explained = json::object();
+  for (int i = 0; i < 300 && explained.value("reason", "") != "infeasible"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    explained = alice.Get("/api/v1/jobs/" + std::to_string(id) + "/explain").body;
+  }
+  ASSERT_EQ(explained["reason"], "infeasible") << explained.dump();
+  EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("can never start"));
+  EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("2 tasks x 8 GPUs"));
+  // The full listing (from the store) carries the live reason too.
+  json listed = alice.Get("/api/v1/jobs").body["jobs"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["reason"], "infeasible");
+  EXPECT_EQ(listed[0]["position"], 0);
+  EXPECT_THAT(listed[0]["message"].get<std::string>(), HasSubstr("can never start"));
+}
+
+TEST_F(ApiTest, APendingJobKeepsItsEtaBetweenFullExplanations) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 4);
+  const int64_t running =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}, {"time_limit_s", 600}})
+          .body["id"];
+  WaitForAssignment(agent, "n0", running);
+  const int64_t blocked =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+  const std::string explain = "/api/v1/jobs/" + std::to_string(blocked) + "/explain";
+  clock_.Advance(core::Duration::Seconds(10));  // the next cycle explains in full
+  json explained = alice.Get(explain).body;
+  for (int i = 0; i < 300 && explained["eta"].is_null(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    explained = alice.Get(explain).body;
+  }
+  ASSERT_FALSE(explained["eta"].is_null()) << explained.dump();
+  const json eta = explained["eta"];
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // several cycles, none full
+  EXPECT_EQ(alice.Get(explain).body["eta"], eta);
+  EXPECT_THAT(alice.Get(explain).body["message"].get<std::string>(),
+              HasSubstr("expected to start around"));
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(blocked)).body["eta"], eta);
+  const json listed = alice.Get("/api/v1/jobs?live=true").body["jobs"];
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[1]["eta"], eta);
+}
+
+TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
+  server_.reset();
+  policy_ = "berth";
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 1);
+  const auto run_to_success = [&](const std::string& name, core::Duration run_time) {
+    const int64_t id =
+        alice.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+    const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
+    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+    WaitForState(alice, id, "running");
+    clock_.Advance(run_time);
+    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
+    WaitForState(alice, id, "succeeded");
+  };
+  // Three short runs of "train": enough history for a prediction of 2 minutes.
+  for (int i = 0; i < 3; ++i) run_to_success("train", core::Duration::Seconds(120));
+
+  const int64_t hog = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
+  WaitForAssignment(agent, "n0", hog);
+  // Submitted first, with the user's word that it takes an hour, which is
+  // also what a job without history is predicted to take: "train" goes ahead
+  // of it only if the server learned from the runs.
+  const int64_t unknown =
+      alice.Post("/api/v1/jobs", json{{"name", "eval"}, {"command", {"x"}}, {"estimate_s", 3600}})
+          .body["id"];
+  const int64_t train =
+      alice.Post("/api/v1/jobs", json{{"name", "train"}, {"command", {"x"}}}).body["id"];
+  const std::string explain = "/api/v1/jobs/" + std::to_string(train) + "/explain";
+  json explained;
+  for (int i = 0; i < 300; ++i) {
+    explained = alice.Get(explain).body;
+    if (explained.contains("position") && explained["position"] == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(explained["position"], 0) << explained.dump();
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
+}
+
+}  // namespace
+}  // namespace berth::server::api_testing
