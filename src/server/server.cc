@@ -106,6 +106,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  // The charts have a first point at once, taken before anything can
+  // change (the scheduler thread takes the next ones).
+  server->SampleHistory();
   server->scheduler_thread_ = std::thread([s = server.get()] { s->SchedulerLoop(); });
   server->api_->SetReady(true);
   spdlog::info("berth server listening on {}", server->url());
@@ -177,7 +180,6 @@ void Server::SampleHistory() {
 }
 
 void Server::SchedulerLoop() {
-  SampleHistory();  // the charts have a first point at once
   std::chrono::steady_clock::time_point last_end;
   std::chrono::steady_clock::duration last_cycle{};
   while (!stopping_) {

@@ -81,7 +81,7 @@ class Server {
   std::unique_ptr<Controller> controller_;
   const Clock* clock_ = nullptr;
   std::unique_ptr<History> history_;
-  std::optional<core::Time> last_sample_;  // scheduler thread only
+  std::optional<core::Time> last_sample_;  // Start(), then the scheduler thread only
   std::unique_ptr<Authenticator> authenticator_;
   Metrics metrics_;
   std::unique_ptr<HttpApi> api_;
