@@ -86,7 +86,7 @@ void SimFleet::Run(int thread) {
   for (Node* node : mine) {
     server::NodeRegistration registration;
     registration.node = node->name;
-    registration.address = "127.0.0.1:9";  // serves no logs
+    registration.address = "";  // serves no logs and takes no wake calls
     registration.logs_key = "unused";
     registration.gpu_type = options_.gpu_type;
     for (int g = 0; g < options_.gpus_per_node; ++g) {

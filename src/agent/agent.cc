@@ -99,6 +99,8 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
                  task.phase == LocalPhase::kRunning ? "running" : "exited");
   }
 
+  BERTH_ASSIGN_OR_RETURN(agent->wakeup_, Wakeup::Create());
+  agent->wakeup_->WatchTaskDirs(agent->runner_->RunningTaskDirs());
   BERTH_ASSIGN_OR_RETURN(agent->logs_key_, RandomSecret());
   AgentHttp::Options http;
   http.host = listen.first;
@@ -106,6 +108,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   http.tasks_dir = agent->runner_->tasks_dir();
   http.logs_key = agent->logs_key_;
   http.metrics = [a = agent.get()] { return a->MetricsText(); };
+  http.wake = [a = agent.get()] { a->wakeup_->Notify(); };
   BERTH_ASSIGN_OR_RETURN(agent->http_, AgentHttp::Start(std::move(http)));
   agent->address_ =
       o.advertise.empty() ? listen.first + ":" + std::to_string(agent->http_->port()) : o.advertise;
@@ -124,7 +127,7 @@ void Agent::Stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  if (wakeup_) wakeup_->Notify();
   if (thread_.joinable()) thread_.join();
   if (options_.stop_tasks_on_exit && runner_) StopAllTasks();
   if (http_) http_->Stop();
@@ -159,23 +162,29 @@ AgentStats Agent::stats() const {
   return stats_;
 }
 
-void Agent::Sleep(std::chrono::milliseconds delay) {
-  std::unique_lock lock(mutex_);
-  wake_.wait_for(lock, delay, [this] { return stopping_; });
+bool Agent::Stopping() const {
+  std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+void Agent::Sleep(std::chrono::milliseconds delay, bool early) {
+  const auto deadline = std::chrono::steady_clock::now() + delay;
+  while (!Stopping()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return;
+    if (wakeup_->Wait(left) && early) return;
+  }
 }
 
 void Agent::Loop() {
   std::minstd_rand jitter(static_cast<unsigned>(::getpid()));
   std::chrono::milliseconds backoff{0};
-  while (true) {
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;
-    }
+  while (!Stopping()) {
     RoundResult result = registered_ ? Round() : (Register() ? Round() : RoundResult::kFailed);
     if (result == RoundResult::kOk) {
       backoff = std::chrono::milliseconds(0);
-      Sleep(options_.heartbeat_interval);
+      Sleep(options_.heartbeat_interval, /*early=*/true);
       continue;
     }
     if (result == RoundResult::kRegisterAgain) continue;  // at once
@@ -185,7 +194,7 @@ void Agent::Loop() {
                                    : std::min(backoff * 2, options_.max_backoff);
     const auto spread = std::chrono::milliseconds(
         static_cast<int64_t>(jitter() % static_cast<uint64_t>(backoff.count() / 4 + 1)));
-    Sleep(backoff + spread);
+    Sleep(backoff + spread, /*early=*/false);
   }
 }
 
@@ -278,12 +287,17 @@ Agent::RoundResult Agent::Round() {
     std::lock_guard lock(mutex_);
     ++stats_.heartbeats_ok;
   }
-  Apply(Reconcile(*desired, tasks));
+  const ReconcilePlan plan = Reconcile(*desired, tasks);
+  Apply(plan);
+  // The server shows a job as running once its agent reports the task:
+  // report new tasks now rather than at the next heartbeat.
+  if (!plan.start.empty()) wakeup_->Notify();
   for (const TaskKey& key : AcknowledgedExits(heartbeat, *desired)) {
     if (Status status = runner_->MarkAcked(key); !status.ok()) {
       spdlog::warn("agent {}: {}", options_.node, status.ToString());
     }
   }
+  wakeup_->WatchTaskDirs(runner_->RunningTaskDirs());
   if (int removed = runner_->Collect(clock_.Now() - options_.keep_finished); removed > 0) {
     spdlog::info("agent {}: removed {} finished tasks older than {} s", options_.node, removed,
                  options_.keep_finished.micros() / 1'000'000);

@@ -1,7 +1,9 @@
 // The node agent: one per GPU node. It registers the node's inventory with
 // the server, then every heartbeat interval sends the node's truth (tasks
 // running and exited, GPU health) and reconciles with the desired state
-// that comes back:
+// that comes back. It heartbeats early when a task exits or the server
+// calls POST /wake (new work for this node; see wakeup.h), so jobs start
+// and their GPUs come free within milliseconds, not a heartbeat interval:
 //
 //   loop:  refresh tasks from the state dir  (TaskRunner)
 //          POST /api/v1/agent/heartbeat       (BuildHeartbeat)
@@ -19,7 +21,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "agent/agent_http.h"
 #include "agent/gpu_inventory.h"
 #include "agent/task_runner.h"
+#include "agent/wakeup.h"
 #include "common/clock.h"
 #include "common/status.h"
 
@@ -103,8 +105,10 @@ class Agent {
   void Apply(const ReconcilePlan& plan);
   void StopAllTasks();
   std::string MetricsText();
-  // Waits `delay`, or less when Stop() is called.
-  void Sleep(std::chrono::milliseconds delay);
+  // Waits `delay`, or less when Stop() is called or (`early`) a task exits
+  // or the server wakes the agent.
+  void Sleep(std::chrono::milliseconds delay, bool early);
+  bool Stopping() const;
 
   AgentOptions options_;
   const Clock& clock_;
@@ -112,13 +116,13 @@ class Agent {
   GpuInventoryInfo inventory_info_;
   std::unique_ptr<TaskRunner> runner_;
   std::unique_ptr<AgentHttp> http_;
+  std::unique_ptr<Wakeup> wakeup_;
   std::string address_;
   std::string logs_key_;
   bool registered_ = false;  // loop thread only
   int lock_fd_ = -1;         // flock on STATE/agent.lock while the agent runs
 
   mutable std::mutex mutex_;  // guards the fields below
-  std::condition_variable wake_;
   bool stopping_ = false;
   AgentStats stats_;
   std::vector<GpuSample> last_samples_;

@@ -31,6 +31,13 @@ bool ParseNumber(const std::multimap<std::string, std::string>& params, const st
   return error == std::errc() && end == text.data() + text.size() && out >= 0;
 }
 
+// `authorization` is "Bearer <key>" with the agent's key.
+bool Authorized(const std::string& key, const std::string& authorization) {
+  const std::string prefix = "Bearer ";
+  return !key.empty() && authorization.rfind(prefix, 0) == 0 &&
+         SameSecret(authorization.substr(prefix.size()), key);
+}
+
 LogsReply Error(int status, const std::string& message) {
   LogsReply reply;
   reply.status = status;
@@ -43,11 +50,7 @@ LogsReply Error(int status, const std::string& message) {
 LogsReply ServeLogs(const std::string& tasks_dir, const std::string& logs_key,
                     const std::string& authorization,
                     const std::multimap<std::string, std::string>& params) {
-  const std::string prefix = "Bearer ";
-  if (logs_key.empty() || authorization.rfind(prefix, 0) != 0 ||
-      !SameSecret(authorization.substr(prefix.size()), logs_key)) {
-    return Error(401, "wrong or missing logs key");
-  }
+  if (!Authorized(logs_key, authorization)) return Error(401, "wrong or missing logs key");
   int64_t job = 0;
   int64_t task = 0;
   int64_t offset = 0;
@@ -114,6 +117,15 @@ Result<std::unique_ptr<AgentHttp>> AgentHttp::Start(Options options) {
   });
   server.Get("/metrics", [&o](const httplib::Request&, httplib::Response& response) {
     response.set_content(o.metrics ? o.metrics() : std::string(), "text/plain; version=0.0.4");
+  });
+  server.Post("/wake", [&o](const httplib::Request& request, httplib::Response& response) {
+    if (!Authorized(o.logs_key, request.get_header_value("Authorization"))) {
+      response.status = 401;
+      response.set_content("wrong or missing key\n", "text/plain");
+      return;
+    }
+    if (o.wake) o.wake();
+    response.status = 204;
   });
   server.Get("/logs", [&o](const httplib::Request& request, httplib::Response& response) {
     LogsReply reply = ServeLogs(o.tasks_dir, o.logs_key, request.get_header_value("Authorization"),

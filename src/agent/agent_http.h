@@ -6,6 +6,10 @@
 //            X-Berth-Task-Running (1 while it runs, so a follower knows
 //            whether to ask again)
 //       400: bad parameters; 401: wrong key; 404: no log for that task here
+//   POST /wake                                Authorization: Bearer <logs key>
+//       204: the agent heartbeats at once (the server has new work for it:
+//            a task to start or to stop; see server/agent_waker.h)
+//       401: wrong key
 //   GET /metrics    Prometheus text: GPU utilization, memory and health,
 //                   tasks running (unauthenticated, like the server's)
 //   GET /healthz    200 "ok"
@@ -54,6 +58,7 @@ class AgentHttp {
     std::string tasks_dir;
     std::string logs_key;
     std::function<std::string()> metrics;  // the /metrics body
+    std::function<void()> wake;            // POST /wake (the server: new work)
   };
 
   // Binds and starts serving on a thread of its own.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -105,6 +106,25 @@ TEST_F(LogsTest, OverHttp) {
   reply = client.Get("/metrics");
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->body, "berth_agent_tasks_running 1\n");
+  http->Stop();
+}
+
+TEST_F(LogsTest, WakeNeedsTheKey) {
+  std::atomic<int> wakes{0};
+  AgentHttp::Options options;
+  options.tasks_dir = tasks_;
+  options.logs_key = kKey;
+  options.wake = [&wakes] { ++wakes; };
+  std::unique_ptr<AgentHttp> http = AgentHttp::Start(options).value();
+  httplib::Client client("127.0.0.1", http->port());
+  httplib::Result reply = client.Post("/wake", {{"Authorization", "Bearer wrong"}}, "", "");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 401);
+  EXPECT_EQ(wakes, 0);
+  reply = client.Post("/wake", {{"Authorization", "Bearer " + kKey}}, "", "");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 204);
+  EXPECT_EQ(wakes, 1);
   http->Stop();
 }
 

@@ -151,6 +151,31 @@ TEST_F(AgentLoopTest, RunsAJobToItsEndAndServesItsLog) {
   agent->Stop();
 }
 
+// With heartbeats an hour apart, only the server's wake call can start a
+// job or stop a cancelled one, and only the agent's watch on its tasks'
+// exits can tell the server that they ended.
+TEST_F(AgentLoopTest, WakeCallsAndExitsDoNotWaitForTheHeartbeat) {
+  StartServer();
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  AgentOptions options = Options(agent_token, server_->port());
+  options.heartbeat_interval = std::chrono::hours(1);
+  std::unique_ptr<Agent> agent = StartAgent(std::move(options));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));
+
+  const int64_t quick = Submit(admin_, {{"command", {"true"}}, {"gpus", 1}});
+  EXPECT_TRUE(WaitForState(quick, "succeeded"));
+  const int64_t endless = Submit(admin_, {{"command", {"sleep", "1000"}}, {"gpus", 1}});
+  ASSERT_TRUE(WaitForState(endless, "running"));
+  httplib::Client client("127.0.0.1", server_->port());
+  client.set_bearer_token_auth(admin_);
+  httplib::Result cancelled = client.Post("/api/v1/jobs/" + std::to_string(endless) + "/cancel");
+  ASSERT_TRUE(cancelled && cancelled->status / 100 == 2) << (cancelled ? cancelled->body : "");
+  EXPECT_TRUE(WaitForState(endless, "cancelled"));
+  agent->Stop();
+}
+
 TEST_F(AgentLoopTest, KeepsTryingUntilTheServerComesUp) {
   const int port = FreePort();
   // The token is made by a server on the same data dir, which then stops.

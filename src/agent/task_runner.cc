@@ -151,6 +151,14 @@ std::vector<LocalTask> TaskRunner::Tasks() const {
   return out;
 }
 
+std::vector<std::string> TaskRunner::RunningTaskDirs() const {
+  std::vector<std::string> dirs;
+  for (const auto& [key, entry] : entries_) {
+    if (entry.task.phase == LocalPhase::kRunning) dirs.push_back(entry.dir);
+  }
+  return dirs;
+}
+
 Status TaskRunner::Start(const server::TaskAssignment& assignment) {
   const TaskKey key{assignment.job, assignment.task, assignment.attempt};
   if (entries_.contains(key)) return Status(StatusCode::kAlreadyExists, ToString(key) + " exists");

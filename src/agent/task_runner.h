@@ -46,6 +46,8 @@ class TaskRunner {
   void Refresh();
   // Every task known here, by key.
   std::vector<LocalTask> Tasks() const;
+  // The state dirs of the tasks running now (watched for their exits).
+  std::vector<std::string> RunningTaskDirs() const;
 
   // Starts a task. A failure after its directory exists is recorded as the
   // task's outcome (exit code 127, reason "start_failed") and returned.

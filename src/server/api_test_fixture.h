@@ -97,7 +97,7 @@ class ApiTest : public ::testing::Test {
     Client agent = As(NewToken("agent-" + node, "agent", node));
     NodeRegistration registration;
     registration.node = node;
-    registration.address = "127.0.0.1:7701";
+    registration.address = "";  // serves nothing: no logs, no wake calls
     registration.gpu_type = "H100";
     for (int i = 0; i < gpus; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
     Reply reply = agent.Post("/api/v1/agent/register", RegistrationJson(registration));

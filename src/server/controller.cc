@@ -82,6 +82,23 @@ Status Controller::CommitLocked(const std::vector<JobRecord*>& changed) {
   return Status::Ok();
 }
 
+void Controller::SetWakeAgent(std::function<void(const AgentEndpoint&)> wake) {
+  std::lock_guard lock(mutex_);
+  wake_agent_ = std::move(wake);
+}
+
+void Controller::WakeAgentsLocked(const JobRecord& job) {
+  if (!wake_agent_) return;
+  std::set<std::string> woken;
+  for (const store::TaskPlacementRecord& task : job.placement) {
+    auto node = nodes_.find(task.node);
+    if (node == nodes_.end() || node->second.record.state == core::NodeState::kDown) continue;
+    if (!woken.insert(task.node).second) continue;
+    wake_agent_(
+        AgentEndpoint{task.node, node->second.record.address, node->second.record.logs_key});
+  }
+}
+
 void Controller::IndexPlacementLocked(const JobRecord& job) {
   for (const store::TaskPlacementRecord& task : job.placement) placed_on_[task.node].insert(job.id);
 }
@@ -343,6 +360,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     return Status::Ok();  // already being cancelled
   }
   BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+  if (job.state == JobState::kCompleting) WakeAgentsLocked(job);
   if (job.state == JobState::kCancelled) {
     state_.Cancel(id, clock_.Now());
     ended_[id] = job.state;
@@ -489,7 +507,7 @@ Result<LogLocation> Controller::LocateLog(const Principal& who, JobId id, int32_
   const std::string& node = job.placement[static_cast<size_t>(task)].node;
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return NotFound("node '" + node + "' of " + JobName(id) + " is gone");
-  return LogLocation{node, it->second.record.address, it->second.record.logs_key,
+  return LogLocation{AgentEndpoint{node, it->second.record.address, it->second.record.logs_key},
                      it->second.record.state != core::NodeState::kDown};
 }
 

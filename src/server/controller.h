@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -142,11 +143,16 @@ struct QueueView {
   double fair_share_usage = 0;  // decayed GPU-seconds
 };
 
+// Where the server reaches a node's agent: its logs and its wake call.
+struct AgentEndpoint {
+  std::string node;
+  std::string address;  // the agent's host:port (empty: it serves nothing)
+  std::string key;      // what the agent wants as bearer token (its logs key)
+};
+
 // Where a task's log lives: on the agent of the node that ran it.
 struct LogLocation {
-  std::string node;
-  std::string address;   // the agent's host:port
-  std::string logs_key;  // what the agent wants as bearer token
+  AgentEndpoint agent;
   bool node_up = false;
 };
 
@@ -207,6 +213,10 @@ class Controller {
   void WaitForWork(std::chrono::milliseconds timeout);
   // Wakes WaitForWork (submits, heartbeats and cancels call it).
   void Notify();
+  // Called, with the controller's lock held (so it must only queue), when
+  // a node gains a task to start or to stop: its agent can be told at once
+  // instead of at its next heartbeat (AgentWaker). Set before serving.
+  void SetWakeAgent(std::function<void(const AgentEndpoint&)> wake);
 
   // For metrics and health.
   struct NodeGpus {
@@ -239,6 +249,8 @@ class Controller {
   // Everything below REQUIRES mutex_ held.
   // Something a cycle should see happened: wake the scheduler loop.
   void WakeLocked();
+  // The job's nodes have something new to start or stop: tell their agents.
+  void WakeAgentsLocked(const store::JobRecord& job);
   // Adds the job to (or removes it from) the per-node index of placed jobs.
   void IndexPlacementLocked(const store::JobRecord& job);
   void UnindexPlacementLocked(const store::JobRecord& job);
@@ -276,6 +288,7 @@ class Controller {
   ControllerOptions options_;
   Metrics* metrics_;
   core::Policy policy_;
+  std::function<void(const AgentEndpoint&)> wake_agent_;
 
   std::mutex mutex_;
   std::condition_variable work_;

@@ -187,6 +187,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     }
     JobRecord& stored = jobs_[id] = std::move(job);
     if (stored.state == JobState::kStarting) IndexPlacementLocked(stored);
+    WakeAgentsLocked(stored);  // a task to start, or one to stop
   }
   for (const core::Preemption& preemption : decision.preemptions) {
     if (updated.contains(preemption.job)) state_.MarkStopping(preemption.job);

@@ -209,6 +209,7 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       job.reason = "task_failed";
       job.message = "a task failed; stopping the others";
       changed.push_back(&job);
+      WakeAgentsLocked(job);
     }
     if (!all_exited) continue;
     if (job.state == JobState::kCompleting && job.reason == "preempted") {

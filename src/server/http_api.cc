@@ -438,31 +438,31 @@ void HttpApi::JobLogs(const Principal& who, const httplib::Request& request,
   if (!offset.ok()) return Fail(response, offset.status());
   Result<LogLocation> where = controller_.LocateLog(who, *id, static_cast<int32_t>(*task));
   if (!where.ok()) return Fail(response, where.status());
-  if (!where->node_up || where->address.empty()) {
+  if (!where->node_up || where->agent.address.empty()) {
     return Fail(response,
-                Unavailable("node '" + where->node +
+                Unavailable("node '" + where->agent.node +
                             "' is down: its logs are unreachable until its agent is back"));
   }
-  httplib::Client agent("http://" + where->address);
+  httplib::Client agent("http://" + where->agent.address);
   agent.set_connection_timeout(std::chrono::seconds(2));
   agent.set_read_timeout(std::chrono::seconds(10));
   agent.set_tcp_nodelay(true);
   const std::string path = "/logs?job=" + std::to_string(core::Value(*id)) +
                            "&task=" + std::to_string(*task) + "&offset=" + std::to_string(*offset);
-  httplib::Result answer = agent.Get(path, {{"Authorization", "Bearer " + where->logs_key}});
+  httplib::Result answer = agent.Get(path, {{"Authorization", "Bearer " + where->agent.key}});
   if (!answer) {
-    return Fail(response,
-                Unavailable("the agent of node '" + where->node + "' at " + where->address +
-                            " did not answer: " + httplib::to_string(answer.error())));
+    return Fail(response, Unavailable("the agent of node '" + where->agent.node + "' at " +
+                                      where->agent.address +
+                                      " did not answer: " + httplib::to_string(answer.error())));
   }
   if (answer->status == 404) {
-    return Fail(response,
-                NotFound("no log for task " + std::to_string(*task) + " of job " +
-                         std::to_string(core::Value(*id)) + " on node '" + where->node + "'"));
+    return Fail(response, NotFound("no log for task " + std::to_string(*task) + " of job " +
+                                   std::to_string(core::Value(*id)) + " on node '" +
+                                   where->agent.node + "'"));
   }
   if (answer->status != 200) {
-    return Fail(response, Unavailable("the agent of node '" + where->node + "' answered HTTP " +
-                                      std::to_string(answer->status)));
+    return Fail(response, Unavailable("the agent of node '" + where->agent.node +
+                                      "' answered HTTP " + std::to_string(answer->status)));
   }
   response.status = 200;
   for (const char* header : {"X-Berth-Log-Size", "X-Berth-Task-Running"}) {
@@ -470,7 +470,7 @@ void HttpApi::JobLogs(const Principal& who, const httplib::Request& request,
       response.set_header(header, answer->get_header_value(header));
     }
   }
-  response.set_header("X-Berth-Node", where->node);
+  response.set_header("X-Berth-Node", where->agent.node);
   response.set_content(answer->body, "text/plain; charset=utf-8");
 }
 

@@ -52,6 +52,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   server->controller_ =
       std::make_unique<Controller>(*server->store_, clock, o.controller, &server->metrics_);
   BERTH_RETURN_IF_ERROR(server->controller_->Recover());
+  server->waker_ = std::make_unique<AgentWaker>(AgentWaker::Options{});
+  server->controller_->SetWakeAgent(
+      [waker = server->waker_.get()](const AgentEndpoint& agent) { waker->Wake(agent); });
   server->clock_ = &clock;
   server->history_ = std::make_unique<History>(std::max<size_t>(o.history_capacity, 1));
   server->authenticator_ = std::make_unique<Authenticator>(*server->store_);

@@ -9,6 +9,9 @@
 //         -> check heartbeats -> RunCycle (Decide, persist, apply)
 //         -> every `history_every`: a sample for the dashboard's charts
 //
+// A cycle that gives a node a task to start or to stop wakes its agent at
+// once (AgentWaker) instead of leaving it to the agent's next heartbeat.
+//
 // Start() returns once the API listens; Stop() (or the destructor) shuts
 // everything down and joins the threads.
 #pragma once
@@ -23,6 +26,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "server/agent_waker.h"
 #include "server/auth.h"
 #include "server/controller.h"
 #include "server/history.h"
@@ -78,6 +82,7 @@ class Server {
 
   ServerOptions options_;
   std::unique_ptr<store::Store> store_;
+  std::unique_ptr<AgentWaker> waker_;  // outlives the controller, which calls it
   std::unique_ptr<Controller> controller_;
   const Clock* clock_ = nullptr;
   std::unique_ptr<History> history_;
