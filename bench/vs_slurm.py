@@ -104,31 +104,50 @@ def run_py(argv, env=None, timeout=None):
     return r.stdout
 
 
-def start_rate(a, sched, work, replay_argv, env):
-    """--burst-jobs one-GPU jobs of 0.5 s, all at t=0: starts per second from
-    the first submit call to the last start mark (the queue is never empty
-    until the last start, so this is the scheduler's launch throughput)."""
+def start_rate(a, sched, work, replay_argv, env, pool):
+    """--burst-jobs one-GPU jobs that end as soon as they have marked their
+    start, all queued while every node is drained; then every node is
+    undrained at once: starts/s = jobs / (last start mark - undrain). With
+    nothing else in the way, this is the scheduler's launch throughput with
+    real processes. (Jobs of a fixed length would measure the pool: with
+    0.5 s jobs, 32 GPUs start at most 64 jobs/s.)"""
     wl = os.path.join(work, "burst.csv")
     with open(wl, "w") as fh:
         fh.write("id,submit_s,gpus,duration_s,limit_s\n")
         for i in range(1, a.burst_jobs + 1):
-            fh.write(f"{i},0.000,1,0.5,60\n")
+            fh.write(f"{i},0.000,1,0,60\n")
     out = os.path.join(work, f"{sched}-burst")
-    run_py(replay_argv(wl, out, 1.0, f"{sched}-burst"), env, timeout=a.workload_timeout + 120)
+    pool.drain()
+    argv = replay_argv(wl, out, 1.0, f"{sched}-burst")
+    log("  $ " + " ".join(os.path.relpath(x, ROOT) if x.startswith(ROOT) else x for x in argv))
+    replay = subprocess.Popen([sys.executable] + argv, env=env)
+    try:
+        deadline = time.time() + 600
+        while pool.queued() < a.burst_jobs:
+            if replay.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"{sched}: the burst was not queued ({pool.queued()} jobs)")
+            time.sleep(0.2)
+        released = time.time()
+        pool.undrain()
+        if replay.wait(timeout=a.workload_timeout + 120) != 0:
+            raise RuntimeError(f"{sched} burst replay exited with {replay.returncode}")
+    finally:
+        if replay.poll() is None:
+            replay.kill()
+        pool.undrain()
     meta, jobs = metrics.load(out)
     m = metrics.compute(meta, jobs)
     starts = [j["starts"][0][0] for j in jobs if j["starts"]]
-    first = min(j["t_call"] for j in jobs if j["t_call"] is not None)
-    rate = len(starts) / (max(starts) - first) if starts else None
-    log(f"  {sched} start rate: {len(starts)} one-GPU jobs of 0.5 s, {fmt(rate)} starts/s "
+    rate = len(starts) / (max(starts) - released) if starts else None
+    log(f"  {sched} start rate: {len(starts)} one-GPU jobs released at once, {fmt(rate)} starts/s "
         f"(lost {m['lost_jobs']}, conflicts {m['gpu_conflicts']})")
     return {"start_rate_per_s": rate,
             "start_rate": {"jobs": a.burst_jobs, "started": len(starts),
                            "lost_jobs": m["lost_jobs"], "gpu_conflicts": m["gpu_conflicts"]}}
 
 
-def workloads(a, sched, work, replay_argv, env):
-    res = start_rate(a, sched, work, replay_argv, env) if a.burst_jobs > 0 else {}
+def workloads(a, sched, work, replay_argv, env, pool):
+    res = start_rate(a, sched, work, replay_argv, env, pool) if a.burst_jobs > 0 else {}
     time.sleep(2)
     runs = []
     for i in range(a.runs):
@@ -152,6 +171,34 @@ def workloads(a, sched, work, replay_argv, env):
 
 
 # ------------------------------------------------------------------ Slurm
+class SlurmPool:
+    """Every node drained or resumed at once (scontrol); the jobs queued."""
+
+    def __init__(self, env):
+        self.env = env
+        self.nodes = subprocess.run(["sinfo", "-h", "-o", "%N"], env=env, capture_output=True,
+                                    text=True, check=True).stdout.strip()
+        self.drained = False
+
+    def _state(self, state, *extra):
+        subprocess.run(["scontrol", "update", f"NodeName={self.nodes}", f"State={state}", *extra],
+                       env=self.env, check=True)
+
+    def drain(self):
+        self._state("DRAIN", "Reason=bench")
+        self.drained = True
+
+    def undrain(self):
+        if self.drained:
+            self._state("RESUME")
+            self.drained = False
+
+    def queued(self):
+        q = subprocess.run(["squeue", "-h", "-o", "%A"], env=self.env, capture_output=True,
+                           text=True)
+        return len(q.stdout.split())
+
+
 def slurm_side(a, work):
     env = dict(os.environ)
     env["SLURM_BENCH_NODES"] = str(a.nodes)
@@ -197,7 +244,7 @@ def slurm_side(a, work):
             return [os.path.join(HERE, "run_workload_slurm.py"), wl, "--out", out,
                     "--time-scale", str(scale), "--timeout", str(a.workload_timeout),
                     "--label", label]
-        res.update(workloads(a, "slurm", work, replay_argv, env))
+        res.update(workloads(a, "slurm", work, replay_argv, env, SlurmPool(env)))
         res["controller"] = proc_usage(ctld)
         slurmds = []
         for n in os.listdir(os.path.join(sbdir, "run")):
@@ -216,6 +263,32 @@ def slurm_side(a, work):
 
 
 # ------------------------------------------------------------------ Berth
+class BerthPool:
+    """Every node drained or undrained at once (the API); the jobs queued."""
+
+    def __init__(self, client):
+        self.client = client
+        nodes = client.call("GET", "/api/v1/nodes")
+        self.nodes = [n["name"] for n in nodes.get("nodes", [])]
+        self.drained = False
+
+    def _all(self, action):
+        for name in self.nodes:
+            self.client.call("POST", f"/api/v1/nodes/{name}/{action}")
+
+    def drain(self):
+        self._all("drain")
+        self.drained = True
+
+    def undrain(self):
+        if self.drained:
+            self._all("undrain")
+            self.drained = False
+
+    def queued(self):
+        return len(self.client.live_jobs())
+
+
 def berth_side(a, work):
     data = os.path.join(work, "berth-data")
     os.makedirs(data, exist_ok=True)
@@ -296,7 +369,7 @@ def berth_side(a, work):
             return [os.path.join(HERE, "run_workload_berth.py"), wl, "--url", url,
                     "--data-dir", data, "--out", out, "--time-scale", str(scale),
                     "--timeout", str(a.workload_timeout), "--label", label]
-        res.update(workloads(a, "berth", work, replay_argv, None))
+        res.update(workloads(a, "berth", work, replay_argv, None, BerthPool(client)))
         res["controller"] = proc_usage(proc.pid)
         res["node_daemons_cpu_s"] = sum(proc_usage(c)["cpu_s"] for c in children(proc.pid))
     finally:
@@ -411,7 +484,8 @@ def main():
                     help="one-GPU jobs of 0.5 s at t=0 for the start rate (0: skip)")
     ap.add_argument("--only", choices=["both", "berth", "slurm"], default="both")
     ap.add_argument("--berth-bin", default=os.path.join(ROOT, "build", "berth"))
-    ap.add_argument("--berth-heartbeat", default="200ms", help="berth dev --agent-heartbeat-interval")
+    ap.add_argument("--berth-heartbeat", default="1s",
+                    help="berth dev --agent-heartbeat-interval (1s: the agent's default)")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--slurm-tools", default=SLURM_TOOLS)
     ap.add_argument("--workload-timeout", type=float, default=3600)

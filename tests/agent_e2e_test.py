@@ -244,6 +244,10 @@ def check_cancel(cluster):
     log = cluster.read(log_path)
     pids = [pids_in(log, label)[0] for label in ("main", "child", "grandchild")]
     assert all(alive(pid) for pid in pids), f"not all of {pids} run"
+    # Its supervisor is the lean binary beside berth, not berth itself.
+    supervisor = int(cluster.read(os.path.dirname(log_path) + "/supervisor.pid").split()[0])
+    exe = os.readlink(f"/proc/{supervisor}/exe")
+    assert os.path.basename(exe) == "berth-supervisor", f"supervisor runs {exe}"
     cluster.cancel(job)
     cluster.wait_job(job, lambda j: j["state"] == "cancelled", "cancelled")
     wait_until(lambda: not any(alive(pid) for pid in pids), TIMEOUT, f"{pids} to be gone")

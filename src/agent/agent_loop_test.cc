@@ -231,9 +231,16 @@ TEST_F(AgentLoopTest, StopTasksOnExitStopsThem) {
   options.exit_grace = core::Duration::Millis(200);
   std::unique_ptr<Agent> agent = StartAgent(std::move(options));
   ASSERT_NE(agent, nullptr);
-  const int64_t job =
-      Submit(admin_, {{"command", {"sh", "-c", "trap '' TERM; exec sleep 1000"}}, {"gpus", 1}});
+  const int64_t job = Submit(
+      admin_,
+      {{"command", {"sh", "-c", "trap '' TERM; touch \"$BERTH_TASK_DIR/deaf\"; exec sleep 1000"}},
+       {"gpus", 1}});
   ASSERT_TRUE(WaitForState(job, "running"));
+  // Running as soon as its process exists: wait until it ignores SIGTERM.
+  ASSERT_TRUE(WaitFor([&] {
+    return std::filesystem::exists(agent_dir_.path() + "/tasks/" + std::to_string(job) +
+                                   "-0-1/deaf");
+  }));
   agent->Stop();  // returns once the task is gone (SIGKILL after 200 ms)
   const std::string exit_path =
       agent_dir_.path() + "/tasks/" + std::to_string(job) + "-0-1/exit.json";

@@ -160,7 +160,9 @@ class Supervision {
   pid_t TaskGroup() const { return main_exited_ ? 0 : child_; }
 
   // Reaps every exited child. True when the main process has exited and
-  // nothing is left (no child, and so no descendant: orphans are ours).
+  // nothing is left (no child, and so no descendant: orphans are ours). A
+  // main process that exited leaving others running gets them stopped; one
+  // that left nothing costs no walk of /proc (most tasks).
   bool ReapAll() {
     while (true) {
       int status = 0;
@@ -169,16 +171,17 @@ class Supervision {
         if (pid == child_) {
           main_exited_ = true;
           main_status_ = status;
-          if (!terminating_) {
-            const auto grace = std::min<std::chrono::microseconds>(
-                kLeftoverGrace, std::chrono::microseconds(spec_.grace.micros()));
-            Terminate(grace, "exited");
-          }
         }
         continue;
       }
       if (pid < 0 && errno == EINTR) continue;
-      return pid < 0 && errno == ECHILD && main_exited_;
+      if (pid < 0 && errno == ECHILD) return main_exited_;
+      if (main_exited_ && !terminating_) {
+        const auto grace = std::min<std::chrono::microseconds>(
+            kLeftoverGrace, std::chrono::microseconds(spec_.grace.micros()));
+        Terminate(grace, "exited");
+      }
+      return false;
     }
   }
 

@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -17,6 +18,19 @@
 
 namespace berth::cli {
 namespace {
+
+// What each task's supervisor runs: berth-supervisor from beside this
+// binary when it is there (it loads in about a millisecond), else this very
+// binary's `supervise-task` (even if the file was replaced since).
+std::vector<std::string> SupervisorCommand() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path lean = self.parent_path() / "berth-supervisor";
+    if (::access(lean.c_str(), X_OK) == 0) return {lean.string()};
+  }
+  return {"/proc/self/exe", agent::kSuperviseCommand};
+}
 
 [[noreturn]] void Fail(const std::string& message) {
   std::fprintf(stderr, "berth agent: %s\n", message.c_str());
@@ -102,8 +116,7 @@ void RunAgent(const AgentFlags& flags) {
     options.labels[label.substr(0, equals)] = label.substr(equals + 1);
   }
   options.stop_tasks_on_exit = flags.stop_tasks_on_exit;
-  // The supervisor is this very binary, even if the file was replaced since.
-  options.supervisor_command = {"/proc/self/exe", agent::kSuperviseCommand};
+  options.supervisor_command = SupervisorCommand();
 
   // Block the stop signals in every thread the agent starts; this one waits.
   sigset_t signals;
