@@ -39,6 +39,16 @@ void ClusterState::Submit(JobSpec spec, Time now) {
   auto [it, inserted] = jobs_.emplace(id, std::move(job));
   BERTH_CHECK(inserted) << "duplicate job id " << Value(id);
   pending_.Insert(id, &it->second);
+  CountWaiting(it->second.spec, +1);
+}
+
+void ClusterState::CountWaiting(const JobSpec& spec, int64_t delta) {
+  for (auto [counts, key] :
+       {std::pair{&waiting_users_, &spec.user}, std::pair{&waiting_queues_, &spec.queue}}) {
+    auto it = counts->try_emplace(*key, 0).first;
+    it->second += delta;
+    if (it->second == 0) counts->erase(it);
+  }
 }
 
 void ClusterState::Hold(JobId id) {
@@ -80,6 +90,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
   job.guaranteed = start.guaranteed;
   pending_.Erase(id);
   running_.Insert(id, &job);
+  CountWaiting(job.spec, -1);
 }
 
 void ClusterState::EndRun(Job& job, Time now) {
@@ -107,6 +118,7 @@ void ClusterState::Preempt(JobId id, Time now) {
   job.queued_since = now;
   ++job.preemptions;
   pending_.Insert(id, &job);
+  CountWaiting(job.spec, +1);
 }
 
 void ClusterState::MarkStopping(JobId id) {
@@ -119,10 +131,9 @@ void ClusterState::Cancel(JobId id, Time now) {
   Job& job = GetMutable(id);
   if (job.running()) {
     EndRun(job, now);
-  } else if (job.state == JobState::kHeld) {
-    held_.Erase(id);
   } else {
-    pending_.Erase(id);
+    (job.state == JobState::kHeld ? held_ : pending_).Erase(id);
+    CountWaiting(job.spec, -1);
   }
   jobs_.erase(id);
 }

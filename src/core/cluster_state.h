@@ -81,12 +81,19 @@ class ClusterState {
   const JobIndex& running() const { return running_; }
   const JobIndex& held() const { return held_; }
   const UsageLedger& usage() const { return usage_; }
+  // Users and queues with jobs waiting (pending or held), with how many:
+  // fair share counts them among those sharing without walking the queue.
+  using WaitingCounts = std::map<std::string, int64_t, std::less<>>;
+  const WaitingCounts& waiting_users() const { return waiting_users_; }
+  const WaitingCounts& waiting_queues() const { return waiting_queues_; }
 
  private:
   Job& GetMutable(JobId id);
   // Charges the current run of a running job to the usage ledger, and
   // returns its GPUs to the free pool.
   void EndRun(Job& job, Time now);
+  // A job joined (+1) or left (-1) the pending and held jobs.
+  void CountWaiting(const JobSpec& spec, int64_t delta);
 
   NodeTable nodes_;
   std::vector<NodeState> node_states_;
@@ -96,6 +103,8 @@ class ClusterState {
   JobIndex running_;
   JobIndex held_;
   UsageLedger usage_;
+  WaitingCounts waiting_users_;
+  WaitingCounts waiting_queues_;
   std::optional<QuotaTree> quotas_;
 };
 

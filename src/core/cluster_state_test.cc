@@ -42,6 +42,31 @@ TEST(ClusterStateTest, JobLifecycleMovesCapacity) {
   EXPECT_NEAR(state.usage().QueueUsage("default", At(120)), 400.0, 0.1);
 }
 
+TEST(ClusterStateTest, CountsTheWaitingJobsOfEachUserAndQueue) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  using Counts = ClusterState::WaitingCounts;
+  const JobSpec a = NewJob(1).User("ann").Queue("vision").Gpus(8);
+  state.Submit(a, At(0));
+  state.Submit(NewJob(2).User("bob").Queue("vision"), At(0));
+  state.Submit(NewJob(3).User("bob").Queue("nlp"), At(0));
+  state.Hold(Id(3));  // held jobs wait too
+  EXPECT_EQ(state.waiting_users(), (Counts{{"ann", 1}, {"bob", 2}}));
+  EXPECT_EQ(state.waiting_queues(), (Counts{{"nlp", 1}, {"vision", 2}}));
+
+  state.Start(Id(1), PlaceOrDie(state, a), At(1));
+  state.Cancel(Id(3), At(2));
+  EXPECT_EQ(state.waiting_users(), (Counts{{"bob", 1}}));
+  EXPECT_EQ(state.waiting_queues(), (Counts{{"vision", 1}}));
+
+  state.Preempt(Id(1), At(3));
+  EXPECT_EQ(state.waiting_users(), (Counts{{"ann", 1}, {"bob", 1}}));
+  state.Cancel(Id(1), At(4));
+  state.Cancel(Id(2), At(4));
+  EXPECT_TRUE(state.waiting_users().empty());
+  EXPECT_TRUE(state.waiting_queues().empty());
+}
+
 TEST(ClusterStateTest, PreemptionRequeuesAndKeepsAttainedService) {
   ClusterState state;
   AddNodes(state, 1, 8);

@@ -12,12 +12,9 @@ FairShare::FairShare(const ClusterState& state, Time now) {
   for (const auto& [user, value] : ledger.users()) {
     user_usage_[user] += ledger.UserUsage(user, now);
   }
-  for (const JobIndex* live : {&state.pending(), &state.held()}) {
-    for (const auto& [id, job] : *live) {
-      user_usage_.try_emplace(job->spec.user, 0.0);
-      queue_usage_.try_emplace(job->spec.queue, 0.0);
-    }
-  }
+  // Those waiting share too, used or not.
+  for (const auto& [user, count] : state.waiting_users()) user_usage_.try_emplace(user, 0.0);
+  for (const auto& [queue, count] : state.waiting_queues()) queue_usage_.try_emplace(queue, 0.0);
   Normalize(user_usage_, user_exponent_);
   Normalize(queue_usage_, queue_exponent_);
 }
