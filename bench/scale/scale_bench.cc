@@ -42,14 +42,18 @@
 #include <utility>
 #include <vector>
 
+#include "api_client.h"
 #include "prom_histogram.h"
 #include "server_process.h"
 #include "sim_fleet.h"
 
 namespace {
 
+using berth::bench::Bearer;
 using berth::bench::FleetOptions;
+using berth::bench::IssueTokens;
 using berth::bench::ParsePromHistogram;
+using berth::bench::PostAll;
 using berth::bench::PromHistogram;
 using berth::bench::ServerProcess;
 using berth::bench::SimFleet;
@@ -90,60 +94,10 @@ json RandomJob(std::mt19937& rng, int* gpus) {
               {"queue", "q" + std::to_string(rng() % 4)}};
 }
 
-httplib::Headers Bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
-
-// POSTs requests 0..count-1 (each a bearer token and a body) to `path` from
-// kClientThreads kept-alive connections; `reply` gets each answer's body.
-// Throws on the first answer that is not 201.
-void PostAll(int port, const std::string& path, size_t count,
-             const std::function<std::pair<std::string, json>(size_t)>& request,
-             const std::function<void(size_t, const std::string&)>& reply = {}) {
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::string error;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kClientThreads; ++t) {
-    threads.emplace_back([&] {
-      httplib::Client client("127.0.0.1", port);
-      client.set_keep_alive(true);
-      client.set_tcp_nodelay(true);  // headers and body leave without waiting for an ACK
-      client.set_read_timeout(std::chrono::seconds(60));
-      for (size_t i = next++; i < count && !failed; i = next++) {
-        const auto [token, body] = request(i);
-        auto result = client.Post(path, Bearer(token), body.dump(), "application/json");
-        if (!result || result->status != 201) {
-          if (!failed.exchange(true)) {
-            error = result ? result->body : httplib::to_string(result.error());
-          }
-          return;
-        }
-        if (reply) reply(i, result->body);
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  if (failed) throw std::runtime_error("POST " + path + " failed: " + error);
-}
-
-// `count` tokens, token i created with body(i).
-std::vector<std::string> IssueTokens(int port, const std::string& admin, int count,
-                                     const std::function<json(int)>& body) {
-  std::vector<std::string> tokens(static_cast<size_t>(count));
-  PostAll(
-      port, "/api/v1/tokens", tokens.size(),
-      [&](size_t i) {
-        return std::pair{admin, body(static_cast<int>(i))};
-      },
-      [&](size_t i, const std::string& answer) {
-        tokens[i] = json::parse(answer).at("token").get<std::string>();
-      });
-  return tokens;
-}
-
 // Submits `jobs` round-robin over the users; returns jobs/s.
 double SubmitAll(int port, const std::vector<std::string>& users, const std::vector<json>& jobs) {
   const auto start = SteadyClock::now();
-  PostAll(port, "/api/v1/jobs", jobs.size(), [&](size_t i) {
+  PostAll(port, "/api/v1/jobs", jobs.size(), kClientThreads, [&](size_t i) {
     return std::pair{users[i % users.size()], jobs[i]};
   });
   return static_cast<double>(jobs.size()) / Seconds(SteadyClock::now() - start);

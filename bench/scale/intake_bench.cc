@@ -1,0 +1,154 @@
+// The intake benchmark: how many jobs a real `berth server` (SQLite store,
+// synchronous=FULL: every acknowledged job is on disk) accepts per second,
+// and how long each acknowledgement takes, from 1 to many concurrent
+// clients. Each client is a thread with one kept-alive connection that
+// submits held jobs (so scheduling does not blur it) one after another, as
+// fast as the answers come; concurrent submits share group commits. Each
+// client count runs on a fresh server and store.
+//
+// Usage: intake_bench --berth PATH [--clients 1,8,64] [--jobs 20000]
+//                     [--out FILE] [--quick]
+// --quick: 1 and 4 clients, 200 jobs (CI smoke; figures mean nothing).
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api_client.h"
+#include "server_process.h"
+
+namespace {
+
+using berth::bench::IssueTokens;
+using berth::bench::PostAll;
+using berth::bench::ServerProcess;
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+double Quantile(std::vector<double> sorted, double q) {
+  if (sorted.empty()) return 0;
+  std::sort(sorted.begin(), sorted.end());
+  const auto rank = static_cast<size_t>(q * static_cast<double>(sorted.size() - 1) + 0.5);
+  return sorted[std::min(rank, sorted.size() - 1)];
+}
+
+json RunClients(const std::string& berth, int clients, int jobs) {
+  char pattern[] = "/tmp/berth-intake-XXXXXX";
+  if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+  const std::string dir = pattern;
+  json out;
+  {
+    ServerProcess server(berth, dir, "", std::chrono::seconds(60));
+    const std::vector<std::string> users =
+        IssueTokens(server.port(), server.admin_token(), std::min(clients, 16), [](int i) {
+          return json{{"user", "user" + std::to_string(i)}, {"role", "user"}};
+        });
+    const json body{{"command", {"true"}},
+                    {"gpus", 1},
+                    {"time_limit_s", 60},
+                    {"hold", true},
+                    {"name", "intake"}};
+    std::vector<double> ack_ms(static_cast<size_t>(jobs));
+    std::vector<SteadyClock::time_point> sent(static_cast<size_t>(jobs));
+    const auto start = SteadyClock::now();
+    PostAll(
+        server.port(), "/api/v1/jobs", ack_ms.size(), clients,
+        [&](size_t i) {
+          sent[i] = SteadyClock::now();
+          return std::pair{users[i % users.size()], body};
+        },
+        [&](size_t i, const std::string&) {
+          ack_ms[i] =
+              std::chrono::duration<double, std::milli>(SteadyClock::now() - sent[i]).count();
+        });
+    const double wall = std::chrono::duration<double>(SteadyClock::now() - start).count();
+    out = {{"clients", clients},
+           {"jobs", jobs},
+           {"jobs_per_s", jobs / wall},
+           {"ack_p50_ms", Quantile(ack_ms, 0.50)},
+           {"ack_p99_ms", Quantile(ack_ms, 0.99)},
+           {"ack_max_ms", Quantile(ack_ms, 1.0)},
+           {"server_peak_rss_mib", server.PeakRssMib()}};
+    server.Stop();
+  }
+  std::filesystem::remove_all(dir);
+  std::fprintf(stderr, "  %s\n", out.dump().c_str());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string berth;
+  std::string out_path;
+  std::vector<int> clients = {1, 8, 64};
+  int jobs = 20'000;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      const auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw std::invalid_argument(arg + ": needs a value");
+        return argv[++i];
+      };
+      if (arg == "--berth") {
+        berth = value();
+      } else if (arg == "--out") {
+        out_path = value();
+      } else if (arg == "--jobs") {
+        jobs = std::stoi(value());
+      } else if (arg == "--clients") {
+        clients.clear();
+        std::istringstream list(value());
+        for (std::string item; std::getline(list, item, ',');) clients.push_back(std::stoi(item));
+      } else if (arg == "--quick") {
+        clients = {1, 4};
+        jobs = 200;
+      } else {
+        throw std::invalid_argument("unknown argument " + arg);
+      }
+    }
+    if (berth.empty()) throw std::invalid_argument("--berth: required (the berth binary)");
+    if (jobs < 1) throw std::invalid_argument("--jobs: must be at least 1");
+    for (int count : clients) {
+      if (count < 1) throw std::invalid_argument("--clients: each must be at least 1");
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr,
+                 "intake_bench: %s\nusage: intake_bench --berth PATH [--clients N,...] "
+                 "[--jobs N] [--out FILE] [--quick]\n",
+                 error.what());
+    return 2;
+  }
+  json results = json::array();
+  try {
+    for (int count : clients) results.push_back(RunClients(berth, count, jobs));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "intake_bench: %s\n", error.what());
+    return 1;
+  }
+  std::printf("%8s %8s %10s %10s %10s %10s\n", "clients", "jobs", "jobs/s", "ack_p50", "ack_p99",
+              "ack_max");
+  std::printf("%8s %8s %10s %10s %10s %10s\n", "", "", "", "(ms)", "(ms)", "(ms)");
+  for (const json& r : results) {
+    std::printf("%8d %8d %10.0f %10.2f %10.2f %10.2f\n", r["clients"].get<int>(),
+                r["jobs"].get<int>(), r["jobs_per_s"].get<double>(), r["ack_p50_ms"].get<double>(),
+                r["ack_p99_ms"].get<double>(), r["ack_max_ms"].get<double>());
+  }
+  if (!out_path.empty()) {
+    std::ofstream out(out_path);
+    out << results.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "intake_bench: cannot write %s\n", out_path.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
