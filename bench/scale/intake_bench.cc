@@ -8,16 +8,15 @@
 //
 // Usage: intake_bench --berth PATH [--clients 1,8,64] [--jobs 20000]
 //                     [--out FILE] [--quick]
-// --quick: 1 and 4 clients, 200 jobs (CI smoke; figures mean nothing).
 #include <stdlib.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -87,45 +86,23 @@ json RunClients(const std::string& berth, int clients, int jobs) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"intake_bench: jobs/s and ack latency of berth server from concurrent clients"};
   std::string berth;
   std::string out_path;
   std::vector<int> clients = {1, 8, 64};
   int jobs = 20'000;
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      const auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(arg + ": needs a value");
-        return argv[++i];
-      };
-      if (arg == "--berth") {
-        berth = value();
-      } else if (arg == "--out") {
-        out_path = value();
-      } else if (arg == "--jobs") {
-        jobs = std::stoi(value());
-      } else if (arg == "--clients") {
-        clients.clear();
-        std::istringstream list(value());
-        for (std::string item; std::getline(list, item, ',');) clients.push_back(std::stoi(item));
-      } else if (arg == "--quick") {
-        clients = {1, 4};
-        jobs = 200;
-      } else {
-        throw std::invalid_argument("unknown argument " + arg);
-      }
-    }
-    if (berth.empty()) throw std::invalid_argument("--berth: required (the berth binary)");
-    if (jobs < 1) throw std::invalid_argument("--jobs: must be at least 1");
-    for (int count : clients) {
-      if (count < 1) throw std::invalid_argument("--clients: each must be at least 1");
-    }
-  } catch (const std::exception& error) {
-    std::fprintf(stderr,
-                 "intake_bench: %s\nusage: intake_bench --berth PATH [--clients N,...] "
-                 "[--jobs N] [--out FILE] [--quick]\n",
-                 error.what());
-    return 2;
+  bool quick = false;
+  app.add_option("--berth", berth, "the berth binary")->required();
+  app.add_option("--clients", clients, "client counts, one run each")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1'000'000));
+  app.add_option("--jobs", jobs, "jobs per run")->check(CLI::Range(1, 1'000'000));
+  app.add_option("--out", out_path, "write the results here (JSON)");
+  app.add_flag("--quick", quick, "1 and 4 clients, 200 jobs (CI smoke; figures mean nothing)");
+  CLI11_PARSE(app, argc, argv);
+  if (quick) {
+    clients = {1, 4};
+    jobs = 200;
   }
   json results = json::array();
   try {

@@ -20,12 +20,13 @@
 //
 // Usage: scale_bench --berth PATH [--sizes 1000x10000,10000x100000]
 //                    [--measure-s 60] [--out FILE] [--quick]
-// --quick: 20 nodes x 200 pending, 5 s window (CI smoke; figures mean nothing).
 #include <httplib.h>
 #include <stdlib.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -260,51 +261,47 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   return out;
 }
 
+// "NODESxPENDING": at least one node, any pending.
 Size ParseSize(const std::string& text) {
-  const size_t x = text.find('x');
-  if (x == std::string::npos)
-    throw std::invalid_argument("--sizes: expected NODESxPENDING, got " + text);
-  return Size{std::stoi(text.substr(0, x)), std::stoi(text.substr(x + 1))};
+  Size size;
+  const char* end = text.data() + text.size();
+  const auto [x, nodes_error] = std::from_chars(text.data(), end, size.nodes);
+  if (nodes_error == std::errc() && x < end && *x == 'x') {
+    const auto [last, pending_error] = std::from_chars(x + 1, end, size.pending);
+    if (pending_error == std::errc() && last == end && size.nodes > 0 && size.pending >= 0) {
+      return size;
+    }
+  }
+  throw std::invalid_argument("--sizes: expected NODESxPENDING such as 1000x10000, got '" + text +
+                              "'");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"scale_bench: berth server with thousands of simulated agents"};
   std::string berth;
   std::string out_path;
-  std::vector<Size> sizes = {{1000, 10'000}, {10'000, 100'000}};
+  std::vector<std::string> size_texts = {"1000x10000", "10000x100000"};
   double measure_s = 60;
+  bool quick = false;
+  app.add_option("--berth", berth, "the berth binary")->required();
+  app.add_option("--sizes", size_texts, "NODESxPENDING, one run each")->delimiter(',');
+  app.add_option("--measure-s", measure_s, "the measured window, seconds")
+      ->check(CLI::Range(1.0, 3600.0));
+  app.add_option("--out", out_path, "write the results here (JSON)");
+  app.add_flag("--quick", quick, "20 nodes x 200 pending, 5 s window (CI smoke)");
+  CLI11_PARSE(app, argc, argv);
+  std::vector<Size> sizes;
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      const auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::invalid_argument(arg + ": needs a value");
-        return argv[++i];
-      };
-      if (arg == "--berth") {
-        berth = value();
-      } else if (arg == "--out") {
-        out_path = value();
-      } else if (arg == "--measure-s") {
-        measure_s = std::stod(value());
-      } else if (arg == "--sizes") {
-        sizes.clear();
-        std::istringstream list(value());
-        for (std::string item; std::getline(list, item, ',');) sizes.push_back(ParseSize(item));
-      } else if (arg == "--quick") {
-        sizes = {{20, 200}};
-        measure_s = 5;
-      } else {
-        throw std::invalid_argument("unknown argument " + arg);
-      }
-    }
-    if (berth.empty()) throw std::invalid_argument("--berth: required (the berth binary)");
+    for (const std::string& text : size_texts) sizes.push_back(ParseSize(text));
   } catch (const std::exception& error) {
-    std::fprintf(stderr,
-                 "scale_bench: %s\nusage: scale_bench --berth PATH [--sizes NxP,...] "
-                 "[--measure-s S] [--out FILE] [--quick]\n",
-                 error.what());
+    std::fprintf(stderr, "scale_bench: %s\n", error.what());
     return 2;
+  }
+  if (quick) {
+    sizes = {{20, 200}};
+    measure_s = 5;
   }
   json results = json::array();
   try {
