@@ -171,27 +171,31 @@ def workloads(a, sched, work, replay_argv, env, pool):
 
 
 # ------------------------------------------------------------------ Slurm
-class SlurmPool:
-    """Every node drained or resumed at once (scontrol); the jobs queued."""
-
-    def __init__(self, env):
-        self.env = env
-        self.nodes = subprocess.run(["sinfo", "-h", "-o", "%N"], env=env, capture_output=True,
-                                    text=True, check=True).stdout.strip()
-        self.drained = False
-
-    def _state(self, state, *extra):
-        subprocess.run(["scontrol", "update", f"NodeName={self.nodes}", f"State={state}", *extra],
-                       env=self.env, check=True)
+class Pool:
+    """The emulated pool: every node drained or undrained at once (the start
+    rate's release), and the number of jobs queued."""
+    drained = False
 
     def drain(self):
-        self._state("DRAIN", "Reason=bench")
+        self.set_drained(True)
         self.drained = True
 
     def undrain(self):
         if self.drained:
-            self._state("RESUME")
+            self.set_drained(False)
             self.drained = False
+
+
+class SlurmPool(Pool):
+    def __init__(self, env):
+        self.env = env
+        self.nodes = subprocess.run(["sinfo", "-h", "-o", "%N"], env=env, capture_output=True,
+                                    text=True, check=True).stdout.strip()
+
+    def set_drained(self, drained):
+        state = ["State=DRAIN", "Reason=bench"] if drained else ["State=RESUME"]
+        subprocess.run(["scontrol", "update", f"NodeName={self.nodes}", *state], env=self.env,
+                       check=True)
 
     def queued(self):
         q = subprocess.run(["squeue", "-h", "-o", "%A"], env=self.env, capture_output=True,
@@ -263,27 +267,15 @@ def slurm_side(a, work):
 
 
 # ------------------------------------------------------------------ Berth
-class BerthPool:
-    """Every node drained or undrained at once (the API); the jobs queued."""
-
+class BerthPool(Pool):
     def __init__(self, client):
         self.client = client
         nodes = client.call("GET", "/api/v1/nodes")
         self.nodes = [n["name"] for n in nodes.get("nodes", [])]
-        self.drained = False
 
-    def _all(self, action):
+    def set_drained(self, drained):
         for name in self.nodes:
-            self.client.call("POST", f"/api/v1/nodes/{name}/{action}")
-
-    def drain(self):
-        self._all("drain")
-        self.drained = True
-
-    def undrain(self):
-        if self.drained:
-            self._all("undrain")
-            self.drained = False
+            self.client.call("POST", f"/api/v1/nodes/{name}/{'drain' if drained else 'undrain'}")
 
     def queued(self):
         return len(self.client.live_jobs())
