@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 using core::JobId;
 using core::JobState;
 
-std::string RandomHex() {
+inline std::string RandomHex() {
   std::random_device device;
   std::mt19937_64 random((static_cast<uint64_t>(device()) << 32) ^ device());
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -88,7 +88,7 @@ constexpr const char* kNoPostgresMessage =
 // A libpq keyword/value string: the test server's URL with this test's
 // schema first on the search path, and the schema's name as the application
 // name (so a test can find its own connections in pg_stat_activity).
-Result<std::string> ConnInfoForSchema(const std::string& url, const std::string& schema) {
+inline Result<std::string> ConnInfoForSchema(const std::string& url, const std::string& schema) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
   if (options == nullptr) {
@@ -185,8 +185,8 @@ class PostgresBackend {
 
 // --- helpers ---
 
-JobRecord NewJob(const std::string& name, const std::string& queue = "",
-                 JobState state = JobState::kPending) {
+inline JobRecord NewJob(const std::string& name, const std::string& queue = "",
+                        JobState state = JobState::kPending) {
   JobRecord job;
   job.request.name = name;
   job.request.command = {"sleep", "1"};
@@ -196,13 +196,13 @@ JobRecord NewJob(const std::string& name, const std::string& queue = "",
   return job;
 }
 
-std::vector<std::string> Names(const std::vector<JobRecord>& jobs) {
+inline std::vector<std::string> Names(const std::vector<JobRecord>& jobs) {
   std::vector<std::string> names;
   for (const JobRecord& job : jobs) names.push_back(job.request.name);
   return names;
 }
 
-std::vector<JobId> Ids(const std::vector<JobRecord>& jobs) {
+inline std::vector<JobId> Ids(const std::vector<JobRecord>& jobs) {
   std::vector<JobId> ids;
   for (const JobRecord& job : jobs) ids.push_back(job.id);
   return ids;
