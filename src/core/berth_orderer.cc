@@ -7,17 +7,40 @@
 
 namespace berth::core {
 
-std::optional<JobId> BerthOrderer::StarvingHead(const OrderContext& context) const {
-  std::optional<JobId> head;
-  Time oldest = Time::Infinite();
+BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& context) const {
+  std::optional<JobId> oldest;
+  Duration oldest_waited;
+  Time oldest_submit = Time::Infinite();
+  int64_t young_demand = 0;  // milli-GPUs asked for by jobs below the bound
   for (const auto& [id, job] : context.state.pending()) {
-    // Ids ascend, so equal submit times keep the lowest id.
-    if (job->spec.submit_time < oldest && Waited(*job, context.now) >= config_.starvation_bound) {
-      oldest = job->spec.submit_time;
-      head = id;
+    const Duration waited = Waited(*job, context.now);
+    if (waited < config_.starvation_bound) {
+      young_demand += job->spec.total_gpu().value();
+    } else if (job->spec.submit_time < oldest_submit) {  // ids ascend: ties keep the lowest
+      oldest_submit = job->spec.submit_time;
+      oldest = id;
+      oldest_waited = waited;
     }
   }
-  return head;
+  const NodeTable& nodes = context.state.nodes();
+  int64_t cluster = 0;  // milli-GPUs on nodes that take work
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto node = static_cast<NodeId>(i);
+    if (context.state.capacity().schedulable(node)) {
+      cluster += static_cast<int64_t>(nodes.spec(node).gpus.size()) * 1000;
+    }
+  }
+  Starvation starvation;
+  starvation.overloaded = young_demand > cluster;
+  if (oldest && (!starvation.overloaded || oldest_waited >= config_.starvation_hard_bound)) {
+    starvation.head = oldest;
+  }
+  return starvation;
+}
+
+bool BerthOrderer::KeepsGuarantee(const Job& job, const Starvation& starvation, Time now) const {
+  return job.guaranteed &&
+         (!starvation.overloaded || Waited(job, now) >= config_.starvation_hard_bound);
 }
 
 int64_t BerthOrderer::Score(const Job& job, const OrderContext& context) const {
@@ -39,17 +62,19 @@ Duration BerthOrderer::Waited(const Job& job, Time now) {
 void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& context,
                         std::vector<OrderKey>& keys) const {
   BERTH_CHECK(context.fair_share != nullptr);
-  const std::optional<JobId> head = StarvingHead(context);
+  const Starvation starvation = FindStarvation(context);
   keys.clear();
   keys.reserve(jobs.size());
   for (const Job* job : jobs) {
     const int64_t priority = -int64_t{job->spec.priority};
-    if (job->running() && job->guaranteed) {
-      // Started as the head: ahead of everyone of its class, so never a victim.
+    if (job->running() && KeepsGuarantee(*job, starvation, context.now)) {
+      // Started as the head, guarantee in force: ahead of everyone of its
+      // class, so never a victim.
       keys.push_back({priority, 0, std::numeric_limits<int64_t>::min()});
     } else {
-      keys.push_back(job->spec.id == head ? OrderKey{priority, 0, job->spec.submit_time.micros()}
-                                          : OrderKey{priority, 1, Score(*job, context)});
+      keys.push_back(job->spec.id == starvation.head
+                         ? OrderKey{priority, 0, job->spec.submit_time.micros()}
+                         : OrderKey{priority, 1, Score(*job, context)});
     }
   }
 }
@@ -61,8 +86,8 @@ std::optional<Time> BerthOrderer::NextKeyChange(const OrderContext& context) con
   };
   for (const auto& [id, job] : context.state.pending()) {
     const Duration waited = Waited(*job, context.now);
-    if (waited < config_.starvation_bound) {
-      consider(context.now + (config_.starvation_bound - waited));
+    for (const Duration bound : {config_.starvation_bound, config_.starvation_hard_bound}) {
+      if (waited < bound) consider(context.now + (bound - waited));
     }
   }
   for (const auto& [id, job] : context.state.running()) {

@@ -1,9 +1,9 @@
 // The Berth policy's ordering: shortest predicted remaining service first,
 // falling back to least attained service when a prediction proves wrong,
-// softened by aging and fair share, with a hard starvation bound.
+// softened by aging and fair share, with a starvation bound.
 //
 //   key = (priority class,
-//          starving head ? 0 : 1,
+//          starving head or guaranteed ? 0 : 1,
 //          starving head ? submit time : score)
 //   score = remaining GPU-seconds x fair-share penalty / (1 + waited / aging)
 //
@@ -16,9 +16,19 @@
 //   is the head: it goes first, so it starts (preempting if it must) or gets
 //   the reservation; the others keep their aged score. One head at a time
 //   keeps a backlog of old jobs from turning the queue into FIFO, and still
-//   every job becomes the head in turn, so none waits forever. The head
-//   starts under a guarantee (Job::guaranteed): while it runs it ranks ahead
-//   of its whole class, so newcomers cannot throw it out.
+//   every job becomes the head in turn. The head starts under a guarantee
+//   (Job::guaranteed): while it runs it ranks ahead of its whole class, so
+//   newcomers cannot throw it out.
+// - Overload: when the jobs waiting less than the bound ask for more GPUs
+//   than the cluster has, starving jobs yield to them. There is no head, and
+//   guaranteed runs rank by their score again (they may be preempted). Why:
+//   the jobs that starve are the long ones; forcing them in while a backlog
+//   of younger work waits holds GPUs for days that many short jobs need, and
+//   a cluster overloaded for a week then pays for it in every job's wait
+//   (ITP cluster08 in docs/evaluation.md). Once the backlog fits the cluster
+//   again, the oldest starving job is the head. A job that waited the hard
+//   bound is the head, and keeps its guarantee, overload or not: no job waits
+//   forever.
 // - Fair share: 2^(w_user x U_user/S_user + w_queue x U_queue/S_queue), with U
 //   a user's (queue's) share of decayed usage and S an equal share.
 #pragma once
@@ -29,6 +39,8 @@ namespace berth::core {
 
 struct BerthOrderConfig {
   Duration starvation_bound = Duration::Hours(36);
+  // Past this wait a starving job is the head even on an overloaded cluster.
+  Duration starvation_hard_bound = Duration::Hours(144);
   Duration aging = Duration::Hours(4);  // a job that waited this long counts half its size
   double user_fair_share_weight = 0.5;
   double queue_fair_share_weight = 0.5;
@@ -39,8 +51,8 @@ class BerthOrderer final : public Orderer {
   explicit BerthOrderer(BerthOrderConfig config) : config_(config) {}
   void Keys(std::span<const Job* const> jobs, const OrderContext& context,
             std::vector<OrderKey>& keys) const override;
-  // A pending job reaching the starvation bound, or a running job outliving
-  // its prediction.
+  // A pending job reaching either starvation bound, or a running job
+  // outliving its prediction.
   std::optional<Time> NextKeyChange(const OrderContext& context) const override;
   bool UsesFairShare() const override { return true; }
   // The starving head starts under the guarantee.
@@ -50,9 +62,15 @@ class BerthOrderer final : public Orderer {
   static Duration Waited(const Job& job, Time now);
 
  private:
-  // The pending job that waited past the bound and was submitted first (ties
-  // to the lowest id), if any.
-  std::optional<JobId> StarvingHead(const OrderContext& context) const;
+  struct Starvation {
+    std::optional<JobId> head;  // who goes first, if anyone
+    bool overloaded = false;    // jobs younger than the bound want more than the cluster
+  };
+  // One pass over the pending jobs. The head candidate is the starving job
+  // submitted first (ties to the lowest id).
+  Starvation FindStarvation(const OrderContext& context) const;
+  // Whether a guaranteed run keeps ranking ahead of its class now.
+  bool KeepsGuarantee(const Job& job, const Starvation& starvation, Time now) const;
   // Remaining GPU-seconds x fair-share penalty / aging, in milli-units.
   int64_t Score(const Job& job, const OrderContext& context) const;
 

@@ -1,6 +1,7 @@
 // The Berth policy's pieces on small scenarios where the right answer is
 // known (issue 3): preemption picks the least-loss victims, respects the
-// minimum run time and the preemptible flag; a starving job reaches the head.
+// minimum run time and the preemptible flag; a starving job reaches the head,
+// yields to a backlog larger than the cluster, and not past the hard bound.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -145,6 +146,73 @@ TEST(BerthPolicyTest, AStartedStarvingJobIsNotThrownOutByNewcomers) {
   state.Submit(NewJob(2).Gpus(8).Submit(later.micros() / 1'000'000), later);
   const Decision decision = Decide(state, later, policy);
   EXPECT_THAT(decision.preemptions, IsEmpty());
+}
+
+// Whether the orderer puts `id` ahead of its class (the starving head).
+bool IsHead(const ClusterState& state, JobId id, Time now) {
+  const Policy policy = Berth({});
+  const BerthOrderer orderer{BerthOrderConfig{}};
+  const std::vector<const Job*> jobs = {&state.Get(id)};
+  std::vector<OrderKey> keys;
+  const FairShare share(state, now);
+  orderer.Keys(jobs, OrderContext{state, now, *policy.runtimes, &share}, keys);
+  return keys[0].secondary == 0;
+}
+
+TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogLargerThanTheClusterUntilTheHardBound) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const BerthOrderConfig config;
+  state.Submit(NewJob(1).Gpus(8).Submit(0), At(0));
+  auto submit = [&](int id, int gpus, Time at) {
+    state.Submit(NewJob(id).Gpus(gpus).Submit(at.micros() / 1'000'000), at);
+  };
+
+  // Job 1 starves just as younger jobs asking for 9 GPUs arrive: one GPU
+  // more than the cluster has, so they go first.
+  const Time starving = At(0) + config.starvation_bound;
+  submit(2, 8, starving);
+  submit(3, 1, starving);
+  EXPECT_FALSE(IsHead(state, Id(1), starving));
+  // 8 GPUs of younger work fit the cluster: job 1 is the head.
+  state.Cancel(Id(3), starving);
+  EXPECT_TRUE(IsHead(state, Id(1), starving));
+
+  // Past the hard bound it is the head whatever waits behind it (job 2 is
+  // starving by then too and no longer counts as younger work).
+  const Time hard = At(0) + config.starvation_hard_bound;
+  submit(4, 8, hard - Secs(1));
+  submit(5, 1, hard - Secs(1));
+  EXPECT_FALSE(IsHead(state, Id(1), hard - Secs(1)));
+  EXPECT_TRUE(IsHead(state, Id(1), hard));
+}
+
+TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogLargerThanTheClusterUntilTheHardBound) {
+  const BerthOrderConfig config;
+  // Job 1 starts as the starving head after waiting `waited`; two hours later
+  // short jobs asking for 9 GPUs arrive on the 8-GPU node. Returns who is
+  // preempted for them.
+  auto preempted_after = [&](Duration waited) {
+    ClusterState state;
+    AddNodes(state, 1, 8);
+    state.Submit(NewJob(1).Gpus(8).Preemptible().Submit(0), At(0));
+    const Policy policy = Berth({{Id(1), Secs(500000)}, {Id(2), Secs(10)}, {Id(3), Secs(10)}});
+    const Time start = At(0) + waited;
+    const Decision first = Decide(state, start, policy);
+    EXPECT_THAT(StartedIds(first), ElementsAre(Id(1)));
+    EXPECT_TRUE(first.starts[0].guaranteed);
+    testing::Apply(state, first, start);
+    const Time later = start + Duration::Hours(2);
+    state.Submit(NewJob(2).Gpus(8).Submit(later.micros() / 1'000'000), later);
+    state.Submit(NewJob(3).Gpus(1).Submit(later.micros() / 1'000'000), later);
+    std::vector<JobId> victims;
+    for (const Preemption& p : Decide(state, later, policy).preemptions) victims.push_back(p.job);
+    return victims;
+  };
+  EXPECT_THAT(preempted_after(config.starvation_bound + Secs(10)), ElementsAre(Id(1)))
+      << "the guarantee lapses while the backlog is larger than the cluster";
+  EXPECT_THAT(preempted_after(config.starvation_hard_bound + Secs(10)), IsEmpty())
+      << "a job that waited the hard bound keeps it";
 }
 
 TEST(BerthPolicyTest, ShortPredictedJobsGoFirstAndWaitingShrinksSize) {

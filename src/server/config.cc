@@ -42,10 +42,10 @@ Result<core::Duration> Seconds(const toml::table& table, const std::string& path
 
 Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   const std::string path = "scheduler.";
-  BERTH_RETURN_IF_ERROR(
-      Unknown(table, path,
-              {"policy", "heartbeat_timeout_s", "explain_every_s", "starvation_bound_h",
-               "min_run_before_preemption_s", "fair_share_half_life_h"}));
+  BERTH_RETURN_IF_ERROR(Unknown(
+      table, path,
+      {"policy", "heartbeat_timeout_s", "explain_every_s", "starvation_bound_h",
+       "starvation_hard_bound_h", "min_run_before_preemption_s", "fair_share_half_life_h"}));
   BERTH_ASSIGN_OR_RETURN(options.policy, Get<std::string>(table, path, "policy", options.policy));
   if (Result<core::Policy> policy = core::MakePolicy(options.policy); !policy.ok()) {
     return InvalidArgument(path + "policy: " + policy.status().message());
@@ -57,6 +57,12 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   core::BerthOrderConfig& berth = options.policy_config.berth;
   BERTH_ASSIGN_OR_RETURN(berth.starvation_bound,
                          Seconds(table, path, "starvation_bound_h", 3600, berth.starvation_bound));
+  BERTH_ASSIGN_OR_RETURN(berth.starvation_hard_bound,
+                         Seconds(table, path, "starvation_hard_bound_h", 3600,
+                                 Max(berth.starvation_hard_bound, berth.starvation_bound)));
+  if (berth.starvation_hard_bound < berth.starvation_bound) {
+    return InvalidArgument(path + "starvation_hard_bound_h: must be at least starvation_bound_h");
+  }
   BERTH_ASSIGN_OR_RETURN(options.policy_config.berth_min_run_time,
                          Seconds(table, path, "min_run_before_preemption_s", 1,
                                  options.policy_config.berth_min_run_time));

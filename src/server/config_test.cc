@@ -20,6 +20,8 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
   EXPECT_EQ(config->controller.policy, "berth");
   EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(30));
   EXPECT_EQ(config->controller.policy_config.berth.starvation_bound, core::Duration::Hours(36));
+  EXPECT_EQ(config->controller.policy_config.berth.starvation_hard_bound,
+            core::Duration::Hours(144));
   EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(168));
   EXPECT_EQ(config->history_every, core::Duration::Seconds(5));
   EXPECT_EQ(config->history_capacity, 17280u);
@@ -37,6 +39,7 @@ data_dir = "/tmp/x"
 policy = "fifo"
 heartbeat_timeout_s = 5
 fair_share_half_life_h = 24
+starvation_bound_h = 200
 [dashboard]
 history_interval_s = 0.5
 history_samples = 100
@@ -46,6 +49,9 @@ history_samples = 100
   EXPECT_EQ(config->controller.policy, "fifo");
   EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(5));
   EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(24));
+  EXPECT_EQ(config->controller.policy_config.berth.starvation_hard_bound,
+            core::Duration::Hours(200))
+      << "the hard bound follows a bound set above its default";
   EXPECT_FALSE(config->queues.has_value());
   EXPECT_EQ(config->history_every, core::Duration::Millis(500));
   EXPECT_EQ(config->history_capacity, 100u);
@@ -58,6 +64,8 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
       {"data_dir = \"/x\"\n[scheduler]\nheartbeat_timeout_s = -1", "scheduler.heartbeat_timeout_s"},
       {"data_dir = \"/x\"\n[scheduler]\nheartbeat_timeout_s = \"30\"",
        "scheduler.heartbeat_timeout_s"},
+      {"data_dir = \"/x\"\n[scheduler]\nstarvation_bound_h = 48\nstarvation_hard_bound_h = 24",
+       "scheduler.starvation_hard_bound_h: must be at least starvation_bound_h"},
       {"data_dir = 7", "data_dir: wrong type"},
       {"listen = \"127.0.0.1:8080\"", "data_dir"},
       {"data_dir = \"/x\"\nlisten = \"nowhere\"", "listen"},
