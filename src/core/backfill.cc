@@ -24,7 +24,7 @@ std::optional<size_t> StartInOrder(Cycle& cycle) {
   for (size_t i = 0; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
     if (!cycle.QuotaAllows(candidate)) continue;
-    std::optional<Placement> placement = Place(cycle.work, candidate.request);
+    std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request);
     if (!placement) return i;
     cycle.Start(candidate, std::move(*placement));
   }
@@ -35,6 +35,7 @@ std::optional<size_t> StartInOrder(Cycle& cycle) {
 bool FitsNow(const Cycle& cycle, const PlacementRequest& request, PlacementMemo& memo) {
   if (memo.KnownToFit(request)) return true;
   if (memo.KnownToFail(request)) return false;
+  // Fitting does not depend on the placement rule: plain best fit answers.
   const bool fits = Place(cycle.work, request).has_value();
   if (fits) {
     memo.RecordFit(request);
@@ -80,7 +81,7 @@ void RunBackfill(Cycle& cycle) {
           reserved && cycle.now + runtimes.Remaining(*candidate.job, cycle.now) <= reserved->at;
       PlacementMemo& memo = ends_before_reservation ? now_memo : shadow_memo;
       if (!memo.KnownToFail(candidate.request)) {
-        placement = Place(ends_before_reservation ? cycle.work : shadow, candidate.request);
+        placement = cycle.PlaceOn(ends_before_reservation ? cycle.work : shadow, candidate.request);
         if (!placement) memo.RecordFailure(candidate.request);
       }
     }

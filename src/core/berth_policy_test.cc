@@ -1,7 +1,8 @@
 // The Berth policy's pieces on small scenarios where the right answer is
 // known (issue 3): preemption picks the least-loss victims, respects the
 // minimum run time and the preemptible flag; a starving job reaches the head,
-// yields to a backlog larger than the cluster, and not past the hard bound.
+// yields to a backlog larger than the cluster, and not past the hard bound;
+// small tasks are placed so as not to split the room waiting jobs need.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -146,6 +147,34 @@ TEST(BerthPolicyTest, AStartedStarvingJobIsNotThrownOutByNewcomers) {
   state.Submit(NewJob(2).Gpus(8).Submit(later.micros() / 1'000'000), later);
   const Decision decision = Decide(state, later, policy);
   EXPECT_THAT(decision.preemptions, IsEmpty());
+}
+
+TEST(BerthPolicyTest, ASmallTaskDoesNotSplitTheRoomWaitingJobsNeed) {
+  // Two 4-GPU nodes with 3 and 2 GPUs free. A 1-GPU job goes first, two
+  // 2-GPU jobs wait behind it. Best fit puts the small job on the node with
+  // 2 free and leaves 3 + 1: one 2-GPU job fits. The fragmentation rule
+  // (against the waiting shapes) leaves 2 + 2: both do.
+  ClusterState state;
+  AddNodes(state, 2, 4);
+  StartOn(state, NewJob(1).Gpus(1), N(0), 0b0001, At(0));
+  StartOn(state, NewJob(2).Gpus(2), N(1), 0b0011, At(0));
+  state.Submit(NewJob(3).Gpus(1), At(0));
+  state.Submit(NewJob(4).Gpus(2), At(0));
+  state.Submit(NewJob(5).Gpus(2), At(0));
+  Policy policy = Berth({{Id(1), Secs(90000)},
+                         {Id(2), Secs(90000)},
+                         {Id(3), Secs(60)},
+                         {Id(4), Secs(600)},
+                         {Id(5), Secs(700)}});
+  ASSERT_TRUE(policy.fragmentation_aware);
+  Decision decision = Decide(state, At(10), policy);
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(3), Id(4), Id(5)));
+  EXPECT_EQ(decision.starts[0].placement.tasks[0].node, N(0));
+
+  policy.fragmentation_aware = false;
+  decision = Decide(state, At(10), policy);
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(3), Id(4)));
+  EXPECT_EQ(decision.starts[0].placement.tasks[0].node, N(1)) << "best fit";
 }
 
 // Whether the orderer puts `id` ahead of its class (the starving head).

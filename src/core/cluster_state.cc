@@ -49,6 +49,9 @@ void ClusterState::CountWaiting(const JobSpec& spec, int64_t delta) {
     it->second += delta;
     if (it->second == 0) counts->erase(it);
   }
+  auto shape = waiting_shapes_.try_emplace(WaitingShape{spec.task, spec.gpu_type}, 0).first;
+  shape->second += delta * spec.tasks;
+  if (shape->second == 0) waiting_shapes_.erase(shape);
 }
 
 void ClusterState::Hold(JobId id) {

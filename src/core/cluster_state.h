@@ -86,13 +86,23 @@ class ClusterState {
   using WaitingCounts = std::map<std::string, int64_t, std::less<>>;
   const WaitingCounts& waiting_users() const { return waiting_users_; }
   const WaitingCounts& waiting_queues() const { return waiting_queues_; }
+  // The task shapes of the waiting jobs, with how many tasks of each: the
+  // workload a fragmentation-aware placement keeps room for.
+  struct WaitingShape {
+    TaskShape task;
+    std::string gpu_type;  // empty: any model
+    auto operator<=>(const WaitingShape&) const = default;
+  };
+  using ShapeCounts = std::map<WaitingShape, int64_t>;
+  const ShapeCounts& waiting_shapes() const { return waiting_shapes_; }
 
  private:
   Job& GetMutable(JobId id);
   // Charges the current run of a running job to the usage ledger, and
   // returns its GPUs to the free pool.
   void EndRun(Job& job, Time now);
-  // A job joined (+1) or left (-1) the pending and held jobs.
+  // A job joined (+1) or left (-1) the pending and held jobs (counts of
+  // users, queues and task shapes).
   void CountWaiting(const JobSpec& spec, int64_t delta);
 
   NodeTable nodes_;
@@ -105,6 +115,7 @@ class ClusterState {
   UsageLedger usage_;
   WaitingCounts waiting_users_;
   WaitingCounts waiting_queues_;
+  ShapeCounts waiting_shapes_;
   std::optional<QuotaTree> quotas_;
 };
 

@@ -42,22 +42,27 @@ TEST(ClusterStateTest, JobLifecycleMovesCapacity) {
   EXPECT_NEAR(state.usage().QueueUsage("default", At(120)), 400.0, 0.1);
 }
 
-TEST(ClusterStateTest, CountsTheWaitingJobsOfEachUserAndQueue) {
+TEST(ClusterStateTest, CountsTheWaitingJobsOfEachUserQueueAndTaskShape) {
   ClusterState state;
   AddNodes(state, 1, 8);
   using Counts = ClusterState::WaitingCounts;
+  using Shapes = ClusterState::ShapeCounts;
   const JobSpec a = NewJob(1).User("ann").Queue("vision").Gpus(8);
+  const JobSpec b = NewJob(2).User("bob").Queue("vision").Gpus(2).Tasks(3).Type("H100");
   state.Submit(a, At(0));
-  state.Submit(NewJob(2).User("bob").Queue("vision"), At(0));
-  state.Submit(NewJob(3).User("bob").Queue("nlp"), At(0));
+  state.Submit(b, At(0));
+  state.Submit(NewJob(3).User("bob").Queue("nlp").Gpus(8), At(0));
   state.Hold(Id(3));  // held jobs wait too
   EXPECT_EQ(state.waiting_users(), (Counts{{"ann", 1}, {"bob", 2}}));
   EXPECT_EQ(state.waiting_queues(), (Counts{{"nlp", 1}, {"vision", 2}}));
+  EXPECT_EQ(state.waiting_shapes(), (Shapes{{{a.task, ""}, 2}, {{b.task, "H100"}, 3}}))
+      << "tasks, not jobs, per shape and model";
 
   state.Start(Id(1), PlaceOrDie(state, a), At(1));
   state.Cancel(Id(3), At(2));
   EXPECT_EQ(state.waiting_users(), (Counts{{"bob", 1}}));
   EXPECT_EQ(state.waiting_queues(), (Counts{{"vision", 1}}));
+  EXPECT_EQ(state.waiting_shapes(), (Shapes{{{b.task, "H100"}, 3}}));
 
   state.Preempt(Id(1), At(3));
   EXPECT_EQ(state.waiting_users(), (Counts{{"ann", 1}, {"bob", 1}}));
@@ -65,6 +70,7 @@ TEST(ClusterStateTest, CountsTheWaitingJobsOfEachUserAndQueue) {
   state.Cancel(Id(2), At(4));
   EXPECT_TRUE(state.waiting_users().empty());
   EXPECT_TRUE(state.waiting_queues().empty());
+  EXPECT_TRUE(state.waiting_shapes().empty());
 }
 
 TEST(ClusterStateTest, PreemptionRequeuesAndKeepsAttainedService) {

@@ -10,6 +10,7 @@
 #include "core/cluster_state.h"
 #include "core/decide.h"
 #include "core/decision.h"
+#include "core/fragmentation.h"
 #include "core/orderer.h"
 #include "core/placer.h"
 #include "core/policy.h"
@@ -25,6 +26,10 @@ struct Candidate {
   std::optional<JobId> blocker;
 };
 
+// The waiting jobs' task shapes as a workload for the fragmentation model
+// (decide.cc).
+FragmentationModel WaitingWorkload(const ClusterState& state);
+
 struct Cycle {
   Cycle(const ClusterState& state_in, Time now_in, const Policy& policy_in, ExplainLevel explain_in)
       : state(state_in),
@@ -34,6 +39,20 @@ struct Cycle {
         work(state_in.capacity()) {
     if (policy.orderer->UsesFairShare()) fair_share.emplace(state, now);
     if (state.quotas() != nullptr) quota.emplace(*state.quotas(), state);
+    if (policy.fragmentation_aware) {
+      fragmentation.emplace(WaitingWorkload(state));
+      place.fragmentation = &*fragmentation;
+      place.whole_gpus_by_bucket = true;  // every cycle, on clusters of any size
+    }
+  }
+  // Holds a pointer into itself.
+  Cycle(const Cycle&) = delete;
+  Cycle& operator=(const Cycle&) = delete;
+
+  // Where the request goes on `capacity` under the policy's placement rule.
+  std::optional<Placement> PlaceOn(const Capacity& capacity,
+                                   const PlacementRequest& request) const {
+    return Place(capacity, request, place);
   }
 
   bool explaining() const { return explain != ExplainLevel::kNone; }
@@ -69,11 +88,13 @@ struct Cycle {
   const Time now;
   const Policy& policy;
   const ExplainLevel explain;
-  std::optional<FairShare> fair_share;  // when the orderer weighs it
-  std::optional<QuotaUsage> quota;      // when the cluster has team queues
-  Capacity work;                        // live capacity minus this cycle's starts
-  std::vector<Candidate> order;         // pending jobs that can fit, in policy order
-  std::vector<const Job*> never_fit;    // pending jobs that can never fit, by id
+  std::optional<FairShare> fair_share;              // when the orderer weighs it
+  std::optional<QuotaUsage> quota;                  // when the cluster has team queues
+  std::optional<FragmentationModel> fragmentation;  // for fragmentation-aware policies
+  PlaceOptions place;                               // the policy's placement rule
+  Capacity work;                                    // live capacity minus this cycle's starts
+  std::vector<Candidate> order;                     // pending jobs that can fit, in policy order
+  std::vector<const Job*> never_fit;                // pending jobs that can never fit, by id
   Decision decision;
 };
 

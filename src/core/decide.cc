@@ -98,7 +98,7 @@ void RunStrict(Cycle& cycle) {
   for (size_t i = 0; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
     if (!cycle.QuotaAllows(candidate)) continue;
-    if (std::optional<Placement> placement = Place(cycle.work, candidate.request)) {
+    if (std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request)) {
       cycle.Start(candidate, std::move(*placement));
       continue;
     }
@@ -112,6 +112,19 @@ void RunStrict(Cycle& cycle) {
     }
     return;
   }
+}
+
+FragmentationModel WaitingWorkload(const ClusterState& state) {
+  std::vector<WorkloadShape> workload;
+  for (const auto& [waiting, tasks] : state.waiting_shapes()) {
+    WorkloadShape shape{waiting.task, std::nullopt, tasks};
+    if (!waiting.gpu_type.empty()) {
+      shape.type = state.nodes().FindType(waiting.gpu_type);
+      if (!shape.type) continue;  // no node has the model: it needs no room here
+    }
+    workload.push_back(shape);
+  }
+  return FragmentationModel(workload);
 }
 
 Decision Decide(const ClusterState& state, Time now, const Policy& policy,

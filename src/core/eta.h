@@ -41,6 +41,10 @@ class ReleaseSchedule {
 
   // Releases ends (earliest first, ties by job id) into `capacity` until
   // `request` fits, at or after `not_before`. nullopt when it never fits.
+  // Plans place by best fit whatever the policy's rule: what matters is
+  // when a job fits, which does not depend on the rule, and the
+  // fragmentation rule's scan of every node for every pending job would
+  // make a full pass minutes long on a large cluster.
   std::optional<PlannedStart> AdvanceUntilFits(Capacity& capacity, const PlacementRequest& request,
                                                Time not_before);
 

@@ -197,6 +197,53 @@ int64_t FragmentationModel::ClusterFragmentation(const Capacity& capacity) const
   return sum;
 }
 
+namespace {
+
+// F(after) - F(before) of a whole-GPU task on `node`: it takes the largest
+// free entries (1000 each) of the view.
+int64_t WholeGpuIncrease(const FragmentationModel& model, FragmentationModel::NodeView view,
+                         const TaskShape& shape) {
+  const int64_t before = model.Fragmentation(view);
+  view.cpu -= shape.cpu.value();
+  view.memory -= shape.memory.value();
+  for (int i = 0; i < shape.whole_gpus(); ++i) {
+    view.free_milli[static_cast<size_t>(view.gpu_count - 1 - i)] = 0;
+  }
+  SortFree(view);
+  return model.Fragmentation(view) - before;
+}
+
+}  // namespace
+
+std::optional<FragmentationChoice> ChooseWholeGpusByBucket(const Capacity& capacity,
+                                                           const PlacementRequest& request,
+                                                           const FragmentationModel& model) {
+  BERTH_CHECK(request.tasks == 1 && request.shape.whole_gpus() > 0);
+  const TaskShape& shape = request.shape;
+  const NodeTable& nodes = capacity.nodes();
+  std::optional<FragmentationChoice> best;
+  std::tuple<Score, NodeId> best_key;
+  for (size_t t = 0; t < nodes.type_count(); ++t) {
+    const auto type = static_cast<GpuTypeId>(t);
+    if (request.type && type != *request.type) continue;
+    for (int free = shape.whole_gpus(); free <= nodes.max_gpus(type); ++free) {
+      capacity.ForEachWithFree(type, free, [&](NodeId node) {
+        if (shape.cpu > capacity.free_cpu(node) || shape.memory > capacity.free_memory(node)) {
+          return false;  // the bucket's next node may have the room
+        }
+        const Score score{
+            WholeGpuIncrease(model, FragmentationModel::ViewOf(capacity, node), shape), free};
+        if (!best || std::tie(score, node) < best_key) {
+          best = FragmentationChoice{node, -1};
+          best_key = {score, node};
+        }
+        return true;
+      });
+    }
+  }
+  return best;
+}
+
 std::optional<FragmentationChoice> ChooseByFragmentation(const Capacity& capacity,
                                                          const PlacementRequest& request,
                                                          const FragmentationModel& model) {
@@ -226,18 +273,14 @@ std::optional<FragmentationChoice> ChooseByFragmentation(const Capacity& capacit
 
     FragmentationModel::NodeView view = FragmentationModel::ViewOf(capacity, node);
     if (seen_states.SeenBefore(capacity, node, view)) continue;
+    if (whole > 0) {
+      offer(Score{WholeGpuIncrease(model, view, shape), capacity.free_gpu_count(node)}, node, -1);
+      continue;
+    }
     const int64_t before = model.Fragmentation(view);
     view.cpu -= shape.cpu.value();
     view.memory -= shape.memory.value();
-
-    if (whole > 0) {
-      // Whole free devices are the largest entries (1000 each) of the view.
-      for (int i = 0; i < whole; ++i) {
-        view.free_milli[static_cast<size_t>(view.gpu_count - 1 - i)] = 0;
-      }
-      SortFree(view);
-      offer(Score{model.Fragmentation(view) - before, capacity.free_gpu_count(node)}, node, -1);
-    } else if (share) {
+    if (share) {
       // Devices with equal free thousandths lead to the same state, so only
       // the lowest-indexed one of each is scored.
       std::array<int64_t, kMaxGpusPerNode> seen{};

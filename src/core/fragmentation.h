@@ -136,4 +136,17 @@ std::optional<FragmentationChoice> ChooseByFragmentation(const Capacity& capacit
                                                          const PlacementRequest& request,
                                                          const FragmentationModel& model);
 
+// The rule for a whole-GPU task with one node scored per (model, whole free
+// GPUs) bucket of the capacity's index: the bucket's first node, in id
+// order, with the CPU and memory the task asks for; ties go to the fewest
+// free GPUs, then the lowest node id. The same choice as
+// ChooseByFragmentation when the nodes of a bucket look alike to the model
+// (no GPU shares in use, CPU and memory that decide no shape's fit), as on
+// whole-GPU training clusters; O(models x GPUs per node) rather than
+// O(nodes), which live decisions on large clusters need.
+// REQUIRES: request.tasks == 1 and request.shape.whole_gpus() > 0.
+std::optional<FragmentationChoice> ChooseWholeGpusByBucket(const Capacity& capacity,
+                                                           const PlacementRequest& request,
+                                                           const FragmentationModel& model);
+
 }  // namespace berth::core

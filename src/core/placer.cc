@@ -232,8 +232,12 @@ std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRe
 // devices of a whole-GPU task follow the interconnect rule on that node.
 std::optional<Placement> PlaceByFragmentation(const Capacity& capacity,
                                               const PlacementRequest& request,
-                                              const FragmentationModel& model) {
-  const std::optional<FragmentationChoice> choice = ChooseByFragmentation(capacity, request, model);
+                                              const PlaceOptions& options) {
+  const FragmentationModel& model = *options.fragmentation;
+  const std::optional<FragmentationChoice> choice =
+      options.whole_gpus_by_bucket && request.shape.whole_gpus() > 0
+          ? ChooseWholeGpusByBucket(capacity, request, model)
+          : ChooseByFragmentation(capacity, request, model);
   if (!choice) return std::nullopt;
   Placement placement;
   placement.shape = request.shape;
@@ -264,7 +268,10 @@ std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest&
                                const PlaceOptions& options) {
   BERTH_CHECK(request.tasks >= 1 && request.shape.valid());
   if (options.fragmentation != nullptr && request.tasks == 1) {
-    return PlaceByFragmentation(capacity, request, *options.fragmentation);
+    // The index says at once when a whole-GPU task fits nowhere; the
+    // fragmentation rule would scan every node to find that out.
+    if (request.shape.whole_gpus() > 0 && !PlaceWholeGpus(capacity, request)) return std::nullopt;
+    return PlaceByFragmentation(capacity, request, options);
   }
   if (request.shape.whole_gpus() > 0) return PlaceWholeGpus(capacity, request);
   return PlaceByScan(capacity, request);

@@ -57,6 +57,9 @@ struct PlaceOptions {
   // fragmentation.h against this workload model (which must outlive the
   // call); gangs keep the best-fit gang rule. Null: best fit.
   const FragmentationModel* fragmentation = nullptr;
+  // With `fragmentation`: whole-GPU tasks score one node per bucket
+  // (ChooseWholeGpusByBucket) instead of every node.
+  bool whole_gpus_by_bucket = false;
 };
 
 // The placement on current free capacity, or nullopt. Whether a request fits

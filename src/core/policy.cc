@@ -82,6 +82,7 @@ const std::array<PolicyEntry, 7>& Table() {
          Policy policy = Build("berth", std::make_unique<BerthOrderer>(c.berth),
                                D::kPreemptiveBackfill, K::kPredicted, S::kPreemptibleOnly, c);
          policy.victim_choice = VictimChoice::kFewestLeastLoss;
+         policy.fragmentation_aware = true;
          policy.min_run_time = c.berth_min_run_time;
          return policy;
        }},

@@ -76,6 +76,11 @@ struct Policy {
   // A job is not stopped again before it has run this long (no thrashing).
   Duration min_run_time;
   Duration default_time_limit;
+  // Single-task jobs are placed by the fragmentation-aware rule of
+  // fragmentation.h against the waiting jobs' task shapes (so a small task
+  // does not split a node that a waiting large one needs); otherwise, and
+  // for gangs, by best fit.
+  bool fragmentation_aware = false;
   // Never null when Decide runs. Shared because an owner may keep updating a
   // learning estimator between decisions.
   std::shared_ptr<const RuntimeEstimator> runtimes;

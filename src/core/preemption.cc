@@ -17,7 +17,7 @@ void RunPreemptive(Cycle& cycle) {
   for (Candidate& candidate : cycle.order) {
     if (!cycle.QuotaAllows(candidate)) continue;
     if (!free_memo.KnownToFail(candidate.request)) {
-      if (std::optional<Placement> placement = Place(cycle.work, candidate.request)) {
+      if (std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request)) {
         cycle.Start(candidate, std::move(*placement));
         continue;
       }

@@ -51,7 +51,7 @@ bool Backfill(Cycle& cycle, Candidate& candidate, std::optional<VictimPool>& poo
   Capacity& target = ends_before ? cycle.work : reservation.shadow;
   PlacementMemo& memo = ends_before ? memos.free : reservation.shadow_memo;
   if (!memos.free.KnownToFail(candidate.request) && !memo.KnownToFail(candidate.request)) {
-    if (std::optional<Placement> placement = Place(target, candidate.request)) {
+    if (std::optional<Placement> placement = cycle.PlaceOn(target, candidate.request)) {
       reservation.shadow.Reserve(*placement);
       cycle.Start(candidate, std::move(*placement));
       return false;
@@ -92,7 +92,7 @@ void RunPreemptiveBackfill(Cycle& cycle) {
       continue;
     }
     if (!memos.free.KnownToFail(candidate.request)) {
-      if (std::optional<Placement> placement = Place(cycle.work, candidate.request)) {
+      if (std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request)) {
         cycle.Start(candidate, std::move(*placement));
         continue;
       }

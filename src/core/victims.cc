@@ -88,19 +88,22 @@ std::vector<Victim*> LowestOrderedFirst(const Candidate& candidate, std::span<Vi
 }
 
 // Releases `order` one by one from `capacity` until the candidate fits, then
-// gives back every victim it turns out not to need, last tried first. On
-// failure `capacity` is as before.
+// gives back every victim it turns out not to need, last tried first, and
+// places it by the cycle's rule. On failure `capacity` is as before. Fitting
+// does not depend on the rule, so the trials use plain best fit (indexed,
+// where the fragmentation rule scans every node).
 std::optional<PreemptionPlan> Release(Capacity& capacity, const Candidate& candidate,
-                                      const std::vector<Victim*>& order) {
+                                      const std::vector<Victim*>& order,
+                                      const PlaceOptions& place) {
   std::vector<Victim*> released;
-  std::optional<Placement> placement;
+  bool fits = false;
   for (Victim* victim : order) {
     capacity.Release(victim->job->placement);
     released.push_back(victim);
-    placement = Place(capacity, candidate.request);
-    if (placement) break;
+    fits = Place(capacity, candidate.request).has_value();
+    if (fits) break;
   }
-  if (!placement) {
+  if (!fits) {
     for (auto it = released.rbegin(); it != released.rend(); ++it) {
       capacity.Allocate((*it)->job->placement);
     }
@@ -109,13 +112,13 @@ std::optional<PreemptionPlan> Release(Capacity& capacity, const Candidate& candi
   std::vector<Victim*> needed;
   for (auto it = released.rbegin(); it != released.rend(); ++it) {
     capacity.Allocate((*it)->job->placement);
-    if (std::optional<Placement> without = Place(capacity, candidate.request)) {
-      placement = std::move(without);
-    } else {
+    if (!Place(capacity, candidate.request)) {
       capacity.Release((*it)->job->placement);
       needed.push_back(*it);
     }
   }
+  std::optional<Placement> placement = Place(capacity, candidate.request, place);
+  BERTH_CHECK(placement.has_value());
   return PreemptionPlan{std::move(needed), std::move(*placement)};
 }
 
@@ -217,7 +220,7 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
     // Point back at the pool's victims, so taking them marks the pool.
     for (Victim*& victim : order) victim = pool.Same(*victim);
   }
-  std::optional<PreemptionPlan> plan = Release(capacity, candidate, order);
+  std::optional<PreemptionPlan> plan = Release(capacity, candidate, order, cycle.place);
   if (!plan) memo.RecordFailure(candidate.request);
   return plan;
 }

@@ -306,7 +306,10 @@ TEST_F(ApiTest, UsageAndQueues) {
   json listed = alice.Get("/api/v1/queues").body["queues"];
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0]["used_gpus"], 4.0);
-  clock_.Advance(core::Duration::Hours(1));
+  AdvanceWithHeartbeats(
+      agent, "n0", core::Duration::Hours(1),
+      {TaskReport{
+          core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
   Heartbeat(
       agent, "n0",
       {TaskReport{core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});

@@ -109,6 +109,20 @@ class ApiTest : public ::testing::Test {
     return agent.Post("/api/v1/agent/heartbeat", HeartbeatJson(server::Heartbeat{node, tasks, {}}));
   }
 
+  // Moves the fake clock on by `by` in steps well below the heartbeat
+  // timeout, heartbeating `tasks` from `node` after each. One big step races
+  // the server's tick: a tick between the step and the next heartbeat finds
+  // the node silent past the timeout and requeues its jobs.
+  void AdvanceWithHeartbeats(Client& agent, const std::string& node, core::Duration by,
+                             const std::vector<TaskReport>& tasks) {
+    while (by > core::Duration::Zero()) {
+      const core::Duration step = core::Min(by, core::Duration::Seconds(10));
+      clock_.Advance(step);
+      Heartbeat(agent, node, tasks);
+      by = by - step;
+    }
+  }
+
   // Polls until the job reaches `state` (the scheduler runs on its own thread).
   json WaitForState(Client& client, int64_t id, const std::string& state) {
     json job;

@@ -64,9 +64,11 @@ TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
     const int64_t id =
         alice.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
     const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
-    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+    const std::vector<TaskReport> running = {
+        TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+    Heartbeat(agent, "n0", running);
     WaitForState(alice, id, "running");
-    clock_.Advance(run_time);
+    AdvanceWithHeartbeats(agent, "n0", run_time, running);
     Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
     WaitForState(alice, id, "succeeded");
   };
