@@ -303,5 +303,48 @@ TEST(FragmentationPlacementTest, FitsExactlyWhenBestFitFitsAndAlwaysAllocatable)
   }
 }
 
+TEST(FragmentationPlacementTest, BucketsChooseAsTheFullScanOnAlikeNodes) {
+  // Whole-GPU tasks on nodes that differ only in what they run (two models,
+  // same CPU and memory, no shares): one node per (model, free GPUs) bucket
+  // stands for all, so the bucketed rule must pick the node the full scan
+  // picks, through a run of random placements and departures.
+  uint64_t seed = 777;
+  auto next = [&seed](uint64_t bound) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % bound;
+  };
+  const FragmentationModel model(
+      {Weighted(1000, 30), Weighted(2000, 10), Weighted(4000, 6), Weighted(8000, 4)});
+  Cluster cluster;
+  for (int n = 0; n < 24; ++n) cluster.Add(n % 3 == 0 ? "T4" : "V100", 8);
+  const int kWhole[] = {1, 1, 1, 2, 4, 8};
+  std::vector<Placement> running;
+  for (int step = 0; step < 2000; ++step) {
+    if (!running.empty() && next(3) == 0) {
+      const size_t gone = next(running.size());
+      cluster.mutable_capacity().Release(running[gone]);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(gone));
+      continue;
+    }
+    PlacementRequest request = Task(1000 * kWhole[next(6)]);
+    if (next(4) == 0) request.type = cluster.Type("T4");
+    const std::optional<FragmentationChoice> scan =
+        ChooseByFragmentation(cluster.capacity(), request, model);
+    const std::optional<FragmentationChoice> bucket =
+        ChooseWholeGpusByBucket(cluster.capacity(), request, model);
+    ASSERT_EQ(scan.has_value(), bucket.has_value()) << "step " << step;
+    if (!scan) continue;
+    ASSERT_EQ(scan->node, bucket->node) << "step " << step;
+    PlaceOptions options;
+    options.fragmentation = &model;
+    options.whole_gpus_by_bucket = true;
+    std::optional<Placement> placed = Place(cluster.capacity(), request, options);
+    ASSERT_TRUE(placed.has_value());
+    EXPECT_EQ(placed->tasks[0].node, bucket->node);
+    cluster.mutable_capacity().Allocate(*placed);
+    running.push_back(*placed);
+  }
+}
+
 }  // namespace
 }  // namespace berth::core
