@@ -98,6 +98,37 @@ TEST_F(ApiTest, IdempotentSubmitReturnsTheSameJob) {
   EXPECT_EQ(alice.Get("/api/v1/jobs").body["jobs"].size(), 1u);
 }
 
+TEST_F(ApiTest, EndedJobsTheServerNoLongerKeepsInMemoryStayEnded) {
+  server_.reset();
+  ended_kept_ = 1;
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  const json body{{"command", {"true"}}, {"idempotency_key", "run-8"}};
+  const int64_t first = alice.Post("/api/v1/jobs", body).body["id"];
+  ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(first) + "/cancel").status, 200);
+  const int64_t second = alice.Post("/api/v1/jobs", json{{"command", {"true"}}}).body["id"];
+  ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(second) + "/cancel").status, 200);
+  // Only the second job's end is kept in memory now.
+
+  // A retry of the first submission gets the first job, still cancelled:
+  // it is not queued again.
+  Reply again = alice.Post("/api/v1/jobs", body);
+  ASSERT_EQ(again.status, 201);
+  EXPECT_EQ(again.body["id"], first);
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t probe = alice.Post("/api/v1/jobs", json{{"command", {"true"}}}).body["id"];
+  WaitForAssignment(agent, "n0", probe);  // a cycle ran since the retry
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(first)).body["state"], "cancelled");
+
+  // A dependency on it is answered from the store.
+  const int64_t after =
+      alice
+          .Post("/api/v1/jobs",
+                json{{"command", {"true"}}, {"depends_on", {"afterok:" + std::to_string(first)}}})
+          .body["id"];
+  EXPECT_EQ(WaitForState(alice, after, "cancelled")["reason"], "dependency_never_satisfied");
+}
+
 TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 8);

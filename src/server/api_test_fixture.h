@@ -71,6 +71,7 @@ class ApiTest : public ::testing::Test {
     options.coalesce = std::chrono::milliseconds(1);
     options.controller.heartbeat_timeout = core::Duration::Seconds(30);
     options.controller.policy = policy_;
+    options.controller.ended_kept = ended_kept_;
     Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     server_ = std::move(*started);
@@ -150,6 +151,7 @@ class ApiTest : public ::testing::Test {
 
   TempDir dir_;
   std::string policy_ = "fifo";
+  size_t ended_kept_ = ControllerOptions{}.ended_kept;
   ManualClock clock_;
   std::unique_ptr<Server> server_;
   std::string admin_token_;

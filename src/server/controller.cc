@@ -131,6 +131,23 @@ void Controller::AddToStateLocked(JobRecord& job) {
   if (job.state == JobState::kHeld) state_.Hold(job.id);
 }
 
+void Controller::RememberEndedLocked(JobId id, JobState state) {
+  ended_[id] = state;
+  while (ended_.size() > options_.ended_kept) {
+    ended_dropped_up_to_ = std::max(ended_dropped_up_to_, ended_.begin()->first);
+    ended_.erase(ended_.begin());
+  }
+}
+
+bool Controller::KnownJobLocked(JobId id) {
+  if (jobs_.contains(id) || ended_.contains(id)) return true;
+  // Ids ascend and are never reused, so only an id at or below a dropped one
+  // may be an ended job; the store's record tells (a new job is not ended).
+  if (id > ended_dropped_up_to_) return false;
+  Result<JobRecord> stored = store_.GetJob(id);
+  return stored.ok() && core::IsTerminal(stored->state);
+}
+
 bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const {
   *never = false;
   bool met = true;
@@ -188,7 +205,7 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
       job.message = "a job it depends on ended the wrong way";
       job.end_time = clock_.Now();
       state_.Cancel(id, clock_.Now());
-      ended_[id] = job.state;
+      RememberEndedLocked(id, job.state);
       changed.push_back(&job);
     }
   }
@@ -256,7 +273,7 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
     std::lock_guard lock(mutex_);
     for (size_t i = 0; i < ids->size() && i < records.size(); ++i) {
       const JobId id = (*ids)[i];
-      if (jobs_.contains(id) || ended_.contains(id)) continue;  // an idempotent retry
+      if (KnownJobLocked(id)) continue;  // an idempotent retry
       JobRecord& job = jobs_[id] = std::move(records[i]);
       job.id = id;
       job.version = 1;
@@ -363,7 +380,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
   if (job.state == JobState::kCompleting) WakeAgentsLocked(job);
   if (job.state == JobState::kCancelled) {
     state_.Cancel(id, clock_.Now());
-    ended_[id] = job.state;
+    RememberEndedLocked(id, job.state);
     explained_.erase(id);
     jobs_.erase(id);
     std::vector<JobRecord*> released;

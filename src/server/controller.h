@@ -56,6 +56,10 @@ struct ControllerOptions {
   // How often a cycle also computes ETAs for every pending job.
   core::Duration explain_every = core::Duration::Seconds(10);
   SubmissionLimits limits;
+  // Final states of ended jobs kept in memory for dependencies and
+  // idempotent retries; beyond this many the oldest ids are looked up in the
+  // store instead, so a long-running server's memory stays bounded.
+  size_t ended_kept = 100'000;
 };
 
 // --- what agents send and receive ---
@@ -261,6 +265,12 @@ class Controller {
   void AddToStateLocked(store::JobRecord& job);
   bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
+  // Remembers a job's final state in ended_, dropping the oldest beyond the
+  // limit.
+  void RememberEndedLocked(core::JobId id, core::JobState state);
+  // Whether `id`, returned by the store for a submission, is a job this
+  // controller already knows (a retry with the same idempotency key).
+  bool KnownJobLocked(core::JobId id);
   // `may_retry`: a failure starts another run while the job has retries left.
   void EndRunLocked(store::JobRecord& job, core::JobState outcome, const std::string& reason,
                     std::vector<store::JobRecord*>& changed, bool may_retry = true);
@@ -300,8 +310,12 @@ class Controller {
   core::ClusterState state_;
   std::map<core::JobId, store::JobRecord> jobs_;  // live jobs
   // Jobs that ended since they were loaded: their final state, for
-  // dependencies (older ones are looked up in the store).
+  // dependencies and idempotent retries, at most options_.ended_kept of them
+  // (older ones are looked up in the store).
   std::map<core::JobId, core::JobState> ended_;
+  // The highest id dropped from ended_: only ids up to it need the store to
+  // tell a retried submission of an ended job from a new one.
+  core::JobId ended_dropped_up_to_{0};
   // Held jobs waiting for their dependencies (ids may linger after they
   // leave that state; the walk drops them): what ReleaseDependentsLocked
   // walks, instead of every live job on every heartbeat.

@@ -102,7 +102,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
   job.reason = reason;
   job.end_time = now;
   // The placement stays: where it ran, and where its logs are.
-  ended_[job.id] = outcome;
+  RememberEndedLocked(job.id, outcome);
   for (int32_t task = 0; task < job.request.tasks; ++task) {
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
