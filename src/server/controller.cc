@@ -295,8 +295,14 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       ReleaseDependentsLocked(changed);
       BERTH_RETURN_IF_ERROR(CommitLocked(changed));
     }
+    // A cycle has nothing to do for held jobs: wake the scheduler only for
+    // jobs that can run (new ones, or held ones whose dependencies ended).
+    const bool runnable = std::any_of(ids->begin(), ids->end(), [this](JobId id) {
+      auto it = jobs_.find(id);
+      return it != jobs_.end() && it->second.state == JobState::kPending;
+    });
+    if (runnable) WakeLocked();
   }
-  Notify();
   return ids;
 }
 

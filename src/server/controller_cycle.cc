@@ -199,9 +199,11 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   // not show it for one cycle in ten only.
   for (const core::JobStart* start : starts) explained_.erase(start->job);
   for (const core::PendingJob& pending : decision.pending) {
+    // Held jobs show their record's reason ("held", "dependency"): views
+    // read explained_ for pending jobs only.
+    if (pending.reason == core::ReasonCode::kHeld) continue;
     core::PendingJob& view = explained_[pending.job];
-    const bool keep_eta = !full && pending.reason != core::ReasonCode::kHeld &&
-                          pending.reason != core::ReasonCode::kInfeasible;
+    const bool keep_eta = !full && pending.reason != core::ReasonCode::kInfeasible;
     const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
     const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;
     view = pending;
