@@ -157,6 +157,38 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   EXPECT_THAT(metrics, HasSubstr("berth_scheduler_cycle_seconds_bucket"));
 }
 
+// The berth_scheduler_cycles gauge.
+int64_t Cycles(int port) {
+  httplib::Client raw("127.0.0.1", port);
+  const std::string metrics = raw.Get("/metrics")->body;
+  const std::string name = "\nberth_scheduler_cycles ";
+  const size_t at = metrics.find(name);
+  if (at == std::string::npos) return -1;
+  return std::stoll(metrics.substr(at + name.size()));
+}
+
+TEST_F(ApiTest, HeldSubmissionsDoNotWakeTheSchedulerAndRunnableOnesDo) {
+  server_.reset();
+  tick_ = std::chrono::hours(1);  // cycles run only when woken
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  const int64_t before = Cycles(server_->port());
+  ASSERT_GE(before, 0);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"hold", true}}).status, 201);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(Cycles(server_->port()), before) << "held jobs give a cycle nothing to do";
+
+  ASSERT_EQ(alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).status, 201);
+  int64_t after = before;
+  for (int i = 0; i < 300 && after == before; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    after = Cycles(server_->port());
+  }
+  EXPECT_GT(after, before) << "a job that can run is decided at once";
+}
+
 TEST_F(ApiTest, AFailedTaskFailsTheJobAfterItsRetries) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 8);

@@ -67,7 +67,7 @@ class ApiTest : public ::testing::Test {
     ServerOptions options;
     options.data_dir = dir_.path();
     options.listen = "127.0.0.1:0";
-    options.tick = std::chrono::milliseconds(20);
+    options.tick = tick_;
     options.coalesce = std::chrono::milliseconds(1);
     options.controller.heartbeat_timeout = core::Duration::Seconds(30);
     options.controller.policy = policy_;
@@ -151,6 +151,7 @@ class ApiTest : public ::testing::Test {
 
   TempDir dir_;
   std::string policy_ = "fifo";
+  std::chrono::milliseconds tick_{20};  // the scheduler's cycle when nothing wakes it
   size_t ended_kept_ = ControllerOptions{}.ended_kept;
   ManualClock clock_;
   std::unique_ptr<Server> server_;
