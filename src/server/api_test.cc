@@ -384,6 +384,11 @@ TEST_F(ApiTest, UsageAndQueues) {
 }
 
 TEST_F(ApiTest, MetricsTellQueueWaitGpusByNodeAndFairShare) {
+  // The clock jumps an hour between the start and the exit report: a node
+  // timeout below that would let a tick in between take the node down.
+  server_.reset();
+  heartbeat_timeout_ = core::Duration::Hours(2);
+  StartServer();
   Client alice = As(NewToken("alice", "user"));
   const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}}).body["id"];
   clock_.Advance(core::Duration::Seconds(120));  // no node yet: it waits two minutes

@@ -69,7 +69,7 @@ class ApiTest : public ::testing::Test {
     options.listen = "127.0.0.1:0";
     options.tick = tick_;
     options.coalesce = std::chrono::milliseconds(1);
-    options.controller.heartbeat_timeout = core::Duration::Seconds(30);
+    options.controller.heartbeat_timeout = heartbeat_timeout_;
     options.controller.policy = policy_;
     options.controller.ended_kept = ended_kept_;
     Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
@@ -152,6 +152,7 @@ class ApiTest : public ::testing::Test {
   TempDir dir_;
   std::string policy_ = "fifo";
   std::chrono::milliseconds tick_{20};  // the scheduler's cycle when nothing wakes it
+  core::Duration heartbeat_timeout_ = core::Duration::Seconds(30);
   size_t ended_kept_ = ControllerOptions{}.ended_kept;
   ManualClock clock_;
   std::unique_ptr<Server> server_;
