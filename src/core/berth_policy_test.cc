@@ -213,6 +213,9 @@ TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogLargerThanTheClusterUntilTheHa
   submit(4, 8, hard - Secs(1));
   submit(5, 1, hard - Secs(1));
   EXPECT_FALSE(IsHead(state, Id(1), hard - Secs(1)));
+  const Decision waiting = Decide(state, hard - Secs(1), Berth({}));
+  ASSERT_TRUE(waiting.next_decision);
+  EXPECT_LE(*waiting.next_decision, hard) << "wakes up when job 1 reaches the hard bound";
   EXPECT_TRUE(IsHead(state, Id(1), hard));
 }
 
