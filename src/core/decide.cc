@@ -15,37 +15,46 @@ namespace {
 // Step 1: pending jobs that could fit the cluster become candidates; the
 // rest are set aside so they never block anyone. Feasibility depends only on
 // the request and the node table, so it is computed once per distinct request.
-void CollectCandidates(Cycle& cycle) {
+class Feasibility {
+ public:
+  explicit Feasibility(const NodeTable& nodes) : nodes_(nodes) {}
+  Feasibility(const Feasibility&) = delete;
+  Feasibility& operator=(const Feasibility&) = delete;
+
+  // The job's request, or nullopt when it can never fit.
+  std::optional<PlacementRequest> Admit(const Job& job) {
+    const ResolvedRequest resolved = ResolveRequest(nodes_, job.spec);
+    if (!resolved.known_type) return std::nullopt;
+    const PlacementRequest& r = resolved.request;
+    auto [it, inserted] = fits_.try_emplace(RequestKey{r.type, r.tasks, r.shape}, false);
+    if (inserted) it->second = FitsEmptyCluster(nodes_, r);
+    if (!it->second) return std::nullopt;
+    return r;
+  }
+
+ private:
   using RequestKey = std::tuple<std::optional<GpuTypeId>, int32_t, TaskShape>;
-  std::map<RequestKey, bool> fits_cache;
-  const NodeTable& nodes = cycle.state.nodes();
-  cycle.order.reserve(cycle.state.pending().size());
-  for (const auto& [id, job] : cycle.state.pending()) {
-    const ResolvedRequest resolved = ResolveRequest(nodes, job->spec);
-    bool fits = resolved.known_type;
-    if (fits) {
-      const PlacementRequest& r = resolved.request;
-      auto [it, inserted] = fits_cache.try_emplace(RequestKey{r.type, r.tasks, r.shape}, false);
-      if (inserted) it->second = FitsEmptyCluster(nodes, r);
-      fits = it->second;
-    }
-    if (fits) {
-      Candidate candidate;
-      candidate.job = job;
-      candidate.request = resolved.request;
-      cycle.order.push_back(std::move(candidate));
-    } else {
-      cycle.never_fit.push_back(job);
-    }
+  const NodeTable& nodes_;
+  std::map<RequestKey, bool> fits_;
+};
+
+void Collect(Cycle& cycle, Feasibility& feasible, const Job* job, std::vector<Candidate>& out) {
+  if (std::optional<PlacementRequest> request = feasible.Admit(*job)) {
+    Candidate candidate;
+    candidate.job = job;
+    candidate.request = std::move(*request);
+    out.push_back(std::move(candidate));
+  } else {
+    cycle.never_fit.push_back(job);
   }
 }
 
 // Step 2: the policy's order; equal keys fall back to the job id. Sorts
 // small (key, id, index) records and permutes once: candidates are large.
-void OrderCandidates(Cycle& cycle) {
+void Rank(const Cycle& cycle, std::vector<Candidate>& candidates) {
   std::vector<const Job*> jobs;
-  jobs.reserve(cycle.order.size());
-  for (const Candidate& candidate : cycle.order) jobs.push_back(candidate.job);
+  jobs.reserve(candidates.size());
+  for (const Candidate& candidate : candidates) jobs.push_back(candidate.job);
   std::vector<OrderKey> keys;
   cycle.policy.orderer->Keys(jobs, cycle.order_context(), keys);
   BERTH_CHECK(keys.size() == jobs.size());
@@ -65,14 +74,80 @@ void OrderCandidates(Cycle& cycle) {
   std::vector<Candidate> ordered;
   ordered.reserve(ranked.size());
   for (const Ranked& r : ranked) {
-    ordered.push_back(std::move(cycle.order[r.index]));
+    ordered.push_back(std::move(candidates[r.index]));
     ordered.back().key = r.key;
   }
-  cycle.order = std::move(ordered);
+  candidates = std::move(ordered);
 }
 
-// Step 4: a reason and position for every job left pending.
-void Explain(Cycle& cycle) {
+// Steps 1-2 over the whole queue.
+void RankAll(Cycle& cycle) {
+  Feasibility feasible(cycle.state.nodes());
+  cycle.order.reserve(cycle.state.pending().size());
+  for (const auto& [id, job] : cycle.state.pending()) Collect(cycle, feasible, job, cycle.order);
+  Rank(cycle, cycle.order);
+}
+
+// Steps 1-2 for the front of the queue only (DecideOptions::reuse): the
+// jobs of an earlier order still pending, in that order, merged with the
+// jobs that became pending since (ranked now), up to `depth` candidates.
+void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
+  Feasibility feasible(cycle.state.nodes());
+  // Arrivals: pending now, unknown then (submitted, released from hold or
+  // requeued since). Both lists ascend by id: one merge.
+  std::vector<Candidate> arrivals;
+  auto known = reuse.known.begin();
+  for (const auto& [id, job] : cycle.state.pending()) {
+    while (known != reuse.known.end() && *known < id) ++known;
+    if (known == reuse.known.end() || *known != id) Collect(cycle, feasible, job, arrivals);
+  }
+  Rank(cycle, arrivals);
+
+  cycle.order.reserve(std::min(depth, reuse.ranked.size() + arrivals.size()));
+  size_t next = 0;  // the first arrival not taken yet
+  for (const RankedJob& ranked : reuse.ranked) {
+    while (next < arrivals.size() && cycle.order.size() < depth &&
+           std::tie(arrivals[next].key, arrivals[next].job->spec.id) <
+               std::tie(ranked.key, ranked.job)) {
+      cycle.order.push_back(std::move(arrivals[next++]));
+    }
+    if (cycle.order.size() >= depth) return;
+    const Job* job = cycle.state.Find(ranked.job);
+    // Started, ended or held since: not in line any more.
+    if (job == nullptr || job->state != JobState::kPending) continue;
+    // Its nodes left since: the next full cycle tells it can never fit.
+    std::optional<PlacementRequest> request = feasible.Admit(*job);
+    if (!request) continue;
+    Candidate candidate;
+    candidate.job = job;
+    candidate.request = std::move(*request);
+    candidate.key = ranked.key;
+    cycle.order.push_back(std::move(candidate));
+  }
+  while (next < arrivals.size() && cycle.order.size() < depth) {
+    cycle.order.push_back(std::move(arrivals[next++]));
+  }
+}
+
+// The order of a full cycle, for later cycles to reuse. Started jobs stay
+// in it: a start the owner defers (its victims still stopping) must keep
+// its place.
+QueueOrder KeepOrder(const Cycle& cycle) {
+  QueueOrder order;
+  order.ranked_at = cycle.now;
+  order.ranked.reserve(cycle.order.size());
+  for (const Candidate& candidate : cycle.order) {
+    order.ranked.push_back(RankedJob{candidate.key, candidate.job->spec.id});
+  }
+  order.known.reserve(cycle.state.pending().size());
+  for (const auto& [id, job] : cycle.state.pending()) order.known.push_back(id);
+  order.next_key_change = cycle.decision.next_decision;
+  return order;
+}
+
+// Step 4: a reason and position for every job left pending (of the front
+// only, when the cycle reused an order: held jobs are then left out too).
+void Explain(Cycle& cycle, bool partial) {
   cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size() +
                                  cycle.state.held().size());
   int64_t position = 0;
@@ -85,6 +160,7 @@ void Explain(Cycle& cycle) {
     cycle.decision.pending.push_back(
         PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
   }
+  if (partial) return;
   for (const auto& [id, job] : cycle.state.held()) {
     cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
   }
@@ -131,8 +207,14 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
                 const DecideOptions& options) {
   BERTH_CHECK(policy.runtimes != nullptr) << "policy " << policy.name << " has no estimator";
   Cycle cycle(state, now, policy, options.explain);
-  CollectCandidates(cycle);
-  OrderCandidates(cycle);
+  // ETAs for every job need the whole order: a kFull cycle never reuses one.
+  const bool partial = options.reuse != nullptr && options.explain != ExplainLevel::kFull &&
+                       state.pending().size() > options.depth;
+  if (partial) {
+    RankFront(cycle, *options.reuse, options.depth);
+  } else {
+    RankAll(cycle);
+  }
   switch (policy.discipline) {
     case Discipline::kStrict:
       RunStrict(cycle);
@@ -147,8 +229,14 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
       RunPreemptiveBackfill(cycle);
       break;
   }
-  if (cycle.explaining()) Explain(cycle);
-  cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());
+  if (cycle.explaining()) Explain(cycle, partial);
+  if (partial) {
+    cycle.decision.partial = true;
+    cycle.decision.next_decision = options.reuse->next_key_change;
+  } else {
+    cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());
+    if (options.keep_order) cycle.decision.order = KeepOrder(cycle);
+  }
   return std::move(cycle.decision);
 }
 

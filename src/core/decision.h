@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/ids.h"
+#include "core/order_key.h"
 #include "core/placement.h"
 #include "core/reason.h"
 #include "core/time.h"
@@ -49,11 +50,31 @@ struct PendingJob {
   std::optional<JobId> after_job;
 };
 
+// The pending order a full cycle computed, kept by the owner so that the
+// cycles between full ones need not rank every pending job again
+// (DecideOptions::reuse). Keys are as of `ranked_at`.
+struct RankedJob {
+  OrderKey key;
+  JobId job{};
+};
+struct QueueOrder {
+  Time ranked_at;
+  std::vector<RankedJob> ranked;  // the jobs that could fit, in policy order
+  std::vector<JobId> known;       // every job pending then, ascending id
+  std::optional<Time> next_key_change;
+};
+
 struct Decision {
   std::vector<JobStart> starts;  // in decision order
   std::vector<Preemption> preemptions;
   std::vector<Reservation> reservations;
   std::vector<PendingJob> pending;  // in queue order; empty with ExplainLevel::kNone
+  // A cycle that reused an order walked only the front of the queue:
+  // `pending` then lists only the jobs it looked at (and arrivals that can
+  // never fit); the others stand as the last full cycle explained them.
+  bool partial = false;
+  // DecideOptions::keep_order: this cycle's order, for later cycles to reuse.
+  std::optional<QueueOrder> order;
   // Decide again no later than this, even if no event arrives (a running job
   // crosses a priority threshold, for example).
   std::optional<Time> next_decision;

@@ -17,17 +17,11 @@
 #include "core/cluster_state.h"
 #include "core/fair_share.h"
 #include "core/job.h"
+#include "core/order_key.h"
 #include "core/runtime_estimator.h"
 #include "core/time.h"
 
 namespace berth::core {
-
-struct OrderKey {
-  int64_t primary = 0;
-  int64_t secondary = 0;
-  int64_t tertiary = 0;
-  constexpr auto operator<=>(const OrderKey&) const = default;
-};
 
 struct OrderContext {
   const ClusterState& state;

@@ -524,9 +524,6 @@ TEST_F(ApiTest, HistorySamplesQueueGpusAndStartWaits) {
   EXPECT_EQ(As("").Get("/api/v1/history").status, 401);
 }
 
-// Only one cycle in `explain_every` computes ETAs; the ones between must
-// not drop them (the ETA would show for one cycle in ten).
-
 TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {
   httplib::Client raw("127.0.0.1", server_->port());
   auto source = [](const std::string& name) {

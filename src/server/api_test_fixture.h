@@ -72,6 +72,7 @@ class ApiTest : public ::testing::Test {
     options.controller.heartbeat_timeout = heartbeat_timeout_;
     options.controller.policy = policy_;
     options.controller.ended_kept = ended_kept_;
+    options.controller.queue_depth = queue_depth_;
     Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     server_ = std::move(*started);
@@ -154,6 +155,7 @@ class ApiTest : public ::testing::Test {
   std::chrono::milliseconds tick_{20};  // the scheduler's cycle when nothing wakes it
   core::Duration heartbeat_timeout_ = core::Duration::Seconds(30);
   size_t ended_kept_ = ControllerOptions{}.ended_kept;
+  size_t queue_depth_ = ControllerOptions{}.queue_depth;
   ManualClock clock_;
   std::unique_ptr<Server> server_;
   std::string admin_token_;

@@ -44,7 +44,7 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   const std::string path = "scheduler.";
   BERTH_RETURN_IF_ERROR(Unknown(
       table, path,
-      {"policy", "heartbeat_timeout_s", "explain_every_s", "starvation_bound_h",
+      {"policy", "heartbeat_timeout_s", "explain_every_s", "queue_depth", "starvation_bound_h",
        "starvation_hard_bound_h", "min_run_before_preemption_s", "fair_share_half_life_h"}));
   BERTH_ASSIGN_OR_RETURN(options.policy, Get<std::string>(table, path, "policy", options.policy));
   if (Result<core::Policy> policy = core::MakePolicy(options.policy); !policy.ok()) {
@@ -54,6 +54,12 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
                          Seconds(table, path, "heartbeat_timeout_s", 1, options.heartbeat_timeout));
   BERTH_ASSIGN_OR_RETURN(options.explain_every,
                          Seconds(table, path, "explain_every_s", 1, options.explain_every));
+  BERTH_ASSIGN_OR_RETURN(int64_t depth, Get<int64_t>(table, path, "queue_depth",
+                                                     static_cast<int64_t>(options.queue_depth)));
+  if (depth < 1) {
+    return InvalidArgument(path + "queue_depth: must be at least 1, got " + std::to_string(depth));
+  }
+  options.queue_depth = static_cast<size_t>(depth);
   core::BerthOrderConfig& berth = options.policy_config.berth;
   BERTH_ASSIGN_OR_RETURN(berth.starvation_bound,
                          Seconds(table, path, "starvation_bound_h", 3600, berth.starvation_bound));

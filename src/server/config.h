@@ -12,6 +12,7 @@
 //   policy = "berth"
 //   heartbeat_timeout_s = 30
 //   explain_every_s = 10
+//   queue_depth = 1000
 //   starvation_bound_h = 36
 //   min_run_before_preemption_s = 600
 //   fair_share_half_life_h = 168

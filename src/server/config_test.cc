@@ -23,6 +23,7 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
   EXPECT_EQ(config->controller.policy_config.berth.starvation_hard_bound,
             core::Duration::Hours(144));
   EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(168));
+  EXPECT_EQ(config->controller.queue_depth, 1000u);
   EXPECT_EQ(config->history_every, core::Duration::Seconds(5));
   EXPECT_EQ(config->history_capacity, 17280u);
   ASSERT_TRUE(config->queues.has_value());
@@ -40,6 +41,7 @@ policy = "fifo"
 heartbeat_timeout_s = 5
 fair_share_half_life_h = 24
 starvation_bound_h = 200
+queue_depth = 50
 [dashboard]
 history_interval_s = 0.5
 history_samples = 100
@@ -52,6 +54,7 @@ history_samples = 100
   EXPECT_EQ(config->controller.policy_config.berth.starvation_hard_bound,
             core::Duration::Hours(200))
       << "the hard bound follows a bound set above its default";
+  EXPECT_EQ(config->controller.queue_depth, 50u);
   EXPECT_FALSE(config->queues.has_value());
   EXPECT_EQ(config->history_every, core::Duration::Millis(500));
   EXPECT_EQ(config->history_capacity, 100u);
@@ -66,6 +69,9 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
        "scheduler.heartbeat_timeout_s"},
       {"data_dir = \"/x\"\n[scheduler]\nstarvation_bound_h = 48\nstarvation_hard_bound_h = 24",
        "scheduler.starvation_hard_bound_h: must be at least starvation_bound_h"},
+      {"data_dir = \"/x\"\n[scheduler]\nqueue_depth = 0",
+       "scheduler.queue_depth: must be at least 1"},
+      {"data_dir = \"/x\"\n[scheduler]\nqueue_depth = 1.5", "scheduler.queue_depth"},
       {"data_dir = 7", "data_dir: wrong type"},
       {"listen = \"127.0.0.1:8080\"", "data_dir"},
       {"data_dir = \"/x\"\nlisten = \"nowhere\"", "listen"},

@@ -53,8 +53,13 @@ struct ControllerOptions {
   // A node whose agent has not been heard from for this long is down, and
   // its jobs are requeued.
   core::Duration heartbeat_timeout = core::Duration::Seconds(30);
-  // How often a cycle also computes ETAs for every pending job.
+  // How often a cycle is a full pass: it ranks every pending job and
+  // computes its reason and ETA.
   core::Duration explain_every = core::Duration::Seconds(10);
+  // Between full passes, cycles walk at most this many jobs from the front
+  // of the last full pass's order, plus the jobs that arrived since
+  // (core::DecideOptions::reuse; Slurm's default_queue_depth).
+  size_t queue_depth = 1000;
   SubmissionLimits limits;
   // Final states of ended jobs kept in memory for dependencies and
   // idempotent retries; beyond this many the oldest ids are looked up in the
@@ -336,6 +341,8 @@ class Controller {
   core::PagedIdMap<core::PendingJob> explained_;
   WaitHistogram start_waits_;  // since the last TakeStartWaits()
   core::Time last_full_explain_;
+  // The order of the last full pass, which the cycles between reuse.
+  std::optional<core::QueueOrder> queue_order_;
   int64_t cycles_ = 0;
 };
 

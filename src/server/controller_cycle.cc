@@ -121,12 +121,20 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   CycleOutcome outcome;
   outcome.oldest_event = std::exchange(unseen_since_, std::nullopt);
   const core::Time now = clock_.Now();
-  const bool full = now - last_full_explain_ >= options_.explain_every;
+  const bool full = !queue_order_ || now - last_full_explain_ >= options_.explain_every;
   outcome.full = full;
-  const core::Decision decision = core::Decide(
-      state_, now, policy_,
-      core::DecideOptions{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons});
-  if (full) last_full_explain_ = now;
+  core::DecideOptions decide{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons};
+  if (full) {
+    decide.keep_order = true;
+  } else {
+    decide.reuse = &*queue_order_;
+    decide.depth = options_.queue_depth;
+  }
+  core::Decision decision = core::Decide(state_, now, policy_, decide);
+  if (full) {
+    last_full_explain_ = now;
+    queue_order_ = std::move(decision.order);
+  }
 
   // Decide on copies; persist; only then change memory and the core.
   std::map<JobId, JobRecord> updated;
@@ -196,7 +204,9 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
 
   // Only a full cycle computes ETAs: in between, a job still waiting for
   // room keeps the ETA of the last full one, so `explain` and listings do
-  // not show it for one cycle in ten only.
+  // not show it for one cycle in ten only. A cycle between full ones on a
+  // long queue explains only the front it walked (Decision::partial); the
+  // jobs behind keep what the last full one said.
   for (const core::JobStart* start : starts) explained_.erase(start->job);
   for (const core::PendingJob& pending : decision.pending) {
     // Held jobs show their record's reason ("held", "dependency"): views

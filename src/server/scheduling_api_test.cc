@@ -54,6 +54,39 @@ TEST_F(ApiTest, APendingJobKeepsItsEtaBetweenFullExplanations) {
   EXPECT_EQ(listed[1]["eta"], eta);
 }
 
+// Between full passes (one every explain_every = 10 s of the fake clock), a
+// cycle walks only queue_depth jobs from the front of a longer queue: a job
+// behind them that could backfill waits for the next full pass.
+TEST_F(ApiTest, BetweenFullPassesACycleWalksOnlyTheFrontOfALongQueue) {
+  server_.reset();
+  policy_ = "slurm";  // backfill; equal priorities go in submission order
+  queue_depth_ = 2;
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  auto submit = [&](int gpus, int limit_s) -> int64_t {
+    return alice
+        .Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", gpus}, {"time_limit_s", limit_s}})
+        .body["id"];
+  };
+  WaitForAssignment(agent, "n0", submit(4, 600));
+  const int64_t first = submit(8, 600);
+  const int64_t second = submit(8, 600);
+  const int64_t small = submit(1, 60);  // ends before the first one's reservation
+  const std::string explain = "/api/v1/jobs/" + std::to_string(first) + "/explain";
+  for (int i = 0; i < 300 && alice.Get(explain).body.value("reason", "") != "reserved"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(alice.Get(explain).body["reason"], "reserved");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // several more cycles
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(small)).body["state"], "pending")
+      << "third in line, behind a depth of two";
+
+  clock_.Advance(core::Duration::Seconds(10));  // the next cycle is a full pass
+  WaitForState(alice, small, "starting");
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(second)).body["state"], "pending");
+}
+
 TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
   server_.reset();
   policy_ = "berth";

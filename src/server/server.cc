@@ -211,16 +211,17 @@ void Server::SampleHistory() {
 
 void Server::SchedulerLoop() {
   std::chrono::steady_clock::time_point last_end;
-  std::chrono::steady_clock::duration last_cycle{};
+  std::chrono::steady_clock::duration rest{};
   while (!stopping_) {
     controller_->WaitForWork(options_.tick);
     if (stopping_) break;
     // Events that arrive during a cycle are batched into the next one. Under
-    // a steady stream the loop also rests as long as its last cycle took:
-    // cycles then hold the controller at most half the time, and submits
-    // and heartbeats keep getting it. An event after a quiet spell is
-    // decided at once.
-    std::this_thread::sleep_until(last_end + last_cycle);
+    // a steady stream the loop also rests as long as its last event cycle
+    // took: cycles then hold the controller at most half the time, and
+    // submits and heartbeats keep getting it. An event after a quiet spell
+    // is decided at once. A full pass (every explain_every) sets no rest:
+    // resting as long as one would only delay the events it kept waiting.
+    std::this_thread::sleep_until(last_end + rest);
     if (options_.coalesce.count() > 0) std::this_thread::sleep_for(options_.coalesce);
     const auto start = std::chrono::steady_clock::now();
     if (Status status = controller_->CheckHeartbeats(); !status.ok()) {
@@ -244,7 +245,7 @@ void Server::SchedulerLoop() {
     metrics_.Observe("berth_scheduler_cycle_seconds", {},
                      std::chrono::duration<double>(end - start).count());
     last_end = end;
-    last_cycle = end - start;
+    if (!cycle.ok() || !cycle->full) rest = end - start;
     SampleHistory();
   }
 }

@@ -1,0 +1,162 @@
+// Event cycles that reuse a full cycle's order (DecideOptions::reuse): they
+// walk only the front of the queue, merge the jobs that arrived since by
+// their keys, and agree with a full cycle on what they walk.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/decide.h"
+#include "core/placer.h"
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::AddNodes;
+using testing::Apply;
+using testing::At;
+using ::testing::ElementsAre;
+using testing::FindPending;
+using testing::Id;
+using testing::NamedPolicy;
+using testing::NewJob;
+using testing::Secs;
+using testing::StartedIds;
+using testing::Submit;
+using testing::TableEstimator;
+
+// Two 8-GPU nodes held by two 8-GPU runs, and `waiting` one-GPU jobs
+// (ids 101.., submitted a second apart) queued behind them.
+void BusyClusterWithQueue(ClusterState& state, int waiting) {
+  AddNodes(state, 2, 8);
+  for (int64_t id : {1, 2}) {
+    const JobSpec spec = NewJob(id).Gpus(8).Limit(1000);
+    state.Submit(spec, At(0));
+    state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+                At(0));
+  }
+  for (int i = 0; i < waiting; ++i) Submit(state, NewJob(101 + i).Submit(1 + i).Limit(100));
+}
+
+QueueOrder FullOrder(const ClusterState& state, Time now, const Policy& policy) {
+  DecideOptions options;
+  options.keep_order = true;
+  Decision decision = Decide(state, now, policy, options);
+  EXPECT_TRUE(decision.order.has_value());
+  return std::move(*decision.order);
+}
+
+DecideOptions Reusing(const QueueOrder& order, size_t depth) {
+  DecideOptions options;
+  options.reuse = &order;
+  options.depth = depth;
+  return options;
+}
+
+TEST(DecideReuseTest, AnEventCycleStartsTheFrontOfWhatAFullCycleWould) {
+  ClusterState state;
+  BusyClusterWithQueue(state, 20);
+  const Policy fifo = NamedPolicy("fifo");
+  const QueueOrder order = FullOrder(state, At(100), fifo);
+  EXPECT_EQ(order.ranked.size(), 20u);
+  EXPECT_EQ(order.known.size(), 20u);
+
+  state.Finish(Id(1), At(200));  // eight GPUs free
+  const Decision full = Decide(state, At(200), fifo);
+  EXPECT_THAT(StartedIds(full),
+              ElementsAre(Id(101), Id(102), Id(103), Id(104), Id(105), Id(106), Id(107), Id(108)));
+  EXPECT_FALSE(full.partial);
+
+  const Decision front = Decide(state, At(200), fifo, Reusing(order, 5));
+  EXPECT_TRUE(front.partial);
+  EXPECT_THAT(StartedIds(front), ElementsAre(Id(101), Id(102), Id(103), Id(104), Id(105)))
+      << "only the first five in line are walked";
+  EXPECT_TRUE(front.pending.empty()) << "all it walked started; the rest keep their reasons";
+
+  const Decision deeper = Decide(state, At(200), fifo, Reusing(order, 12));
+  EXPECT_EQ(StartedIds(deeper), StartedIds(full));
+  ASSERT_EQ(deeper.pending.size(), 4u) << "walked 12, started 8";
+  EXPECT_EQ(deeper.pending[0].job, Id(109));
+  EXPECT_EQ(deeper.pending[0].position, 0);
+  EXPECT_EQ(deeper.pending[3].job, Id(112));
+}
+
+TEST(DecideReuseTest, JobsThatLeftTheLineAreSkippedAndArrivalsMergeByKey) {
+  ClusterState state;
+  BusyClusterWithQueue(state, 20);
+  // Shortest first by known duration: the queued jobs take 100 s each.
+  std::map<JobId, Duration> durations;
+  for (int64_t id = 101; id <= 120; ++id) durations[Id(id)] = Secs(100);
+  durations[Id(200)] = Secs(10);   // arrives later, shorter than all
+  durations[Id(201)] = Secs(500);  // arrives later, longer than all
+  const Policy sjf =
+      NamedPolicy("sjf-oracle", std::make_shared<TableEstimator>(durations, Secs(1000)));
+  const QueueOrder order = FullOrder(state, At(100), sjf);
+
+  state.Cancel(Id(101), At(150));
+  state.Hold(Id(102));
+  Submit(state, NewJob(200).Submit(160).Limit(100));
+  Submit(state, NewJob(201).Submit(161).Limit(1000));
+  state.Finish(Id(1), At(200));
+
+  const Decision front = Decide(state, At(200), sjf, Reusing(order, 3));
+  EXPECT_THAT(StartedIds(front), ElementsAre(Id(200), Id(103), Id(104)))
+      << "the short arrival goes first; the cancelled and held jobs are passed over";
+
+  // 20 pending: the long arrival ranks after every known job, so a walk of
+  // 19 ends on the last known one and does not reach it.
+  const Decision deep = Decide(state, At(200), sjf, Reusing(order, 19));
+  EXPECT_TRUE(deep.partial);
+  ASSERT_EQ(deep.pending.size(), 19u - 8u) << "walked 19, started 8";
+  EXPECT_EQ(deep.pending.back().job, Id(120));
+  EXPECT_EQ(FindPending(deep, Id(201)), nullptr);
+}
+
+TEST(DecideReuseTest, AnArrivalThatCanNeverFitIsExplainedAtOnce) {
+  ClusterState state;
+  BusyClusterWithQueue(state, 20);
+  const Policy fifo = NamedPolicy("fifo");
+  const QueueOrder order = FullOrder(state, At(100), fifo);
+  Submit(state, NewJob(300).Gpus(16).Submit(150).Limit(100));  // no node has 16 GPUs
+
+  const Decision front = Decide(state, At(200), fifo, Reusing(order, 3));
+  ASSERT_EQ(front.pending.size(), 4u);
+  EXPECT_EQ(front.pending.back().job, Id(300));
+  EXPECT_EQ(front.pending.back().reason, ReasonCode::kInfeasible);
+}
+
+TEST(DecideReuseTest, AShortQueueOrAFullExplanationIgnoresTheOrder) {
+  ClusterState state;
+  BusyClusterWithQueue(state, 20);
+  const Policy fifo = NamedPolicy("fifo");
+  const QueueOrder order = FullOrder(state, At(100), fifo);
+  state.Finish(Id(1), At(200));
+
+  // 20 pending, depth 20: ranking them all is exact and cheap.
+  const Decision whole = Decide(state, At(200), fifo, Reusing(order, 20));
+  EXPECT_FALSE(whole.partial);
+  EXPECT_EQ(whole.pending.size(), 12u);
+
+  DecideOptions full = Reusing(order, 5);
+  full.explain = ExplainLevel::kFull;
+  const Decision planned = Decide(state, At(200), fifo, full);
+  EXPECT_FALSE(planned.partial) << "ETAs for every job need the whole order";
+  EXPECT_EQ(planned.pending.size(), 12u);
+  ASSERT_TRUE(planned.pending.back().eta.has_value());
+}
+
+TEST(DecideReuseTest, ARequeuedJobIsAnArrival) {
+  ClusterState state;
+  BusyClusterWithQueue(state, 20);
+  const Policy fifo = NamedPolicy("fifo");
+  const QueueOrder order = FullOrder(state, At(100), fifo);
+  // Job 2 (submitted at 0, so first in FIFO) goes back to the queue.
+  state.Preempt(Id(2), At(150));
+
+  const Decision front = Decide(state, At(200), fifo, Reusing(order, 3));
+  EXPECT_THAT(StartedIds(front), ElementsAre(Id(2))) << "its 8 GPUs are free again";
+  Apply(state, front, At(200));
+  EXPECT_TRUE(state.Get(Id(2)).running());
+}
+
+}  // namespace
+}  // namespace berth::core
