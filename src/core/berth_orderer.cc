@@ -1,5 +1,6 @@
 #include "core/berth_orderer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -62,7 +63,12 @@ Duration BerthOrderer::Waited(const Job& job, Time now) {
 void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& context,
                         std::vector<OrderKey>& keys) const {
   BERTH_CHECK(context.fair_share != nullptr);
-  const Starvation starvation = FindStarvation(context);
+  // A pending job needs it (is it the head?), as does a guaranteed run
+  // (does the guarantee hold?); a batch of other runs (the victims a
+  // preemptive cycle weighs) does not, and skips the pass over the queue.
+  const bool needs_starvation = std::any_of(
+      jobs.begin(), jobs.end(), [](const Job* job) { return !job->running() || job->guaranteed; });
+  const Starvation starvation = needs_starvation ? FindStarvation(context) : Starvation{};
   keys.clear();
   keys.reserve(jobs.size());
   for (const Job* job : jobs) {
