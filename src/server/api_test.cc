@@ -129,6 +129,25 @@ TEST_F(ApiTest, EndedJobsTheServerNoLongerKeepsInMemoryStayEnded) {
   EXPECT_EQ(WaitForState(alice, after, "cancelled")["reason"], "dependency_never_satisfied");
 }
 
+TEST_F(ApiTest, ARetryAfterARestartOfAnEndedJobsSubmissionIsNotQueuedAgain) {
+  const std::string token = NewToken("alice", "user");
+  const json body{{"command", {"true"}}, {"idempotency_key", "run-9"}};
+  const int64_t first = As(token).Post("/api/v1/jobs", body).body["id"];
+  ASSERT_EQ(As(token).Post("/api/v1/jobs/" + std::to_string(first) + "/cancel").status, 200);
+
+  server_.reset();
+  StartServer();  // knows the live jobs of the store only
+  Client alice = As(token);
+  Reply again = alice.Post("/api/v1/jobs", body);
+  ASSERT_EQ(again.status, 201);
+  EXPECT_EQ(again.body["id"], first);
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t probe = alice.Post("/api/v1/jobs", json{{"command", {"true"}}}).body["id"];
+  WaitForAssignment(agent, "n0", probe);  // a cycle ran since the retry
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(first)).body["state"], "cancelled");
+  EXPECT_EQ(alice.Get("/api/v1/jobs?live=true").body["jobs"].size(), 1u) << "the probe only";
+}
+
 TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 8);

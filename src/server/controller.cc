@@ -134,16 +134,17 @@ void Controller::AddToStateLocked(JobRecord& job) {
 void Controller::RememberEndedLocked(JobId id, JobState state) {
   ended_[id] = state;
   while (ended_.size() > options_.ended_kept) {
-    ended_dropped_up_to_ = std::max(ended_dropped_up_to_, ended_.begin()->first);
+    ended_forgotten_up_to_ = std::max(ended_forgotten_up_to_, ended_.begin()->first);
     ended_.erase(ended_.begin());
   }
 }
 
 bool Controller::KnownJobLocked(JobId id) {
   if (jobs_.contains(id) || ended_.contains(id)) return true;
-  // Ids ascend and are never reused, so only an id at or below a dropped one
-  // may be an ended job; the store's record tells (a new job is not ended).
-  if (id > ended_dropped_up_to_) return false;
+  // Ids ascend and are never reused, so only an id at or below the last one
+  // stored when this server started, or a dropped one, may be an ended job;
+  // the store's record tells (a new job is not ended).
+  if (id > ended_forgotten_up_to_) return false;
   Result<JobRecord> stored = store_.GetJob(id);
   return stored.ok() && core::IsTerminal(stored->state);
 }

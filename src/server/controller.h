@@ -318,9 +318,10 @@ class Controller {
   // dependencies and idempotent retries, at most options_.ended_kept of them
   // (older ones are looked up in the store).
   std::map<core::JobId, core::JobState> ended_;
-  // The highest id dropped from ended_: only ids up to it need the store to
+  // Ids up to this may be ended jobs not in ended_ (ended before this
+  // server started, or dropped from ended_): only for them does the store
   // tell a retried submission of an ended job from a new one.
-  core::JobId ended_dropped_up_to_{0};
+  core::JobId ended_forgotten_up_to_{0};
   // Held jobs waiting for their dependencies (ids may linger after they
   // leave that state; the walk drops them): what ReleaseDependentsLocked
   // walks, instead of every live job on every heartbeat.

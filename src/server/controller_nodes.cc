@@ -61,6 +61,8 @@ Status Controller::Recover() {
     const std::string name = record.name;
     nodes_[name] = NodeEntry{std::move(record), id};
   }
+  // Ended jobs are not loaded; a retried submission of one is told by its id.
+  BERTH_ASSIGN_OR_RETURN(ended_forgotten_up_to_, store_.LastJobId());
   store::JobFilter filter;
   filter.live_only = true;
   filter.limit = 1000;

@@ -335,6 +335,19 @@ Result<JobRecord> SqlStore::GetJob(JobId id) {
   });
 }
 
+Result<JobId> SqlStore::LastJobId() {
+  return Guarded("LastJobId", [&]() -> Result<JobId> {
+    int64_t last = 0;
+    BERTH_RETURN_IF_ERROR(Read([&](SqlConnection& db) -> Status {
+      BERTH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                             db.Exec("SELECT COALESCE(MAX(id), 0) FROM jobs", {}));
+      BERTH_ASSIGN_OR_RETURN(last, CellInt64(rows.at(0), 0, "MAX(jobs.id)"));
+      return Status::Ok();
+    }));
+    return JobId(last);
+  });
+}
+
 Result<std::vector<JobRecord>> SqlStore::ListJobs(const JobFilter& filter) {
   return Guarded("ListJobs", [&]() -> Result<std::vector<JobRecord>> {
     if (filter.limit < 1) {

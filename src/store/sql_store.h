@@ -46,6 +46,7 @@ class SqlStore final : public Store {
                                               const std::string& idempotency_key,
                                               std::vector<JobRecord> jobs) override;
   Result<JobRecord> GetJob(core::JobId id) override;
+  Result<core::JobId> LastJobId() override;
   Result<std::vector<JobRecord>> ListJobs(const JobFilter& filter) override;
   Status UpdateJobs(const std::vector<JobRecord>& jobs) override;
 

@@ -44,6 +44,8 @@ class Store {
                                                       const std::string& idempotency_key,
                                                       std::vector<JobRecord> jobs) = 0;
   virtual Result<JobRecord> GetJob(core::JobId id) = 0;  // NotFound naming the id
+  // The highest id assigned so far (0 for none): every later job's is higher.
+  virtual Result<core::JobId> LastJobId() = 0;
   // Jobs matching every set filter, ascending id, at most min(limit, 1000);
   // InvalidArgument for a limit below 1.
   virtual Result<std::vector<JobRecord>> ListJobs(const JobFilter& filter) = 0;

@@ -66,6 +66,20 @@ TYPED_TEST(StoreTest, AnEmptySubmissionIsInvalid) {
   EXPECT_EQ(ids.status().code(), StatusCode::kInvalidArgument);
 }
 
+TYPED_TEST(StoreTest, TheLastJobIdIsTheHighestAssigned) {
+  Result<JobId> none = this->store_->LastJobId();
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(*none, JobId(0));
+  this->Submit("alice", "", {NewJob("a"), NewJob("b")});
+  const JobId c = this->Submit("alice", "key", {NewJob("c")})[0];
+  this->Submit("alice", "key", {NewJob("c")});  // a replay assigns nothing
+  Result<JobId> last = this->store_->LastJobId();
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(*last, c);
+  const JobId d = this->Submit("bob", "", {NewJob("d")})[0];
+  EXPECT_EQ(this->store_->LastJobId().value(), d);
+}
+
 TYPED_TEST(StoreTest, AMissingJobIsNotFound) {
   Result<JobRecord> job = this->store_->GetJob(JobId(424242));
   ASSERT_FALSE(job.ok());
