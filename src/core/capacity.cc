@@ -14,6 +14,11 @@ GpuMask AllDevices(size_t count) { return count >= 64 ? ~GpuMask{0} : ((GpuMask{
 
 Capacity::Capacity(const NodeTable* nodes) : nodes_(nodes) { SyncNodes(); }
 
+void Capacity::Rebind(const NodeTable* nodes) {
+  BERTH_CHECK(nodes->size() == use_.size()) << "a table of other nodes";
+  nodes_ = nodes;
+}
+
 void Capacity::SyncNodes() {
   const size_t old_size = use_.size();
   use_.resize(nodes_->size());

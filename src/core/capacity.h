@@ -29,6 +29,10 @@ class Capacity {
 
   // Brings the ledger up to date after nodes were added to the table.
   void SyncNodes();
+  // Points the ledger at `nodes`, a copy of the table it follows (the same
+  // nodes), which must outlive it: a copy of the ledger can then be used
+  // apart from the original table (eta_plan.h).
+  void Rebind(const NodeTable* nodes);
 
   // Administrative and health changes. A node that is not schedulable keeps
   // its allocations (running work continues) but offers nothing new.

@@ -147,7 +147,7 @@ QueueOrder KeepOrder(const Cycle& cycle) {
 
 // Step 4: a reason and position for every job left pending (of the front
 // only, when the cycle reused an order: held jobs are then left out too).
-void Explain(Cycle& cycle, bool partial) {
+void Explain(Cycle& cycle, bool partial, bool defer_etas) {
   cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size() +
                                  cycle.state.held().size());
   int64_t position = 0;
@@ -164,7 +164,12 @@ void Explain(Cycle& cycle, bool partial) {
   for (const auto& [id, job] : cycle.state.held()) {
     cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
   }
-  if (cycle.explain == ExplainLevel::kFull) PlanEtas(cycle);
+  if (cycle.explain != ExplainLevel::kFull) return;
+  if (defer_etas) {
+    cycle.decision.eta_plan = EtaPlanOf(cycle);
+  } else {
+    PlanEtas(cycle);
+  }
 }
 
 }  // namespace
@@ -229,7 +234,7 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
       RunPreemptiveBackfill(cycle);
       break;
   }
-  if (cycle.explaining()) Explain(cycle, partial);
+  if (cycle.explaining()) Explain(cycle, partial, options.defer_etas);
   if (partial) {
     cycle.decision.partial = true;
     cycle.decision.next_decision = options.reuse->next_key_change;

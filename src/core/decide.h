@@ -48,6 +48,11 @@ struct DecideOptions {
   size_t depth = 1000;
   // Return this cycle's order in Decision::order (ignored when reusing).
   bool keep_order = false;
+  // With kFull: leave the ETAs out of Decision::pending and return their
+  // plan in Decision::eta_plan instead, for the owner to run elsewhere
+  // (PlanEtas, eta_plan.h). Planning is most of a full pass; the server runs
+  // it outside its lock.
+  bool defer_etas = false;
 };
 
 // REQUIRES: policy.runtimes is set.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/eta_plan.h"
 #include "core/ids.h"
 #include "core/order_key.h"
 #include "core/placement.h"
@@ -75,6 +76,9 @@ struct Decision {
   bool partial = false;
   // DecideOptions::keep_order: this cycle's order, for later cycles to reuse.
   std::optional<QueueOrder> order;
+  // DecideOptions::defer_etas with ExplainLevel::kFull: the ETA plan, for
+  // the owner to run with PlanEtas (`pending` then has no ETAs).
+  std::optional<EtaPlan> eta_plan;
   // Decide again no later than this, even if no event arrives (a running job
   // crosses a priority threshold, for example).
   std::optional<Time> next_decision;

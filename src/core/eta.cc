@@ -1,12 +1,13 @@
 #include "core/eta.h"
 
+#include <memory>
 #include <set>
 
 #include "common/check.h"
 
 namespace berth::core {
 
-ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : clock_(cycle.now) {
+ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
   std::set<JobId> preempted;
   for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
@@ -47,27 +48,67 @@ std::optional<PlannedStart> ReleaseSchedule::AdvanceUntilFits(Capacity& capacity
   }
 }
 
-void PlanEtas(Cycle& cycle) {
-  Capacity plan = cycle.work;
-  ReleaseSchedule ends(cycle);
+EtaPlan EtaPlanOf(const Cycle& cycle) {
+  auto nodes = std::make_shared<const NodeTable>(cycle.work.nodes());
+  Capacity capacity = cycle.work;
+  capacity.Rebind(nodes.get());
+  EtaPlan plan{cycle.now, std::move(nodes), std::move(capacity), {}, {}};
+  std::set<JobId> preempted;
+  for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
-  Time clock = cycle.now;
+  plan.ends.reserve(cycle.state.running().size() + cycle.decision.starts.size());
+  for (const auto& [id, job] : cycle.state.running()) {
+    if (preempted.contains(id)) continue;
+    plan.ends.push_back({cycle.now + runtimes.Remaining(*job, cycle.now), id, job->placement});
+  }
+  for (const JobStart& start : cycle.decision.starts) {
+    const Job& job = cycle.state.Get(start.job);
+    plan.ends.push_back(
+        {cycle.now + runtimes.Remaining(job, cycle.now), start.job, start.placement});
+  }
   // decision.pending lists the candidates not started, in order, then the
   // jobs that can never fit (which get no ETA).
   size_t next = 0;
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;
-    PendingJob& pending = cycle.decision.pending[next++];
+    const PendingJob& pending = cycle.decision.pending[next++];
     BERTH_CHECK(pending.job == candidate.job->spec.id);
     if (pending.reason == ReasonCode::kQuota) continue;  // waits for its team, not for GPUs
-    std::optional<PlannedStart> start = ends.AdvanceUntilFits(plan, candidate.request, clock);
+    plan.queue.push_back(
+        {pending.job, candidate.request, runtimes.Remaining(*candidate.job, cycle.now)});
+  }
+  return plan;
+}
+
+std::vector<PlannedEta> PlanEtas(EtaPlan plan) {
+  ReleaseSchedule ends(plan.now);
+  for (const EtaPlan::End& end : plan.ends) ends.Add(end.at, end.job, &end.placement);
+  Time clock = plan.now;
+  std::vector<PlannedEta> etas;
+  etas.reserve(plan.queue.size());
+  for (const EtaPlan::Step& step : plan.queue) {
+    PlannedEta& eta = etas.emplace_back();
+    eta.job = step.job;
+    std::optional<PlannedStart> start = ends.AdvanceUntilFits(plan.capacity, step.request, clock);
     if (!start) continue;  // needs nodes that are down or draining
     clock = start->at;
-    pending.eta = start->at;
-    pending.after_job = start->after_job;
+    eta.eta = start->at;
+    eta.after_job = start->after_job;
     const Placement* placement = ends.Own(std::move(start->placement));
-    plan.Allocate(*placement);
-    ends.Add(start->at + runtimes.Remaining(*candidate.job, cycle.now), pending.job, placement);
+    plan.capacity.Allocate(*placement);
+    ends.Add(start->at + step.remaining, step.job, placement);
+  }
+  return etas;
+}
+
+void PlanEtas(Cycle& cycle) {
+  // The planned jobs are a subsequence of decision.pending, in its order.
+  std::vector<PendingJob>& pending = cycle.decision.pending;
+  size_t at = 0;
+  for (const PlannedEta& eta : PlanEtas(EtaPlanOf(cycle))) {
+    while (pending[at].job != eta.job) ++at;
+    pending[at].eta = eta.eta;
+    pending[at].after_job = eta.after_job;
   }
 }
 

@@ -2,8 +2,8 @@
 //
 // Used twice per cycle: for the EASY reservation of the first blocked job
 // (backfill.cc) and, with ExplainLevel::kFull, for an ETA for every pending
-// job (PlanEtas). Expected ends come from the policy's RuntimeEstimator, so
-// Slurm plans with time limits, oracles with the truth.
+// job (PlanEtas, run in the cycle or, deferred, by the owner: eta_plan.h). Expected ends come from
+// the policy's RuntimeEstimator, so Slurm plans with time limits, oracles with the truth.
 //
 // The ETA plan starts pending jobs in policy order, each no earlier than the
 // one before it (no backfill, no future preemption), so it is a
@@ -17,6 +17,7 @@
 
 #include "core/capacity.h"
 #include "core/cycle.h"
+#include "core/eta_plan.h"
 #include "core/placement.h"
 
 namespace berth::core {
@@ -34,6 +35,8 @@ class ReleaseSchedule {
   // The state's running jobs the cycle did not preempt, plus the cycle's own
   // starts; each ends `Remaining` after the cycle's `now`.
   explicit ReleaseSchedule(const Cycle& cycle);
+  // Empty, with the clock at `now`.
+  explicit ReleaseSchedule(Time now) : clock_(now) {}
 
   // REQUIRES: `placement` outlives this schedule or is owned by it via Own().
   void Add(Time end, JobId job, const Placement* placement);
@@ -60,6 +63,8 @@ class ReleaseSchedule {
   Time clock_;
 };
 
+// The ETA plan of the cycle (its pending entries are in cycle.decision).
+EtaPlan EtaPlanOf(const Cycle& cycle);
 // Fills eta and after_job for every pending entry of cycle.decision.
 void PlanEtas(Cycle& cycle);
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 
 #include "core/ids.h"
 
@@ -41,6 +42,8 @@ class PagedIdMap {
     const size_t slot = static_cast<size_t>(value & kSlotMask);
     return it->second->used[slot] ? &it->second->values[slot] : nullptr;
   }
+
+  T* find(JobId id) { return const_cast<T*>(std::as_const(*this).find(id)); }
 
   void erase(JobId id) {
     const int64_t value = Value(id);

@@ -213,9 +213,14 @@ class Controller {
     // When the oldest event this cycle is the first to see arrived (none:
     // a tick with nothing new). Wall time, for the event-to-decision metric.
     std::optional<std::chrono::steady_clock::time_point> oldest_event;
+    // A full pass's ETA plan, for the owner to run outside the lock
+    // (core::PlanEtas) and hand back with ApplyEtas.
+    std::optional<core::EtaPlan> eta_plan;
   };
   // One decision cycle at the clock's now.
   Result<CycleOutcome> RunCycle();
+  // The ETAs of a full pass's plan, for the jobs still pending.
+  void ApplyEtas(const std::vector<core::PlannedEta>& etas);
   // Marks nodes whose heartbeats stopped as down and requeues their jobs.
   Status CheckHeartbeats();
   // Blocks until something happened that a cycle should see, or `timeout`.

@@ -126,6 +126,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   core::DecideOptions decide{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons};
   if (full) {
     decide.keep_order = true;
+    decide.defer_etas = true;  // planned outside the lock: ApplyEtas
   } else {
     decide.reuse = &*queue_order_;
     decide.depth = options_.queue_depth;
@@ -202,9 +203,9 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   }
   for (const core::JobStart* start : starts) state_.Start(*start, now);
 
-  // Only a full cycle computes ETAs: in between, a job still waiting for
-  // room keeps the ETA of the last full one, so `explain` and listings do
-  // not show it for one cycle in ten only. A cycle between full ones on a
+  // ETAs come only from the plans of full passes (ApplyEtas): a job still
+  // waiting for room keeps the last one planned, one that can never start
+  // or waits for its team's quota has none. A cycle between full ones on a
   // long queue explains only the front it walked (Decision::partial); the
   // jobs behind keep what the last full one said.
   for (const core::JobStart* start : starts) explained_.erase(start->job);
@@ -213,7 +214,8 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     // read explained_ for pending jobs only.
     if (pending.reason == core::ReasonCode::kHeld) continue;
     core::PendingJob& view = explained_[pending.job];
-    const bool keep_eta = !full && pending.reason != core::ReasonCode::kInfeasible;
+    const bool keep_eta = pending.reason != core::ReasonCode::kInfeasible &&
+                          pending.reason != core::ReasonCode::kQuota;
     const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
     const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;
     view = pending;
@@ -223,7 +225,20 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     }
   }
   outcome.changed = !updated.empty();
+  outcome.eta_plan = std::move(decision.eta_plan);
   return outcome;
+}
+
+void Controller::ApplyEtas(const std::vector<core::PlannedEta>& etas) {
+  std::lock_guard lock(mutex_);
+  for (const core::PlannedEta& planned : etas) {
+    // Started, ended or held since the plan was made: nothing to show.
+    core::PendingJob* view = explained_.find(planned.job);
+    auto job = jobs_.find(planned.job);
+    if (view == nullptr || job == jobs_.end() || job->second.state != JobState::kPending) continue;
+    view->eta = planned.eta;
+    view->after_job = planned.after_job;
+  }
 }
 
 Status Controller::CheckHeartbeats() {

@@ -80,8 +80,17 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
       fine);
   server->metrics_.DeclareHistogram(
       "berth_scheduler_full_pass_seconds",
-      "Wall time of the cycles that plan an order, reservation and ETA for every pending job.",
+      "Wall time of a full pass: the cycle that orders and explains every pending job, plus "
+      "planning their ETAs (on the planner's thread, outside the controller's lock).",
       fine);
+  server->eta_planner_ = std::make_unique<EtaPlanner>(
+      [s = server.get()](std::vector<core::PlannedEta> etas,
+                         std::chrono::steady_clock::duration decided_in,
+                         std::chrono::steady_clock::duration planned_in) {
+        s->controller_->ApplyEtas(etas);
+        s->metrics_.Observe("berth_scheduler_full_pass_seconds", {},
+                            std::chrono::duration<double>(decided_in + planned_in).count());
+      });
   server->api_ = std::make_unique<HttpApi>(*server->controller_, *server->authenticator_,
                                            *server->store_, clock, server->metrics_,
                                            o.controller.limits, *server->history_, o.history_every);
@@ -145,7 +154,11 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   return server;
 }
 
-Server::~Server() { Stop(); }
+Server::~Server() {
+  Stop();
+  // Before the metrics and the controller its last plan reports to.
+  eta_planner_.reset();
+}
 
 std::string Server::url() const {
   const bool tls = !options_.tls_cert.empty();
@@ -237,10 +250,7 @@ void Server::SchedulerLoop() {
         metrics_.Observe("berth_event_to_decision_seconds", {},
                          std::chrono::duration<double>(end - *cycle->oldest_event).count());
       }
-      if (cycle->full) {
-        metrics_.Observe("berth_scheduler_full_pass_seconds", {},
-                         std::chrono::duration<double>(end - start).count());
-      }
+      if (cycle->eta_plan) eta_planner_->Submit(std::move(*cycle->eta_plan), end - start);
     }
     metrics_.Observe("berth_scheduler_cycle_seconds", {},
                      std::chrono::duration<double>(end - start).count());

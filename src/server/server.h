@@ -29,6 +29,7 @@
 #include "server/agent_waker.h"
 #include "server/auth.h"
 #include "server/controller.h"
+#include "server/eta_planner.h"
 #include "server/history.h"
 #include "server/http_api.h"
 #include "server/metrics.h"
@@ -84,6 +85,9 @@ class Server {
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<AgentWaker> waker_;  // outlives the controller, which calls it
   std::unique_ptr<Controller> controller_;
+  // Plans full passes' ETAs off the scheduler thread; stopped before the
+  // controller it reports to.
+  std::unique_ptr<EtaPlanner> eta_planner_;
   const Clock* clock_ = nullptr;
   std::unique_ptr<History> history_;
   std::optional<core::Time> last_sample_;  // Start(), then the scheduler thread only

@@ -1,0 +1,123 @@
+// Deferred ETAs (DecideOptions::defer_etas): the plan a full cycle hands
+// out gives exactly the ETAs the cycle would have planned itself, and it
+// owns what it reads, so the state may change while it runs.
+#include "core/eta_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "core/decide.h"
+#include "core/random_scenario.h"
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::Apply;
+using testing::At;
+using testing::MakeRandomScenario;
+using testing::RandomScenario;
+
+// A random cluster with work running: jobs arrive over time, decided by
+// `policy` as they come, until `until`.
+std::unique_ptr<ClusterState> Busy(const RandomScenario& scenario, const Policy& policy,
+                                   int64_t until) {
+  auto state = std::make_unique<ClusterState>();
+  for (const NodeSpec& node : scenario.nodes) state->AddNode(node);
+  for (const JobSpec& job : scenario.jobs) {
+    if (job.submit_time > At(until)) break;
+    state->Submit(job, job.submit_time);
+    Apply(*state, Decide(*state, job.submit_time, policy, DecideOptions{ExplainLevel::kNone}),
+          job.submit_time);
+  }
+  return state;
+}
+
+std::map<JobId, PlannedEta> ById(const std::vector<PlannedEta>& etas) {
+  std::map<JobId, PlannedEta> by_id;
+  for (const PlannedEta& eta : etas) by_id[eta.job] = eta;
+  return by_id;
+}
+
+class EtaPlanTest : public ::testing::TestWithParam<std::string_view> {
+ protected:
+  // Oracle policies get the user's limits as their truth.
+  Policy PolicyUnderTest() const {
+    return testing::NamedPolicy(GetParam(),
+                                std::make_shared<UserLimitEstimator>(Duration::Days(1)));
+  }
+};
+
+TEST_P(EtaPlanTest, ADeferredPlanGivesTheEtasTheCycleWouldHave) {
+  const Policy policy = PolicyUnderTest();
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    const RandomScenario scenario = MakeRandomScenario(seed, 10, 200);
+    std::unique_ptr<ClusterState> state = Busy(scenario, policy, 2000);
+    const Time now = At(2000);
+    const Decision inline_etas = Decide(*state, now, policy, DecideOptions{ExplainLevel::kFull});
+    DecideOptions deferred{ExplainLevel::kFull};
+    deferred.defer_etas = true;
+    Decision later = Decide(*state, now, policy, deferred);
+    ASSERT_TRUE(later.eta_plan.has_value());
+    EXPECT_FALSE(inline_etas.eta_plan.has_value());
+    ASSERT_EQ(later.pending.size(), inline_etas.pending.size());
+    ASSERT_GT(later.pending.size(), 10u) << "seed " << seed << ": a queue to plan";
+
+    const std::map<JobId, PlannedEta> planned = ById(PlanEtas(std::move(*later.eta_plan)));
+    int with_eta = 0;
+    for (size_t i = 0; i < later.pending.size(); ++i) {
+      const PendingJob& expected = inline_etas.pending[i];
+      ASSERT_EQ(later.pending[i].job, expected.job);
+      EXPECT_EQ(later.pending[i].reason, expected.reason);
+      EXPECT_FALSE(later.pending[i].eta.has_value()) << "deferred: not in the decision";
+      auto it = planned.find(expected.job);
+      if (it == planned.end()) {
+        EXPECT_FALSE(expected.eta.has_value()) << "job " << Value(expected.job);
+        continue;
+      }
+      EXPECT_EQ(it->second.eta, expected.eta) << "seed " << seed << " job " << Value(expected.job);
+      EXPECT_EQ(it->second.after_job, expected.after_job) << "job " << Value(expected.job);
+      with_eta += expected.eta.has_value();
+    }
+    EXPECT_GT(with_eta, 0) << "seed " << seed;
+  }
+}
+
+TEST_P(EtaPlanTest, ThePlanDoesNotReadTheStateItCameFrom) {
+  const Policy policy = PolicyUnderTest();
+  const RandomScenario scenario = MakeRandomScenario(3, 10, 200);
+  std::unique_ptr<ClusterState> state = Busy(scenario, policy, 2000);
+  DecideOptions deferred{ExplainLevel::kFull};
+  deferred.defer_etas = true;
+  Decision decision = Decide(*state, At(2000), policy, deferred);
+  ASSERT_TRUE(decision.eta_plan.has_value());
+  const EtaPlan copy = *decision.eta_plan;
+  const std::vector<PlannedEta> before = PlanEtas(copy);
+
+  // The state moves on: nodes join (the node table grows and may move),
+  // running work ends, the queue empties.
+  for (int i = 0; i < 50; ++i) {
+    state->AddNode(MakeNodeSpec("late" + std::to_string(i), "V100", 8));
+  }
+  std::vector<JobId> live;
+  for (const auto& [id, job] : state->running()) live.push_back(id);
+  for (JobId id : live) state->Finish(id, At(2100));
+  live.clear();
+  for (const auto& [id, job] : state->pending()) live.push_back(id);
+  for (JobId id : live) state->Cancel(id, At(2100));
+
+  const std::vector<PlannedEta> after = PlanEtas(std::move(*decision.eta_plan));
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].job, before[i].job);
+    EXPECT_EQ(after[i].eta, before[i].eta);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, EtaPlanTest,
+                         ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm",
+                                           "qssf", "berth"));
+
+}  // namespace
+}  // namespace berth::core
