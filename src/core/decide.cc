@@ -94,12 +94,19 @@ void RankAll(Cycle& cycle) {
 void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
   Feasibility feasible(cycle.state.nodes());
   // Arrivals: pending now, unknown then (submitted, released from hold or
-  // requeued since). Both lists ascend by id: one merge.
+  // requeued since). Both lists ascend by id: one merge, which also finds
+  // which known jobs still pend (a lookup by id per ranked job would be a
+  // walk down a tree of every live job).
   std::vector<Candidate> arrivals;
+  std::vector<const Job*> still_pending(reuse.known.size(), nullptr);
   auto known = reuse.known.begin();
   for (const auto& [id, job] : cycle.state.pending()) {
     while (known != reuse.known.end() && *known < id) ++known;
-    if (known == reuse.known.end() || *known != id) Collect(cycle, feasible, job, arrivals);
+    if (known != reuse.known.end() && *known == id) {
+      still_pending[static_cast<size_t>(known - reuse.known.begin())] = job;
+    } else {
+      Collect(cycle, feasible, job, arrivals);
+    }
   }
   Rank(cycle, arrivals);
 
@@ -112,9 +119,8 @@ void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
       cycle.order.push_back(std::move(arrivals[next++]));
     }
     if (cycle.order.size() >= depth) return;
-    const Job* job = cycle.state.Find(ranked.job);
-    // Started, ended or held since: not in line any more.
-    if (job == nullptr || job->state != JobState::kPending) continue;
+    const Job* job = still_pending[ranked.known_index];
+    if (job == nullptr) continue;  // started, ended or held since: not in line any more
     // Its nodes left since: the next full cycle tells it can never fit.
     std::optional<PlacementRequest> request = feasible.Admit(*job);
     if (!request) continue;
@@ -135,12 +141,15 @@ void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
 QueueOrder KeepOrder(const Cycle& cycle) {
   QueueOrder order;
   order.ranked_at = cycle.now;
-  order.ranked.reserve(cycle.order.size());
-  for (const Candidate& candidate : cycle.order) {
-    order.ranked.push_back(RankedJob{candidate.key, candidate.job->spec.id});
-  }
   order.known.reserve(cycle.state.pending().size());
   for (const auto& [id, job] : cycle.state.pending()) order.known.push_back(id);
+  order.ranked.reserve(cycle.order.size());
+  for (const Candidate& candidate : cycle.order) {
+    const JobId id = candidate.job->spec.id;
+    const auto at = std::lower_bound(order.known.begin(), order.known.end(), id);
+    order.ranked.push_back(
+        RankedJob{candidate.key, id, static_cast<size_t>(at - order.known.begin())});
+  }
   order.next_key_change = cycle.decision.next_decision;
   return order;
 }

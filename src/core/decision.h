@@ -57,6 +57,7 @@ struct PendingJob {
 struct RankedJob {
   OrderKey key;
   JobId job{};
+  size_t known_index = 0;  // where `job` is in QueueOrder::known
 };
 struct QueueOrder {
   Time ranked_at;
