@@ -87,6 +87,17 @@ void Fill(ClusterState& state, const Size& size, std::mt19937& rng, int64_t& nex
   }
 }
 
+// One second of a busy cluster: a random running job ends, a new job arrives.
+void NextEvent(ClusterState& state, std::mt19937& rng, int64_t& next_id, Time now) {
+  const auto& running = state.running();
+  if (!running.empty()) {
+    auto it = running.begin();
+    std::advance(it, static_cast<long>(rng() % running.size()));
+    state.Finish(it->first, now);
+  }
+  state.Submit(RandomJob(rng, next_id++, now), now);
+}
+
 double Ms(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
@@ -119,14 +130,7 @@ void Run(const std::string& policy_name, const Size& size) {
   std::vector<double> cycles;
   for (int i = 0; i < size.incremental_cycles; ++i) {
     now = now + Duration::Seconds(1);
-    const auto& running = state.running();
-    if (!running.empty()) {
-      auto it = running.begin();
-      std::advance(it, static_cast<long>(rng() % running.size()));
-      state.Finish(it->first, now);
-    }
-    const JobSpec arrival = RandomJob(rng, next_id++, now);
-    state.Submit(arrival, now);
+    NextEvent(state, rng, next_id, now);
     const auto start = std::chrono::steady_clock::now();
     const Decision decision = Decide(state, now, policy, DecideOptions{ExplainLevel::kReasons});
     cycles.push_back(Ms(std::chrono::steady_clock::now() - start));
@@ -139,14 +143,7 @@ void Run(const std::string& policy_name, const Size& size) {
   std::optional<QueueOrder> order;
   for (int i = 0; i < size.incremental_cycles; ++i) {
     now = now + Duration::Seconds(1);
-    const auto& running = state.running();
-    if (!running.empty()) {
-      auto it = running.begin();
-      std::advance(it, static_cast<long>(rng() % running.size()));
-      state.Finish(it->first, now);
-    }
-    const JobSpec arrival = RandomJob(rng, next_id++, now);
-    state.Submit(arrival, now);
+    NextEvent(state, rng, next_id, now);
     DecideOptions options{ExplainLevel::kReasons};
     const bool refresh = i % 10 == 0;
     if (refresh) {

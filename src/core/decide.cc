@@ -140,7 +140,6 @@ void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
 // its place.
 QueueOrder KeepOrder(const Cycle& cycle) {
   QueueOrder order;
-  order.ranked_at = cycle.now;
   order.known.reserve(cycle.state.pending().size());
   for (const auto& [id, job] : cycle.state.pending()) order.known.push_back(id);
   order.ranked.reserve(cycle.order.size());

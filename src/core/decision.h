@@ -53,14 +53,13 @@ struct PendingJob {
 
 // The pending order a full cycle computed, kept by the owner so that the
 // cycles between full ones need not rank every pending job again
-// (DecideOptions::reuse). Keys are as of `ranked_at`.
+// (DecideOptions::reuse). Keys are as of that cycle.
 struct RankedJob {
   OrderKey key;
   JobId job{};
   size_t known_index = 0;  // where `job` is in QueueOrder::known
 };
 struct QueueOrder {
-  Time ranked_at;
   std::vector<RankedJob> ranked;  // the jobs that could fit, in policy order
   std::vector<JobId> known;       // every job pending then, ascending id
   std::optional<Time> next_key_change;

@@ -6,19 +6,32 @@
 #include "common/check.h"
 
 namespace berth::core {
+namespace {
 
-ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
+// Calls fn(end, job, placement) for the state's running jobs the cycle did
+// not preempt, then the cycle's own starts; each ends `Remaining` after the
+// cycle's `now`.
+template <typename Fn>
+void ForEachExpectedEnd(const Cycle& cycle, Fn&& fn) {
   std::set<JobId> preempted;
   for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
   for (const auto& [id, job] : cycle.state.running()) {
-    if (preempted.contains(id)) continue;
-    Add(cycle.now + runtimes.Remaining(*job, cycle.now), id, &job->placement);
+    if (!preempted.contains(id))
+      fn(cycle.now + runtimes.Remaining(*job, cycle.now), id, job->placement);
   }
   for (const JobStart& start : cycle.decision.starts) {
     const Job& job = cycle.state.Get(start.job);
-    Add(cycle.now + runtimes.Remaining(job, cycle.now), start.job, &start.placement);
+    fn(cycle.now + runtimes.Remaining(job, cycle.now), start.job, start.placement);
   }
+}
+
+}  // namespace
+
+ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
+  ForEachExpectedEnd(cycle, [this](Time end, JobId job, const Placement& placement) {
+    Add(end, job, &placement);
+  });
 }
 
 void ReleaseSchedule::Add(Time end, JobId job, const Placement* placement) {
@@ -53,19 +66,11 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
   Capacity capacity = cycle.work;
   capacity.Rebind(nodes.get());
   EtaPlan plan{cycle.now, std::move(nodes), std::move(capacity), {}, {}};
-  std::set<JobId> preempted;
-  for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
-  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
   plan.ends.reserve(cycle.state.running().size() + cycle.decision.starts.size());
-  for (const auto& [id, job] : cycle.state.running()) {
-    if (preempted.contains(id)) continue;
-    plan.ends.push_back({cycle.now + runtimes.Remaining(*job, cycle.now), id, job->placement});
-  }
-  for (const JobStart& start : cycle.decision.starts) {
-    const Job& job = cycle.state.Get(start.job);
-    plan.ends.push_back(
-        {cycle.now + runtimes.Remaining(job, cycle.now), start.job, start.placement});
-  }
+  ForEachExpectedEnd(cycle, [&plan](Time end, JobId job, const Placement& placement) {
+    plan.ends.push_back({end, job, placement});
+  });
+  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
   // decision.pending lists the candidates not started, in order, then the
   // jobs that can never fit (which get no ETA).
   size_t next = 0;

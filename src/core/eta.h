@@ -33,7 +33,8 @@ struct PlannedStart {
 class ReleaseSchedule {
  public:
   // The state's running jobs the cycle did not preempt, plus the cycle's own
-  // starts; each ends `Remaining` after the cycle's `now`.
+  // starts; each ends `Remaining` after the cycle's `now`. The schedule
+  // points at their placements: use it within the cycle.
   explicit ReleaseSchedule(const Cycle& cycle);
   // Empty, with the clock at `now`.
   explicit ReleaseSchedule(Time now) : clock_(now) {}
