@@ -4,6 +4,8 @@ Berth (REST API or CLI) and Slurm (sbatch).
 
 Throughput: N held jobs (so launch cost does not blur it) from P concurrent
 sequential submitters; jobs/s = accepted jobs / wall time.
+  (throughput_native: the same through the compiled client,
+             bench/scale/intake_bench --port, one kept-alive connection each)
   berth-api  POST /api/v1/jobs {"hold": true}, a new connection per job (with
              --keepalive: one connection per submitter; see docs/performance.md
              for why that is slower), each submitter its own process (the
@@ -120,6 +122,21 @@ def throughput(kind, jobs, submitters, url=None, token=None, berth_bin=None, kee
         res["ack_ms"] = {"mean": s["mean"] * 1e3, "p50": s["p50"] * 1e3,
                          "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))] * 1e3,
                          "max": s["max"] * 1e3}
+    return res
+
+
+def throughput_native(intake_bench, port, token, jobs, submitters):
+    """berth-api through the compiled client (bench/scale/intake_bench): `jobs`
+    held jobs from `submitters` kept-alive connections to the server on
+    127.0.0.1:port. Returns its result: jobs_per_s, ack_p50_ms, ack_p99_ms, ..."""
+    out = subprocess.run([intake_bench, "--port", str(port), "--token", token,
+                          "--clients", str(submitters), "--jobs", str(jobs)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{intake_bench} exited with {out.returncode}: {out.stderr.strip()}")
+    res = json.loads(out.stdout)[0]
+    res["kind"] = "berth-api-cpp"
+    res["submitters"] = submitters
     return res
 
 

@@ -19,8 +19,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-if [ ! -x build/berth ]; then
+if [ ! -x build/berth ] || [ ! -x build/bench/intake_bench ]; then
   cmake --preset default >/dev/null
-  cmake --build --preset default --target berth -j"$(nproc)"
+  cmake --build --preset default --target berth intake_bench -j"$(nproc)"
 fi
 exec python3 "$ROOT/bench/vs_slurm.py" "$@"

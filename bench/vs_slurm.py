@@ -332,11 +332,21 @@ def berth_side(a, work):
             raise RuntimeError("berth queue did not drain")
 
         for p in (1, 8):
-            r = intake.throughput("berth-api", a.api_jobs, p, url, token)
-            log(f"  berth API held, {p} submitter(s): {r['jobs_per_s']:.1f} jobs/s, "
-                f"ack p50 {r['ack_ms']['p50']:.1f} ms p99 {r['ack_ms']['p99']:.1f} ms ({r['failed']} failed)")
+            # The API's figure: a compiled client (bench/scale/intake_bench,
+            # one kept-alive connection per submitter), so that the server's
+            # intake is measured, not the client's interpreter.
+            r = intake.throughput_native(a.intake_bench, port, token, a.api_jobs, p)
+            log(f"  berth API held, {p} submitter(s), C++ client: {r['jobs_per_s']:.1f} jobs/s, "
+                f"ack p50 {r['ack_p50_ms']:.2f} ms p99 {r['ack_p99_ms']:.2f} ms")
             res[f"submit_jobs_per_s_{p}"] = r["jobs_per_s"]
             res[f"submit_{p}"] = r
+            cancel_all()
+        for p in (1, 8):
+            r = intake.throughput("berth-api", a.api_jobs, p, url, token)
+            log(f"  berth API held, {p} submitter(s), Python client: {r['jobs_per_s']:.1f} jobs/s, "
+                f"ack p50 {r['ack_ms']['p50']:.1f} ms p99 {r['ack_ms']['p99']:.1f} ms ({r['failed']} failed)")
+            res[f"submit_python_jobs_per_s_{p}"] = r["jobs_per_s"]
+            res[f"submit_python_{p}"] = r
             cancel_all()
         r = intake.throughput("berth-api", max(50, a.api_jobs // 10), 1, url, token,
                               keepalive=True)
@@ -385,6 +395,10 @@ def ratios(b, s):
         "submit_jobs_per_s_8": div(b.get("submit_jobs_per_s_8"), s.get("submit_jobs_per_s_8")),
         "cli_submit_jobs_per_s_1": div(b.get("cli_submit_jobs_per_s_1"), s.get("submit_jobs_per_s_1")),
         "cli_submit_jobs_per_s_8": div(b.get("cli_submit_jobs_per_s_8"), s.get("submit_jobs_per_s_8")),
+        "submit_python_jobs_per_s_1": div(b.get("submit_python_jobs_per_s_1"),
+                                          s.get("submit_jobs_per_s_1")),
+        "submit_python_jobs_per_s_8": div(b.get("submit_python_jobs_per_s_8"),
+                                          s.get("submit_jobs_per_s_8")),
         "start_latency_p50_s": div(s.get("start_latency_p50_s"), b.get("start_latency_p50_s")),
         "start_latency_p95_s": div(s.get("start_latency_p95_s"), b.get("start_latency_p95_s")),
         "start_latency_mean_s": div(s.get("start_latency_mean_s"), b.get("start_latency_mean_s")),
@@ -399,6 +413,22 @@ def ratios(b, s):
     return r
 
 
+def correctness(res):
+    """Every way a side lost or mixed up work: [] when none did."""
+    problems = []
+    for side in ("berth", "slurm"):
+        r = res.get(side) or {}
+        for key in ("submit_1", "submit_8", "submit_python_1", "submit_python_8",
+                    "submit_keepalive_1", "cli_submit_1", "cli_submit_8"):
+            if (r.get(key) or {}).get("failed"):
+                problems.append(f"{side} {key}: {r[key]['failed']} submissions failed")
+        for wl in ("start_rate", "wl200", "wl_minutes"):
+            for k in ("lost_jobs", "gpu_conflicts", "duplicate_starts", "gpu_count_mismatch"):
+                if (r.get(wl) or {}).get(k):
+                    problems.append(f"{side} {wl}: {k} = {r[wl][k]}")
+    return problems
+
+
 def fmt(x, d=1):
     if x is None:
         return "-"
@@ -411,6 +441,10 @@ def table(res):
     b, s, r = res.get("berth", {}), res.get("slurm", {}), res.get("ratios", {})
     rows = [("intake, API/sbatch, 1 submitter (jobs/s)", "submit_jobs_per_s_1", 0, "submit_jobs_per_s_1"),
             ("intake, API/sbatch, 8 submitters (jobs/s)", "submit_jobs_per_s_8", 0, "submit_jobs_per_s_8"),
+            ("intake, Python API client/sbatch, 1 submitter (jobs/s)", "submit_python_jobs_per_s_1", 0,
+             "submit_python_jobs_per_s_1"),
+            ("intake, Python API client/sbatch, 8 submitters (jobs/s)", "submit_python_jobs_per_s_8", 0,
+             "submit_python_jobs_per_s_8"),
             ("intake, CLI/sbatch, 1 submitter (jobs/s)", "cli_submit_jobs_per_s_1", 0, "cli_submit_jobs_per_s_1"),
             ("intake, CLI/sbatch, 8 submitters (jobs/s)", "cli_submit_jobs_per_s_8", 0, "cli_submit_jobs_per_s_8"),
             ("idle submit-to-start mean (s)", "start_latency_mean_s", 3, "start_latency_mean_s"),
@@ -420,8 +454,8 @@ def table(res):
     lines = ["| metric | Berth | Slurm | ratio |", "|---|---:|---:|---:|"]
     for label, key, d, rk in rows:
         sv = s.get(key)
-        if key.startswith("cli_"):
-            sv = s.get(key.replace("cli_", ""))
+        if key.startswith(("cli_", "submit_python_")):  # against sbatch
+            sv = s.get(key.replace("cli_", "").replace("python_", ""))
         lines.append(f"| {label} | {fmt(b.get(key), d)} | {fmt(sv, d)} | {fmt(r.get(rk), 2)} |")
     for wl in ("wl200", "wl_minutes"):
         bw, sw = b.get(wl) or {}, s.get(wl) or {}
@@ -476,6 +510,8 @@ def main():
                     help="one-GPU jobs of 0.5 s at t=0 for the start rate (0: skip)")
     ap.add_argument("--only", choices=["both", "berth", "slurm"], default="both")
     ap.add_argument("--berth-bin", default=os.path.join(ROOT, "build", "berth"))
+    ap.add_argument("--intake-bench", default=os.path.join(ROOT, "build", "bench", "intake_bench"),
+                    help="the compiled API client for Berth's intake")
     ap.add_argument("--berth-heartbeat", default="1s",
                     help="berth dev --agent-heartbeat-interval (1s: the agent's default)")
     ap.add_argument("--port", type=int, default=0)
@@ -485,6 +521,7 @@ def main():
     ap.add_argument("--keep-work", action="store_true", help="keep the marks (temp folder)")
     a = ap.parse_args()
     a.berth_bin = os.path.abspath(a.berth_bin)
+    a.intake_bench = os.path.abspath(a.intake_bench)
     work = tempfile.mkdtemp(prefix="berthbench-vs-slurm-")
     t_start = time.time()
     if not a.wl_minutes:
@@ -509,6 +546,11 @@ def main():
             fh.write("\n")
         print(table(res))
         print(f"\nwall {res['wall_s'] / 60:.1f} min; written {a.out}")
+        problems = correctness(res)
+        for p in problems:
+            print(f"correctness: {p}", file=sys.stderr)
+        if problems:
+            sys.exit(1)
     finally:
         if a.keep_work:
             log(f"marks kept in {work}")
