@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "server/cycle_pacer.h"
 #include "server/dashboard.h"
 
 namespace berth::server {
@@ -225,15 +226,14 @@ void Server::SampleHistory() {
 void Server::SchedulerLoop() {
   std::chrono::steady_clock::time_point last_end;
   std::chrono::steady_clock::duration rest{};
+  CyclePacer pacer;
   while (!stopping_) {
     controller_->WaitForWork(options_.tick);
     if (stopping_) break;
-    // Events that arrive during a cycle are batched into the next one. Under
-    // a steady stream the loop also rests as long as its last event cycle
-    // took: cycles then hold the controller at most half the time, and
-    // submits and heartbeats keep getting it. An event after a quiet spell
-    // is decided at once. A full pass (every explain_every) sets no rest:
-    // resting as long as one would only delay the events it kept waiting.
+    // Events that arrive during a cycle are batched into the next one. While
+    // cycles would hold the controller more than half the time, the loop
+    // also rests as long as its last cycle took (CyclePacer), so that
+    // submits and heartbeats keep getting it.
     std::this_thread::sleep_until(last_end + rest);
     if (options_.coalesce.count() > 0) std::this_thread::sleep_for(options_.coalesce);
     const auto start = std::chrono::steady_clock::now();
@@ -255,7 +255,7 @@ void Server::SchedulerLoop() {
     metrics_.Observe("berth_scheduler_cycle_seconds", {},
                      std::chrono::duration<double>(end - start).count());
     last_end = end;
-    if (!cycle.ok() || !cycle->full) rest = end - start;
+    rest = pacer.Record(start, end, cycle.ok() && cycle->full);
     SampleHistory();
   }
 }

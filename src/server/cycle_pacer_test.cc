@@ -1,0 +1,75 @@
+// The scheduler loop's rests: none while cycles leave the controller mostly
+// free, as long as the last cycle once they would hold it more than half
+// the time, and none after a full pass.
+#include "server/cycle_pacer.h"
+
+#include <gtest/gtest.h>
+
+namespace berth::server {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = CyclePacer::Clock;
+
+// Runs `count` cycles of `length`, one starting every `period`, from `from`;
+// returns the rest after the last one.
+Clock::duration RunCycles(CyclePacer& pacer, Clock::time_point& now, int count, milliseconds length,
+                          milliseconds period, bool full = false) {
+  Clock::duration rest{};
+  for (int i = 0; i < count; ++i) {
+    rest = pacer.Record(now, now + length, full);
+    now += period;
+  }
+  return rest;
+}
+
+TEST(CyclePacerTest, ACycleAfterAQuietSpellSetsNoRest) {
+  CyclePacer pacer;
+  Clock::time_point now{};
+  EXPECT_EQ(pacer.Record(now, now + milliseconds(20), false), Clock::duration::zero());
+}
+
+TEST(CyclePacerTest, CyclesThatLeaveTheControllerMostlyFreeNeverRest) {
+  // 3 ms every 30 ms: busy a tenth of the time, as at 1,000 nodes.
+  CyclePacer pacer;
+  Clock::time_point now{};
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_EQ(RunCycles(pacer, now, 1, milliseconds(3), milliseconds(30)), Clock::duration::zero())
+        << "cycle " << i;
+  }
+  EXPECT_LT(pacer.busy().count(), 0.15);
+}
+
+TEST(CyclePacerTest, BackToBackCyclesRestAsLongAsTheLastCycleOnceSaturated) {
+  CyclePacer pacer;
+  Clock::time_point now{};
+  // 10 ms cycles with no gap: after half a window of them the loop rests.
+  EXPECT_EQ(RunCycles(pacer, now, 10, milliseconds(10), milliseconds(10)), Clock::duration::zero());
+  EXPECT_EQ(RunCycles(pacer, now, 100, milliseconds(10), milliseconds(10)), milliseconds(10));
+  // Resting as long as each cycle (10 ms on, 10 ms off) holds it at the
+  // bound: it keeps resting, and the controller is free half the time.
+  EXPECT_EQ(RunCycles(pacer, now, 200, milliseconds(10), milliseconds(20)), milliseconds(10));
+  EXPECT_NEAR(pacer.busy().count(), 0.5, 0.02);
+}
+
+TEST(CyclePacerTest, TheRestEndsWhenTheLoadDoes) {
+  CyclePacer pacer;
+  Clock::time_point now{};
+  ASSERT_EQ(RunCycles(pacer, now, 200, milliseconds(10), milliseconds(10)), milliseconds(10));
+  // After two quiet seconds the share has decayed below half.
+  now += std::chrono::seconds(2);
+  EXPECT_EQ(pacer.Record(now, now + milliseconds(10), false), Clock::duration::zero());
+}
+
+TEST(CyclePacerTest, AFullPassSetsNoRestEvenWhenSaturated) {
+  CyclePacer pacer;
+  Clock::time_point now{};
+  ASSERT_EQ(RunCycles(pacer, now, 200, milliseconds(10), milliseconds(10)), milliseconds(10));
+  EXPECT_EQ(RunCycles(pacer, now, 1, milliseconds(300), milliseconds(300), /*full=*/true),
+            Clock::duration::zero());
+  // The pass still counts as busy time: the next event cycle rests.
+  EXPECT_EQ(RunCycles(pacer, now, 1, milliseconds(10), milliseconds(10)), milliseconds(10));
+}
+
+}  // namespace
+}  // namespace berth::server
