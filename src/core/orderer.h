@@ -7,7 +7,6 @@
 // floating-point quirks can reorder jobs between two runs.
 #pragma once
 
-#include <compare>
 #include <cstdint>
 #include <optional>
 #include <span>
