@@ -77,7 +77,7 @@ json RunClients(const std::string& berth, int clients, int jobs) {
   if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
   const std::string dir = pattern;
   json out;
-  try {
+  {  // on a failure the folder stays: the error names its server.log
     ServerProcess server(berth, dir, "", std::chrono::seconds(60));
     const std::vector<std::string> users =
         IssueTokens(server.port(), server.admin_token(), std::min(clients, 16), [](int i) {
@@ -86,9 +86,6 @@ json RunClients(const std::string& berth, int clients, int jobs) {
     out = Measure(server.port(), users, clients, jobs);
     out["server_peak_rss_mib"] = server.PeakRssMib();
     server.Stop();
-  } catch (...) {
-    std::filesystem::remove_all(dir);
-    throw;
   }
   std::filesystem::remove_all(dir);
   std::fprintf(stderr, "  %s\n", out.dump().c_str());
