@@ -9,20 +9,23 @@
 namespace berth::core {
 
 BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& context) const {
+  // Only the jobs past the bound are walked (ClusterState::pending_by_wait):
+  // the others are the young demand, all of it less theirs.
   std::optional<JobId> oldest;
   Duration oldest_waited;
   Time oldest_submit = Time::Infinite();
-  int64_t young_demand = 0;  // milli-GPUs asked for by jobs below the bound
-  for (const auto& [id, job] : context.state.pending()) {
-    const Duration waited = Waited(*job, context.now);
-    if (waited < config_.starvation_bound) {
-      young_demand += job->spec.total_gpu().value();
-    } else if (job->spec.submit_time < oldest_submit) {  // ids ascend: ties keep the lowest
-      oldest_submit = job->spec.submit_time;
-      oldest = id;
-      oldest_waited = waited;
+  int64_t starving_demand = 0;  // milli-GPUs asked for by jobs past the bound
+  const Time cutoff = context.now - config_.starvation_bound;
+  for (const ClusterState::PendingWait& wait : context.state.pending_by_wait()) {
+    if (wait.origin > cutoff) break;  // it, and every job after it, waited less
+    starving_demand += wait.milli_gpus;
+    if (wait.submit < oldest_submit || (wait.submit == oldest_submit && wait.id < *oldest)) {
+      oldest_submit = wait.submit;
+      oldest = wait.id;
+      oldest_waited = context.now - wait.origin;
     }
   }
+  const int64_t young_demand = context.state.pending_milli_gpus() - starving_demand;
   const NodeTable& nodes = context.state.nodes();
   int64_t cluster = 0;  // milli-GPUs on nodes that take work
   for (size_t i = 0; i < nodes.size(); ++i) {

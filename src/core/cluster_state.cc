@@ -28,6 +28,15 @@ void ClusterState::SetGpuHealth(NodeId node, int gpu, GpuHealth health) {
   capacity_.SetGpuUsable(node, gpu, health == GpuHealth::kHealthy);
 }
 
+namespace {
+
+ClusterState::PendingWait WaitOf(const Job& job) {
+  return {job.spec.submit_time + job.executed, job.spec.id, job.spec.submit_time,
+          job.spec.total_gpu().value()};
+}
+
+}  // namespace
+
 void ClusterState::Submit(JobSpec spec, Time now) {
   BERTH_CHECK(spec.tasks >= 1) << "job " << Value(spec.id) << " tasks " << spec.tasks;
   BERTH_CHECK(spec.task.valid()) << "job " << Value(spec.id) << " has an invalid task shape";
@@ -38,8 +47,22 @@ void ClusterState::Submit(JobSpec spec, Time now) {
   job.queued_since = now;
   auto [it, inserted] = jobs_.emplace(id, std::move(job));
   BERTH_CHECK(inserted) << "duplicate job id " << Value(id);
-  pending_.Insert(id, &it->second);
+  AddPending(it->second);
   CountWaiting(it->second.spec, +1);
+}
+
+void ClusterState::AddPending(Job& job) {
+  pending_.Insert(job.spec.id, &job);
+  const PendingWait wait = WaitOf(job);
+  pending_by_wait_.insert(wait);
+  pending_milli_gpus_ += wait.milli_gpus;
+}
+
+void ClusterState::RemovePending(Job& job) {
+  pending_.Erase(job.spec.id);
+  const PendingWait wait = WaitOf(job);
+  BERTH_CHECK(pending_by_wait_.erase(wait) == 1) << "job " << Value(job.spec.id) << " not waiting";
+  pending_milli_gpus_ -= wait.milli_gpus;
 }
 
 void ClusterState::CountWaiting(const JobSpec& spec, int64_t delta) {
@@ -58,7 +81,7 @@ void ClusterState::Hold(JobId id) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.state == JobState::kPending) << "hold of job " << Value(id);
   job.state = JobState::kHeld;
-  pending_.Erase(id);
+  RemovePending(job);
   held_.Insert(id, &job);
 }
 
@@ -67,7 +90,7 @@ void ClusterState::Release(JobId id) {
   BERTH_CHECK(job.state == JobState::kHeld) << "release of job " << Value(id);
   job.state = JobState::kPending;
   held_.Erase(id);
-  pending_.Insert(id, &job);
+  AddPending(job);
 }
 
 void ClusterState::Start(JobId id, Placement placement, Time now) {
@@ -91,7 +114,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
   job.state = JobState::kRunning;
   job.started = now;
   job.guaranteed = start.guaranteed;
-  pending_.Erase(id);
+  RemovePending(job);
   running_.Insert(id, &job);
   CountWaiting(job.spec, -1);
 }
@@ -120,7 +143,7 @@ void ClusterState::Preempt(JobId id, Time now) {
   job.state = JobState::kPending;
   job.queued_since = now;
   ++job.preemptions;
-  pending_.Insert(id, &job);
+  AddPending(job);
   CountWaiting(job.spec, +1);
 }
 
@@ -135,7 +158,11 @@ void ClusterState::Cancel(JobId id, Time now) {
   if (job.running()) {
     EndRun(job, now);
   } else {
-    (job.state == JobState::kHeld ? held_ : pending_).Erase(id);
+    if (job.state == JobState::kHeld) {
+      held_.Erase(id);
+    } else {
+      RemovePending(job);
+    }
     CountWaiting(job.spec, -1);
   }
   jobs_.erase(id);

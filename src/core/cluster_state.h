@@ -10,8 +10,10 @@
 // Not thread-safe: one owner applies events and decides in turn.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "core/capacity.h"
@@ -81,6 +83,23 @@ class ClusterState {
   const JobIndex& running() const { return running_; }
   const JobIndex& held() const { return held_; }
   const UsageLedger& usage() const { return usage_; }
+  // The pending jobs by when their wait began, counted as if unbroken: the
+  // submit time plus the time the job has already run (a requeued job's
+  // runs are not waiting). A pending job has waited at least D at `now`
+  // exactly when its origin <= now - D, so a check for jobs past a wait
+  // bound walks only those (BerthOrderer's starvation pass), not the queue.
+  struct PendingWait {
+    Time origin;
+    JobId id;
+    Time submit;
+    int64_t milli_gpus = 0;  // the whole job's
+    bool operator<(const PendingWait& other) const {
+      return origin != other.origin ? origin < other.origin : id < other.id;
+    }
+  };
+  const std::set<PendingWait>& pending_by_wait() const { return pending_by_wait_; }
+  // The GPUs all pending jobs ask for, in milli-GPUs.
+  int64_t pending_milli_gpus() const { return pending_milli_gpus_; }
   // Users and queues with jobs waiting (pending or held), with how many:
   // fair share counts them among those sharing without walking the queue.
   using WaitingCounts = std::map<std::string, int64_t, std::less<>>;
@@ -104,12 +123,17 @@ class ClusterState {
   // A job joined (+1) or left (-1) the pending and held jobs (counts of
   // users, queues and task shapes).
   void CountWaiting(const JobSpec& spec, int64_t delta);
+  // Every move into or out of the pending jobs goes through these.
+  void AddPending(Job& job);
+  void RemovePending(Job& job);
 
   NodeTable nodes_;
   std::vector<NodeState> node_states_;
   Capacity capacity_;
   std::map<JobId, Job> jobs_;  // every live job; map keeps pointers stable
   JobIndex pending_;
+  std::set<PendingWait> pending_by_wait_;
+  int64_t pending_milli_gpus_ = 0;
   JobIndex running_;
   JobIndex held_;
   UsageLedger usage_;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 #include "core/placer.h"
 #include "core/test_builders.h"
 
@@ -104,6 +107,41 @@ TEST(ClusterStateTest, HoldKeepsAJobOutOfThePendingSet) {
   EXPECT_EQ(state.pending().size(), 1u);
   state.Cancel(Id(1), At(5));
   EXPECT_EQ(state.Find(Id(1)), nullptr);
+}
+
+// The pending jobs by the start of their wait, as (origin, id, milli-GPUs).
+std::vector<std::tuple<Time, JobId, int64_t>> Waits(const ClusterState& state) {
+  std::vector<std::tuple<Time, JobId, int64_t>> out;
+  for (const ClusterState::PendingWait& wait : state.pending_by_wait()) {
+    out.emplace_back(wait.origin, wait.id, wait.milli_gpus);
+  }
+  return out;
+}
+
+TEST(ClusterStateTest, PendingJobsAreKeptByTheStartOfTheirWait) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec first = NewJob(1).Gpus(2).Submit(50);
+  const JobSpec second = NewJob(2).Gpus(4).Submit(10);
+  const JobSpec third = NewJob(3).Gpus(1).Submit(30);
+  for (const JobSpec& spec : {first, second, third}) state.Submit(spec, spec.submit_time);
+  using W = std::tuple<Time, JobId, int64_t>;
+  EXPECT_EQ(Waits(state),
+            (std::vector<W>{{At(10), Id(2), 4000}, {At(30), Id(3), 1000}, {At(50), Id(1), 2000}}));
+  EXPECT_EQ(state.pending_milli_gpus(), 7000);
+
+  // Job 2 runs 100 s and is requeued: its wait counts from 10 + 100.
+  state.Start(Id(2), PlaceOrDie(state, second), At(60));
+  EXPECT_EQ(state.pending_milli_gpus(), 3000);
+  state.Preempt(Id(2), At(160));
+  state.Hold(Id(3));
+  EXPECT_EQ(Waits(state), (std::vector<W>{{At(50), Id(1), 2000}, {At(110), Id(2), 4000}}));
+  EXPECT_EQ(state.pending_milli_gpus(), 6000);
+
+  state.Release(Id(3));
+  state.Cancel(Id(1), At(200));
+  EXPECT_EQ(Waits(state), (std::vector<W>{{At(30), Id(3), 1000}, {At(110), Id(2), 4000}}));
+  EXPECT_EQ(state.pending_milli_gpus(), 5000);
 }
 
 TEST(ClusterStateTest, CancelOfARunningJobFreesItsGpus) {
