@@ -4,7 +4,10 @@ bench/vs-slurm.sh. For each scheduler in turn, never both at once: start it
 with the same pool, measure intake, idle latency, the reference workload
 (median of --runs) and wl_minutes (once, --time-scale), read the controller's
 CPU seconds and peak RSS from /proc, stop it by PID (Slurm by the shared
-stop.sh); then print one table and write the JSON (--out).
+stop.sh); then print one table and write the JSON (--out). Berth's API intake
+goes through the compiled client (--intake-bench, bench/scale/intake_bench).
+Exits 1, after writing the JSON, if either side lost, double-started or
+failed a job or ran two jobs on one GPU.
 """
 import argparse
 import json
