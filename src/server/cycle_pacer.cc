@@ -6,12 +6,11 @@ namespace berth::server {
 
 CyclePacer::Clock::duration CyclePacer::Record(Clock::time_point start, Clock::time_point end,
                                                bool full) {
-  // What was busy `gap` ago counts e^(-gap/window) as much as now.
-  const double decay =
-      first_ ? 0.0 : std::exp(-std::chrono::duration<double>(end - last_end_) / options_.window);
+  // What was busy `gap` ago counts e^(-gap/window) as much as now (before
+  // the first cycle nothing was busy, so its gap does not matter).
+  const double decay = std::exp(-std::chrono::duration<double>(end - last_end_) / options_.window);
   busy_ = busy_ * decay + std::chrono::duration<double>(end - start);
   last_end_ = end;
-  first_ = false;
   const bool saturated = busy_ > options_.window * options_.max_busy_share;
   return saturated && !full ? end - start : Clock::duration::zero();
 }

@@ -41,7 +41,6 @@ class CyclePacer {
   Options options_;
   std::chrono::duration<double> busy_{0};
   Clock::time_point last_end_{};
-  bool first_ = true;
 };
 
 }  // namespace berth::server

@@ -224,9 +224,8 @@ void Server::SampleHistory() {
 }
 
 void Server::SchedulerLoop() {
-  std::chrono::steady_clock::time_point last_end;
-  std::chrono::steady_clock::duration rest{};
   CyclePacer pacer;
+  std::chrono::steady_clock::time_point not_before;  // the pacer's rest
   while (!stopping_) {
     controller_->WaitForWork(options_.tick);
     if (stopping_) break;
@@ -234,7 +233,7 @@ void Server::SchedulerLoop() {
     // cycles would hold the controller more than half the time, the loop
     // also rests as long as its last cycle took (CyclePacer), so that
     // submits and heartbeats keep getting it.
-    std::this_thread::sleep_until(last_end + rest);
+    std::this_thread::sleep_until(not_before);
     if (options_.coalesce.count() > 0) std::this_thread::sleep_for(options_.coalesce);
     const auto start = std::chrono::steady_clock::now();
     if (Status status = controller_->CheckHeartbeats(); !status.ok()) {
@@ -254,8 +253,7 @@ void Server::SchedulerLoop() {
     }
     metrics_.Observe("berth_scheduler_cycle_seconds", {},
                      std::chrono::duration<double>(end - start).count());
-    last_end = end;
-    rest = pacer.Record(start, end, cycle.ok() && cycle->full);
+    not_before = end + pacer.Record(start, end, cycle.ok() && cycle->full);
     SampleHistory();
   }
 }
