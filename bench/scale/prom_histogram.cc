@@ -36,11 +36,15 @@ std::optional<double> PromHistogram::Mean() const {
   return sum / count;
 }
 
-PromHistogram ParsePromHistogram(const std::string& text, const std::string& name) {
+PromHistogram ParsePromHistogram(const std::string& text, const std::string& name,
+                                 const std::string& labels) {
   PromHistogram out;
   std::istringstream lines(text);
   std::string line;
-  const std::string bucket = name + "_bucket{le=\"";
+  const std::string bucket = name + "_bucket{" + (labels.empty() ? "" : labels + ",") + "le=\"";
+  const std::string series = labels.empty() ? "" : "{" + labels + "}";
+  const std::string sum = name + "_sum" + series + " ";
+  const std::string count = name + "_count" + series + " ";
   while (std::getline(lines, line)) {
     if (line.rfind(bucket, 0) == 0) {
       const size_t close = line.find('"', bucket.size());
@@ -48,10 +52,10 @@ PromHistogram ParsePromHistogram(const std::string& text, const std::string& nam
       const std::string le = line.substr(bucket.size(), close - bucket.size());
       out.bounds.push_back(le == "+Inf" ? std::numeric_limits<double>::infinity() : std::stod(le));
       out.cumulative.push_back(std::stod(line.substr(line.rfind(' ') + 1)));
-    } else if (line.rfind(name + "_sum ", 0) == 0) {
-      out.sum = std::stod(line.substr(name.size() + 5));
-    } else if (line.rfind(name + "_count ", 0) == 0) {
-      out.count = std::stod(line.substr(name.size() + 7));
+    } else if (line.rfind(sum, 0) == 0) {
+      out.sum = std::stod(line.substr(sum.size()));
+    } else if (line.rfind(count, 0) == 0) {
+      out.count = std::stod(line.substr(count.size()));
     }
   }
   return out;

@@ -22,7 +22,10 @@ struct PromHistogram {
   std::optional<double> Mean() const;
 };
 
-// The unlabelled series of histogram `name` in `text`; empty if absent.
-PromHistogram ParsePromHistogram(const std::string& text, const std::string& name);
+// The series of histogram `name` in `text` whose labels, besides `le`, are
+// exactly `labels` as exposed (for example `part="decide"`; "" for the
+// unlabelled series); empty if absent.
+PromHistogram ParsePromHistogram(const std::string& text, const std::string& name,
+                                 const std::string& labels = "");
 
 }  // namespace berth::bench

@@ -15,6 +15,10 @@
 //   full_pass_s      mean of berth_scheduler_full_pass_seconds over the window
 //                    (cycles that order, reserve and plan an ETA for every
 //                    pending job; one every explain_every_s).
+//   cycle_parts      where the scheduler loop's time went over the window
+//                    (berth_scheduler_cycle_part_seconds): p50, p99 and mean
+//                    of each part in ms, and `busy`, the share of the window
+//                    the loop spent in cycles (everything but its rest).
 //   rss_mib          the server's peak RSS (VmHWM) after the window.
 //   restart_s        SIGTERM, start again on the same store, until /readyz.
 //
@@ -25,6 +29,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -39,6 +44,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -73,6 +79,10 @@ struct Size {
 double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 // A job of the benchmark's mix: 1-8 GPUs, some 2-node gangs, 10 s to 10 min.
+// The parts of berth_scheduler_cycle_part_seconds, in the loop's order.
+constexpr std::array<const char*, 7> kCycleParts = {
+    "queued", "rest", "heartbeat_check", "lock_wait", "decide", "persist", "apply"};
+
 json RandomJob(std::mt19937& rng, int* gpus) {
   const int shape = static_cast<int>(rng() % 100);
   int per_task = 8;
@@ -170,6 +180,12 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   fleet_options.nodes = size.nodes;
   fleet_options.gpus_per_node = kGpusPerNode;
   fleet_options.heartbeat_interval = interval;
+  // Real agents heartbeat each on its own connection, all at once; a thread
+  // of the fleet heartbeats its nodes one after another. One thread per 500
+  // nodes (20 at 10k nodes, 100 heartbeats/s each) keeps a heartbeat's
+  // answer, which waits for the store's flush, from holding back the next
+  // node's report by more than the interval allows.
+  fleet_options.threads = std::clamp(size.nodes / 500, 4, 32);
   SimFleet fleet(fleet_options, agents);
   const auto fleet_start = SteadyClock::now();
   fleet.Start();
@@ -231,6 +247,19 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   const PromHistogram full =
       ParsePromHistogram(after, "berth_scheduler_full_pass_seconds")
           .Since(ParsePromHistogram(before, "berth_scheduler_full_pass_seconds"));
+  json parts = json::object();
+  double busy_s = 0;
+  for (const char* part : kCycleParts) {
+    const std::string labels = std::string("part=\"") + part + "\"";
+    const PromHistogram h =
+        ParsePromHistogram(after, "berth_scheduler_cycle_part_seconds", labels)
+            .Since(ParsePromHistogram(before, "berth_scheduler_cycle_part_seconds", labels));
+    parts[part] = {{"p50_ms", h.Quantile(0.5).value_or(0) * 1000},
+                   {"p99_ms", h.Quantile(0.99).value_or(0) * 1000},
+                   {"mean_ms", h.Mean().value_or(0) * 1000}};
+    if (std::string_view(part) != "queued" && std::string_view(part) != "rest") busy_s += h.sum;
+  }
+  parts["busy"] = busy_s / measure_s;
   const double rss = server.PeakRssMib();
   const int64_t pending_now = PendingJobs(after);
   const int64_t failures = fleet.failures();
@@ -248,6 +277,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
            {"decisions", decisions.count},
            {"full_pass_s", full.Mean().value_or(0)},
            {"full_passes", full.count},
+           {"cycle_parts", parts},
            {"rss_mib", rss},
            {"restart_s", restart},
            {"starts_per_s", static_cast<double>(fill_starts) / fill_s},
@@ -320,6 +350,17 @@ int main(int argc, char** argv) {
                 r["decision_p99_ms"].get<double>(), r["full_pass_s"].get<double>(),
                 r["rss_mib"].get<double>(), r["restart_s"].get<double>(),
                 r["starts_per_s"].get<double>(), r["submit_jobs_per_s"].get<double>());
+  }
+  std::printf("\nscheduler loop, p50 / p99 (ms) of each part per cycle\n%7s", "nodes");
+  for (const char* part : kCycleParts) std::printf(" %15s", part);
+  std::printf(" %5s\n", "busy");
+  for (const json& r : results) {
+    std::printf("%7d", r["nodes"].get<int>());
+    for (const char* part : kCycleParts) {
+      const json& figures = r["cycle_parts"][part];
+      std::printf(" %7.2f/%7.2f", figures["p50_ms"].get<double>(), figures["p99_ms"].get<double>());
+    }
+    std::printf(" %4.0f%%\n", r["cycle_parts"]["busy"].get<double>() * 100);
   }
   if (!out_path.empty()) {
     std::ofstream out(out_path);

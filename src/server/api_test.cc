@@ -174,6 +174,11 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   EXPECT_THAT(metrics, HasSubstr("berth_gpus{node=\"n0\",gpu_type=\"H100\",kind=\"total\"} 8"));
   EXPECT_THAT(metrics, HasSubstr("berth_api_requests_total"));
   EXPECT_THAT(metrics, HasSubstr("berth_scheduler_cycle_seconds_bucket"));
+  // The cycle that started the job stored its start.
+  for (const char* part : {"queued", "decide", "persist", "apply", "lock_wait"}) {
+    EXPECT_THAT(metrics, HasSubstr(std::string("berth_scheduler_cycle_part_seconds_count{part=\"") +
+                                   part + "\"}"));
+  }
 }
 
 // The berth_scheduler_cycles gauge.

@@ -3,6 +3,7 @@
 #include "server/controller.h"
 
 #include <algorithm>
+#include <future>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -42,8 +43,13 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
 
 // --- bookkeeping shared by the API, the cycle and the agent protocol ---
 
-Status Controller::PersistLocked(const std::vector<JobRecord*>& changed_in_order) {
-  if (changed_in_order.empty()) return Status::Ok();
+std::shared_future<Status> Controller::QueuePersistLocked(
+    const std::vector<JobRecord*>& changed_in_order) {
+  if (changed_in_order.empty() && unwritten_usage_.empty()) {
+    std::promise<Status> nothing;
+    nothing.set_value(Status::Ok());
+    return nothing.get_future().share();
+  }
   // A job may change twice in one step (a short task reported exited before
   // it was ever seen running): write it once, or its version check fails.
   std::vector<JobRecord*> changed;
@@ -53,7 +59,8 @@ Status Controller::PersistLocked(const std::vector<JobRecord*>& changed_in_order
   std::vector<JobRecord> records;
   records.reserve(changed.size());
   for (const JobRecord* job : changed) records.push_back(*job);
-  BERTH_RETURN_IF_ERROR(store_.UpdateJobs(records));
+  std::shared_future<Status> durable =
+      store_.QueueJobChanges(std::move(records), std::exchange(unwritten_usage_, {}));
   for (JobRecord* job : changed) {
     ++job->version;
     // Every final state passes through here once: the job leaves memory next.
@@ -63,11 +70,11 @@ Status Controller::PersistLocked(const std::vector<JobRecord*>& changed_in_order
           {{"state", std::string(core::JobStateName(job->state))}, {"queue", job->request.queue}});
     }
   }
-  return Status::Ok();
+  return durable;
 }
 
-Status Controller::CommitLocked(const std::vector<JobRecord*>& changed) {
-  BERTH_RETURN_IF_ERROR(PersistLocked(changed));
+std::shared_future<Status> Controller::QueueCommitLocked(const std::vector<JobRecord*>& changed) {
+  std::shared_future<Status> durable = QueuePersistLocked(changed);
   // Ids first: a job may be in `changed` twice, and erasing frees it.
   std::set<JobId> ended;
   for (const JobRecord* job : changed) {
@@ -80,7 +87,7 @@ Status Controller::CommitLocked(const std::vector<JobRecord*>& changed) {
     explained_.erase(id);
     jobs_.erase(it);
   }
-  return Status::Ok();
+  return durable;
 }
 
 void Controller::SetWakeAgent(std::function<void(const AgentEndpoint&)> wake) {

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -216,6 +217,20 @@ class Controller {
     // A full pass's ETA plan, for the owner to run outside the lock
     // (core::PlanEtas) and hand back with ApplyEtas.
     std::optional<core::EtaPlan> eta_plan;
+    // The write of the cycle's starts and preemptions, queued under the
+    // lock and applied in memory already: the owner waits for it outside
+    // the lock. Agents hear of the starts only in heartbeat answers, which
+    // wait until what they read is durable. Not valid when nothing changed.
+    std::shared_future<Status> durable;
+    // Where the cycle's time went, for berth_scheduler_cycle_part_seconds:
+    // waiting for the lock, core::Decide, and queueing its starts and
+    // preemptions for the store and applying them to memory and the core.
+    struct Parts {
+      std::chrono::steady_clock::duration lock_wait{};
+      std::chrono::steady_clock::duration decide{};
+      std::chrono::steady_clock::duration apply{};
+    };
+    Parts parts;
   };
   // One decision cycle at the clock's now.
   Result<CycleOutcome> RunCycle();
@@ -268,10 +283,24 @@ class Controller {
   // Adds the job to (or removes it from) the per-node index of placed jobs.
   void IndexPlacementLocked(const store::JobRecord& job);
   void UnindexPlacementLocked(const store::JobRecord& job);
-  Status PersistLocked(const std::vector<store::JobRecord*>& changed);
-  // PersistLocked, then the jobs that ended leave memory (the pointers in
-  // `changed` to them dangle afterwards).
-  Status CommitLocked(const std::vector<store::JobRecord*>& changed);
+  // A heartbeat's changes to memory, queued for the store; the answer.
+  Result<DesiredState> HeartbeatLocked(const Heartbeat& heartbeat);
+  // Queues the changed jobs' records, with the usage of the runs that ended
+  // since the last write (unwritten_usage_), and bumps their versions: the
+  // store writes them in the order they were queued. The future tells when
+  // they are durable (store::Store::QueueJobChanges).
+  std::shared_future<Status> QueuePersistLocked(const std::vector<store::JobRecord*>& changed);
+  // QueuePersistLocked, then the jobs that ended leave memory (the pointers
+  // in `changed` to them dangle afterwards).
+  std::shared_future<Status> QueueCommitLocked(const std::vector<store::JobRecord*>& changed);
+  // The same, waiting for the write under the lock: for requests that are
+  // rare (cancels, holds, node changes) and answer only once it is durable.
+  Status PersistLocked(const std::vector<store::JobRecord*>& changed) {
+    return QueuePersistLocked(changed).get();
+  }
+  Status CommitLocked(const std::vector<store::JobRecord*>& changed) {
+    return QueueCommitLocked(changed).get();
+  }
   void AddToStateLocked(store::JobRecord& job);
   bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
@@ -319,6 +348,9 @@ class Controller {
   std::optional<std::chrono::steady_clock::time_point> unseen_since_;
   core::ClusterState state_;
   std::map<core::JobId, store::JobRecord> jobs_;  // live jobs
+  // Usage of runs that ended, for the next QueuePersistLocked: written with
+  // the jobs' final records, in the same transaction.
+  std::vector<store::UsageRecord> unwritten_usage_;
   // Jobs that ended since they were loaded: their final state, for
   // dependencies and idempotent retries, at most options_.ended_kept of them
   // (older ones are looked up in the store).

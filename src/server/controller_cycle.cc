@@ -1,7 +1,10 @@
-// Decision cycles and the end of runs: snapshot -> core::Decide -> persist
-// -> apply, and what happens when a run ends, fails or loses its node.
+// Decision cycles and the end of runs: core::Decide -> queue the write ->
+// apply (the owner waits for the write outside the lock), and what happens
+// when a run ends, fails or loses its node.
 #include <fmt/format.h>
 
+#include <chrono>
+#include <future>
 #include <utility>
 
 #include "common/check.h"
@@ -82,12 +85,9 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
     if (outcome == JobState::kSucceeded && policy_.predictor) {
       policy_.predictor->Observe(live->spec, live->RunTime(now));
     }
-    store::UsageRecord usage{job.id,        job.user, job.request.queue, live->spec.total_gpu(),
-                             live->started, now};
-    if (Status status = store_.AppendUsage(usage); !status.ok()) {
-      // Accounting must not stop the cluster; the run itself is persisted below.
-      job.message = "usage not recorded: " + status.message();
-    }
+    // Written with the job's record (QueuePersistLocked), in one transaction.
+    unwritten_usage_.push_back(store::UsageRecord{job.id, job.user, job.request.queue,
+                                                  live->spec.total_gpu(), live->started, now});
   }
   const bool retry =
       may_retry && outcome == JobState::kFailed && job.attempts <= job.request.retries;
@@ -116,9 +116,18 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
 }
 
 Result<Controller::CycleOutcome> Controller::RunCycle() {
+  using Steady = std::chrono::steady_clock;
+  const Steady::time_point asked = Steady::now();
   std::lock_guard lock(mutex_);
-  ++cycles_;
+  Steady::time_point mark = Steady::now();
   CycleOutcome outcome;
+  // The time since `mark`, and a new mark.
+  auto lap = [&mark] {
+    const Steady::time_point now = Steady::now();
+    return now - std::exchange(mark, now);
+  };
+  outcome.parts.lock_wait = mark - asked;
+  ++cycles_;
   outcome.oldest_event = std::exchange(unseen_since_, std::nullopt);
   const core::Time now = clock_.Now();
   const bool full = !queue_order_ || now - last_full_explain_ >= options_.explain_every;
@@ -132,12 +141,14 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     decide.depth = options_.queue_depth;
   }
   core::Decision decision = core::Decide(state_, now, policy_, decide);
+  outcome.parts.decide = lap();
   if (full) {
     last_full_explain_ = now;
     queue_order_ = std::move(decision.order);
   }
 
-  // Decide on copies; persist; only then change memory and the core.
+  // The decision's changes to records, written (queued) before memory and
+  // the core change, so the store sees them in order with other changes.
   std::map<JobId, JobRecord> updated;
   for (const core::Preemption& preemption : decision.preemptions) {
     auto it = jobs_.find(preemption.job);
@@ -164,10 +175,12 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     updated[job.id] = std::move(job);
     starts.push_back(&start);
   }
-  if (!updated.empty()) {
+  if (!updated.empty() || !unwritten_usage_.empty()) {
     std::vector<JobRecord> records;
     for (const auto& [id, job] : updated) records.push_back(job);
-    BERTH_RETURN_IF_ERROR(store_.UpdateJobs(records));
+    // Waited for by the owner, outside the lock (CycleOutcome::durable).
+    outcome.durable =
+        store_.QueueJobChanges(std::move(records), std::exchange(unwritten_usage_, {}));
   }
   for (auto& [id, job] : updated) {
     ++job.version;
@@ -226,6 +239,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   }
   outcome.changed = !updated.empty();
   outcome.eta_plan = std::move(decision.eta_plan);
+  outcome.parts.apply = lap();
   return outcome;
 }
 

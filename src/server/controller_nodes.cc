@@ -287,7 +287,21 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
     return Status(StatusCode::kPermissionDenied,
                   "only the agent of node '" + heartbeat.node + "' may report for it");
   }
-  std::lock_guard lock(mutex_);
+  DesiredState wanted;
+  std::shared_future<Status> durable;
+  {
+    std::lock_guard lock(mutex_);
+    BERTH_ASSIGN_OR_RETURN(wanted, HeartbeatLocked(heartbeat));
+    // Everything the answer says, and this report's own changes, must be
+    // durable before the agent acts on it: the flush is waited for here,
+    // outside the lock, so other requests and cycles go on meanwhile.
+    durable = store_.Barrier();
+  }
+  BERTH_RETURN_IF_ERROR(durable.get());
+  return wanted;
+}
+
+Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   auto it = nodes_.find(heartbeat.node);
   if (it == nodes_.end()) {
     return NotFound("node '" + heartbeat.node + "' is not registered; register first");
@@ -316,7 +330,8 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
   std::vector<JobRecord*> changed;
   ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
   ReleaseDependentsLocked(changed);
-  BERTH_RETURN_IF_ERROR(CommitLocked(changed));
+  // Queued only: HandleHeartbeat waits for it after releasing the lock.
+  (void)QueueCommitLocked(changed);
   DesiredState wanted = DesiredForLocked(heartbeat.node);
   wanted.stop.insert(wanted.stop.end(), desired.stop.begin(), desired.stop.end());
   if (!changed.empty()) {

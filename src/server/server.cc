@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -74,11 +75,23 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   // reads p50 and p99 from them.
   std::vector<double> fine;
   for (double bound = 0.00025; bound < 20; bound *= 1.25) fine.push_back(bound);
+  // Parts of a cycle are often tens of microseconds.
+  std::vector<double> finer;
+  for (double bound = 0.00002; bound < 20; bound *= 1.25) finer.push_back(bound);
   server->metrics_.DeclareHistogram(
       "berth_event_to_decision_seconds",
       "Wall time from an event a cycle must see (submit, task report, node change) to the end "
-      "of the first cycle that saw it, including the coalescing pause.",
+      "of the first cycle that saw it and the durable write of its decisions, including the "
+      "coalescing pause.",
       fine);
+  server->metrics_.DeclareHistogram(
+      "berth_scheduler_cycle_part_seconds",
+      "Where the scheduler loop's time goes, per cycle: part=\"queued\" (the oldest new "
+      "event's wait for the cycle to begin), \"rest\" (the loop's pause before the cycle), "
+      "\"heartbeat_check\", \"lock_wait\", \"decide\", \"apply\" (queueing its starts and "
+      "preemptions for the store, applying them in memory) and \"persist\" (waiting, outside "
+      "the lock, until they are durable).",
+      finer);
   server->metrics_.DeclareHistogram(
       "berth_scheduler_full_pass_seconds",
       "Wall time of a full pass: the cycle that orders and explains every pending job, plus "
@@ -223,24 +236,49 @@ void Server::SampleHistory() {
   history_->Record(SampleFrom(now, controller_->GetStats(), controller_->TakeStartWaits()));
 }
 
+void Server::FailStop(const Status& failure) {
+  // The controller applies changes in memory before the store has them
+  // (store::Store::QueueJobChanges); once one of those writes failed, memory
+  // is ahead of the store and nothing it says can be trusted. The store
+  // holds a consistent prefix of the changes: a new process reloads it.
+  spdlog::critical("stopping: {}", failure.ToString());
+  spdlog::shutdown();
+  std::_Exit(kStoreFailedExitCode);
+}
+
 void Server::SchedulerLoop() {
   CyclePacer pacer;
   std::chrono::steady_clock::time_point not_before;  // the pacer's rest
   while (!stopping_) {
     controller_->WaitForWork(options_.tick);
     if (stopping_) break;
+    // A heartbeat may have been the one to find the store failed.
+    if (Status failure = store_->write_failure(); !failure.ok()) FailStop(failure);
     // Events that arrive during a cycle are batched into the next one. While
     // cycles would hold the controller more than half the time, the loop
     // also rests as long as its last cycle took (CyclePacer), so that
     // submits and heartbeats keep getting it.
+    const auto woke = std::chrono::steady_clock::now();
     std::this_thread::sleep_until(not_before);
     if (options_.coalesce.count() > 0) std::this_thread::sleep_for(options_.coalesce);
     const auto start = std::chrono::steady_clock::now();
     if (Status status = controller_->CheckHeartbeats(); !status.ok()) {
       spdlog::error("heartbeat check failed: {}", status.ToString());
     }
+    const auto checked = std::chrono::steady_clock::now();
     Result<Controller::CycleOutcome> cycle = controller_->RunCycle();
+    const auto applied = std::chrono::steady_clock::now();
+    // A decision counts once it is durable (agents hear of it only then).
+    if (cycle.ok() && cycle->durable.valid()) {
+      if (Status status = cycle->durable.get(); !status.ok()) FailStop(status);
+    }
     const auto end = std::chrono::steady_clock::now();
+    auto part = [this](const char* name, std::chrono::steady_clock::duration took) {
+      metrics_.Observe("berth_scheduler_cycle_part_seconds", {{"part", name}},
+                       std::chrono::duration<double>(took).count());
+    };
+    part("rest", start - woke);
+    part("heartbeat_check", checked - start);
     if (!cycle.ok()) {
       // A failed cycle changes nothing; the next one tries again.
       spdlog::error("scheduler cycle failed: {}", cycle.status().ToString());
@@ -248,7 +286,13 @@ void Server::SchedulerLoop() {
       if (cycle->oldest_event) {
         metrics_.Observe("berth_event_to_decision_seconds", {},
                          std::chrono::duration<double>(end - *cycle->oldest_event).count());
+        part("queued",
+             std::max(start - *cycle->oldest_event, std::chrono::steady_clock::duration{}));
       }
+      part("lock_wait", cycle->parts.lock_wait);
+      part("decide", cycle->parts.decide);
+      part("apply", cycle->parts.apply);
+      part("persist", end - applied);
       if (cycle->eta_plan) eta_planner_->Submit(std::move(*cycle->eta_plan), end - start);
     }
     metrics_.Observe("berth_scheduler_cycle_seconds", {},

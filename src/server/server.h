@@ -59,6 +59,10 @@ struct ServerOptions {
 
 class Server {
  public:
+  // The process's exit status when a store write the controller had already
+  // applied failed (FailStop): a supervisor should start it again.
+  static constexpr int kStoreFailedExitCode = 75;  // EX_TEMPFAIL
+
   static Result<std::unique_ptr<Server>> Start(ServerOptions options, const Clock& clock);
   ~Server();
   Server(const Server&) = delete;
@@ -78,6 +82,8 @@ class Server {
   Server() = default;
   Status BootstrapAdmin(const Clock& clock);
   void SchedulerLoop();
+  // Ends the process at once: memory is ahead of a store that failed.
+  [[noreturn]] static void FailStop(const Status& failure);
   // Records a history sample when `history_every` has passed since the last.
   void SampleHistory();
 

@@ -11,6 +11,12 @@ constexpr std::string_view kSavepoint = "SAVEPOINT berth_write";
 constexpr std::string_view kRelease = "RELEASE SAVEPOINT berth_write";
 constexpr std::string_view kRollbackTo = "ROLLBACK TO SAVEPOINT berth_write";
 
+std::shared_future<Status> Settled(Status status) {
+  std::promise<Status> done;
+  done.set_value(std::move(status));
+  return done.get_future().share();
+}
+
 }  // namespace
 
 GroupCommitter::GroupCommitter(std::unique_ptr<SqlConnection> connection, SqlDialect dialect,
@@ -28,16 +34,43 @@ GroupCommitter::~GroupCommitter() {
   if (thread_.joinable()) thread_.join();
 }
 
-Status GroupCommitter::Run(Write write) {
-  std::future<Status> done;
+Status GroupCommitter::Run(Write write) { return Enqueue(std::move(write), false).get(); }
+
+std::shared_future<Status> GroupCommitter::Queue(Write write) {
+  return Enqueue(std::move(write), true);
+}
+
+std::shared_future<Status> GroupCommitter::Enqueue(Write write, bool must_succeed) {
+  std::shared_future<Status> done;
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return Unavailable("store: closing, the write was not made");
-    queue_.push_back(Pending{std::move(write), {}});
-    done = queue_.back().done.get_future();
+    if (stopping_) return Settled(Unavailable("store: closing, the write was not made"));
+    if (!poisoned_.ok()) return Settled(poisoned_);
+    queue_.push_back(Pending{std::move(write), must_succeed, {}});
+    done = last_ = queue_.back().done.get_future().share();
   }
   wake_.notify_one();
-  return done.get();
+  return done;
+}
+
+std::shared_future<Status> GroupCommitter::Barrier() {
+  std::shared_future<Status> last;
+  {
+    std::lock_guard lock(mutex_);
+    last = last_;
+  }
+  // Deferred: runs in the thread that waits for it.
+  return std::async(std::launch::deferred,
+                    [this, last] {
+                      if (last.valid()) last.wait();
+                      return poisoned();
+                    })
+      .share();
+}
+
+Status GroupCommitter::poisoned() const {
+  std::lock_guard lock(mutex_);
+  return poisoned_;
 }
 
 size_t GroupCommitter::queued() const {
@@ -58,13 +91,31 @@ void GroupCommitter::Loop() {
       }
     }
     std::vector<Status> statuses;
-    try {
-      statuses = RunBatch(batch);
-    } catch (const std::exception& e) {
-      // Only allocation can throw here (writes are run under their own
-      // catch); leave no transaction open for the next batch.
-      (void)Exec("ROLLBACK");
-      statuses.assign(batch.size(), Internal(std::string("store writer: ") + e.what()));
+    if (Status poisoned = this->poisoned(); !poisoned.ok()) {
+      statuses.assign(batch.size(), poisoned);
+    } else {
+      try {
+        statuses = RunBatch(batch);
+      } catch (const std::exception& e) {
+        // Only allocation can throw here (writes are run under their own
+        // catch); leave no transaction open for the next batch.
+        (void)Exec("ROLLBACK");
+        statuses.assign(batch.size(), Internal(std::string("store writer: ") + e.what()));
+      }
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (batch[i].must_succeed && !statuses[i].ok()) {
+        // Before any of this batch's callers hears: a Barrier that sees its
+        // write settled must see the poison too.
+        std::lock_guard lock(mutex_);
+        if (poisoned_.ok()) {
+          poisoned_ = Status(statuses[i].code(),
+                             "store: a change the server had already applied could not be "
+                             "written; restart the server to reload from the store: " +
+                                 statuses[i].message());
+        }
+        break;
+      }
     }
     for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(statuses[i]));
   }
@@ -109,6 +160,9 @@ GroupCommitter::Attempt GroupCommitter::TryBatch(std::vector<Pending>& batch) {
     if (connection_->broken()) {
       return abort_batch(status.ok() ? Unavailable("database connection lost") : status);
     }
+    // Nothing of a batch commits without the write that must: later writes
+    // may depend on it (the caller's memory already does).
+    if (!status.ok() && batch[i].must_succeed) return abort_batch(status);
     // Keep this write, or undo it alone.
     Status settle = status.ok() ? Exec(kRelease) : Exec(kRollbackTo);
     if (settle.ok() && !status.ok()) settle = Exec(kRelease);

@@ -22,6 +22,15 @@
 // COMMIT leaves the outcome unknown; those writes fail with Unavailable
 // without a retry (callers retry with their idempotency key).
 //
+// Queued writes (Queue): a caller that has already applied a change in its
+// memory hands the write over under its own lock, so that writes reach the
+// database in the order of its changes, and waits for the flush after
+// releasing that lock. Such a write must succeed: the caller cannot take
+// its change back. If one fails, its whole batch is rolled back and the
+// committer fails every later write with that error (poisoned): the
+// database then holds a consistent prefix of the caller's changes, and only
+// a restart, which reloads from it, can agree with it again.
+//
 // Thread-safe. A write function must be safe to run twice (it may be rerun
 // after a lost connection): it resets what it reports before writing it.
 #pragma once
@@ -60,6 +69,15 @@ class GroupCommitter {
   // Queues `write` and returns its Status once its transaction committed (OK:
   // durable) or failed.
   Status Run(Write write);
+  // Queues a write that must succeed (above) and returns at once; the future
+  // is ready when its transaction committed or failed. Writes settle in the
+  // order they were queued.
+  std::shared_future<Status> Queue(Write write);
+  // Ready once every write queued before the call has settled: OK unless a
+  // queued write failed (then that failure, as poisoned() reports it).
+  std::shared_future<Status> Barrier();
+  // OK until a queued write failed; then that failure, for good.
+  Status poisoned() const;
 
   // Transactions committed so far.
   int64_t commits() const { return commits_.load(std::memory_order_relaxed); }
@@ -70,8 +88,10 @@ class GroupCommitter {
  private:
   struct Pending {
     Write write;
+    bool must_succeed = false;
     std::promise<Status> done;
   };
+  std::shared_future<Status> Enqueue(Write write, bool must_succeed);
 
   struct Attempt {
     std::vector<Status> statuses;  // one per write
@@ -95,7 +115,10 @@ class GroupCommitter {
   std::condition_variable wake_;
   std::deque<Pending> queue_;  // guarded by mutex_
   bool stopping_ = false;      // guarded by mutex_
-  std::thread thread_;         // last: started once everything above exists
+  // The last write queued (a Barrier waits for it); guarded by mutex_.
+  std::shared_future<Status> last_;
+  Status poisoned_ = Status::Ok();  // guarded by mutex_
+  std::thread thread_;              // last: started once everything above exists
 };
 
 }  // namespace berth::store

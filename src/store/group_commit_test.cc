@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <future>
 #include <memory>
@@ -71,6 +72,32 @@ GroupCommitter::Write Writes(std::string statement) {
   return [statement](SqlConnection& db) { return db.Exec(statement, {}).status(); };
 }
 
+// Holds the committer's writer inside a transaction until Release().
+class HeldWriter {
+ public:
+  explicit HeldWriter(GroupCommitter& committer) {
+    holder_ = std::thread([this, &committer, released = release_.get_future().share()] {
+      (void)committer.Run([&](SqlConnection&) {
+        entered_.set_value();
+        released.wait();
+        return Status::Ok();
+      });
+    });
+    entered_.get_future().wait();
+  }
+  ~HeldWriter() { Release(); }
+  void Release() {
+    if (!holder_.joinable()) return;
+    release_.set_value();
+    holder_.join();
+  }
+
+ private:
+  std::promise<void> entered_;
+  std::promise<void> release_;
+  std::thread holder_;
+};
+
 class GroupCommitTest : public ::testing::Test {
  protected:
   GroupCommitTest()
@@ -79,26 +106,14 @@ class GroupCommitTest : public ::testing::Test {
   // Runs `writes` so that they share one transaction: a first write holds the
   // writer until all of them have queued behind it. Returns their Statuses.
   std::vector<Status> RunInOneBatch(std::vector<GroupCommitter::Write> writes) {
-    std::promise<void> entered;
-    std::promise<void> release;
-    std::shared_future<void> released = release.get_future().share();
-    std::thread holder([&] {
-      // Its own outcome is not under test (a failing COMMIT fails it too).
-      (void)committer_.Run([&](SqlConnection&) {
-        entered.set_value();
-        released.wait();
-        return Status::Ok();
-      });
-    });
-    entered.get_future().wait();
+    HeldWriter held(committer_);
     std::vector<Status> statuses(writes.size());
     std::vector<std::thread> callers;
     for (size_t i = 0; i < writes.size(); ++i) {
       callers.emplace_back([&, i] { statuses[i] = committer_.Run(writes[i]); });
     }
     while (committer_.queued() < writes.size()) std::this_thread::yield();
-    release.set_value();
-    holder.join();
+    held.Release();
     for (std::thread& caller : callers) caller.join();
     return statuses;
   }
@@ -136,6 +151,62 @@ TEST_F(GroupCommitTest, AFailedWriteIsRolledBackAloneAndTheOthersCommit) {
   ASSERT_LT(stale + 2, log.end());
   EXPECT_EQ(*(stale + 1), "ROLLBACK TO SAVEPOINT berth_write");
   EXPECT_EQ(*(stale + 2), "RELEASE SAVEPOINT berth_write");
+}
+
+TEST_F(GroupCommitTest, QueuedWritesSettleInOrderAndABarrierWaitsForThem) {
+  HeldWriter held(committer_);
+  std::shared_future<Status> first = committer_.Queue(Writes("write 1"));
+  std::shared_future<Status> second = committer_.Queue(Writes("write 2"));
+  std::shared_future<Status> barrier = committer_.Barrier();
+  // Queue returned while the writer was busy elsewhere: nothing is durable yet.
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(20)), std::future_status::timeout);
+  EXPECT_EQ(db_->Count("write 1"), 0);
+  held.Release();
+  EXPECT_TRUE(barrier.get().ok()) << barrier.get().ToString();
+  // The barrier came after both: they are settled, and were written in order.
+  ASSERT_EQ(first.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  ASSERT_EQ(second.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_TRUE(first.get().ok());
+  EXPECT_TRUE(second.get().ok());
+  const std::vector<std::string> log = db_->Log();
+  EXPECT_LT(std::find(log.begin(), log.end(), "write 1"),
+            std::find(log.begin(), log.end(), "write 2"));
+  EXPECT_TRUE(committer_.poisoned().ok());
+}
+
+TEST_F(GroupCommitTest, AFailedQueuedWriteRollsBackItsBatchAndFailsEveryLaterWrite) {
+  HeldWriter held(committer_);
+  std::shared_future<Status> before = committer_.Queue(Writes("write before"));
+  std::shared_future<Status> stale = committer_.Queue([](SqlConnection& db) {
+    (void)db.Exec("write stale", {});
+    return FailedPrecondition("job 7: version 1 is stale");
+  });
+  std::shared_future<Status> after = committer_.Queue(Writes("write after"));
+  held.Release();
+  // One batch: the failure takes the writes queued with it down too, since
+  // the caller's memory already holds all of them.
+  EXPECT_EQ(stale.get().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(before.get().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(after.get().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(committer_.commits(), 1) << "only the holder's transaction";
+  EXPECT_EQ(db_->Count("write after"), 0) << "nothing runs after the failed write";
+
+  const Status poisoned = committer_.poisoned();
+  EXPECT_EQ(poisoned.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(poisoned.message().find("restart the server"), std::string::npos) << poisoned.message();
+  // Every later write fails the same way without reaching the database.
+  const Status later = committer_.Run(Writes("write later"));
+  EXPECT_EQ(later.message(), poisoned.message());
+  EXPECT_EQ(committer_.Barrier().get().message(), poisoned.message());
+  EXPECT_EQ(db_->Count("write later"), 0);
+}
+
+TEST_F(GroupCommitTest, AFailedPlainWriteDoesNotPoison) {
+  EXPECT_EQ(committer_.Run([](SqlConnection&) { return NotFound("job 9: not found"); }).code(),
+            StatusCode::kNotFound);
+  EXPECT_TRUE(committer_.poisoned().ok());
+  EXPECT_TRUE(committer_.Barrier().get().ok());
+  EXPECT_TRUE(committer_.Queue(Writes("write next")).get().ok());
 }
 
 TEST_F(GroupCommitTest, AFailedCommitFailsEveryWriteOfTheBatch) {

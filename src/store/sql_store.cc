@@ -163,6 +163,15 @@ Status UpdateJob(SqlConnection& db, const JobRecord& job) {
 
 // --- tokens, nodes, queues, usage ---
 
+Status InsertUsage(SqlConnection& db, const UsageRecord& usage) {
+  return WithContext(db.Exec("INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli,"
+                             " start_time, end_time) VALUES ($1, $2, $3, $4, $5, $6)",
+                             {core::Value(usage.job), usage.user, usage.queue, usage.gpus.value(),
+                              usage.start.micros(), usage.end.micros()})
+                         .status(),
+                     "usage of job " + core::ToString(usage.job));
+}
+
 constexpr std::string_view kTokenColumns = "id, hash, user_name, role, node, created, revoked";
 
 Result<TokenRecord> TokenFromRow(const SqlRow& row) {
@@ -401,6 +410,18 @@ Status SqlStore::UpdateJobs(const std::vector<JobRecord>& jobs) {
   });
 }
 
+std::shared_future<Status> SqlStore::QueueJobChanges(std::vector<JobRecord> jobs,
+                                                     std::vector<UsageRecord> usage) {
+  // Copies owned by the write: the caller goes on at once.
+  return writer_->Queue([jobs = std::move(jobs), usage = std::move(usage)](SqlConnection& db) {
+    return Guarded("QueueJobChanges", [&]() -> Status {
+      for (const JobRecord& job : jobs) BERTH_RETURN_IF_ERROR(UpdateJob(db, job));
+      for (const UsageRecord& run : usage) BERTH_RETURN_IF_ERROR(InsertUsage(db, run));
+      return Status::Ok();
+    });
+  });
+}
+
 // --- tokens ---
 
 Status SqlStore::PutToken(const TokenRecord& token) {
@@ -533,16 +554,7 @@ Result<std::vector<core::QueueSpec>> SqlStore::ListQueues() {
 
 Status SqlStore::AppendUsage(const UsageRecord& usage) {
   return Guarded("AppendUsage", [&]() -> Status {
-    return WithContext(writer_->Run([&](SqlConnection& db) {
-      return db
-          .Exec(
-              "INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli, start_time,"
-              " end_time) VALUES ($1, $2, $3, $4, $5, $6)",
-              {core::Value(usage.job), usage.user, usage.queue, usage.gpus.value(),
-               usage.start.micros(), usage.end.micros()})
-          .status();
-    }),
-                       "usage of job " + core::ToString(usage.job));
+    return writer_->Run([&](SqlConnection& db) { return InsertUsage(db, usage); });
   });
 }
 

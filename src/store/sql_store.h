@@ -49,6 +49,10 @@ class SqlStore final : public Store {
   Result<core::JobId> LastJobId() override;
   Result<std::vector<JobRecord>> ListJobs(const JobFilter& filter) override;
   Status UpdateJobs(const std::vector<JobRecord>& jobs) override;
+  std::shared_future<Status> QueueJobChanges(std::vector<JobRecord> jobs,
+                                             std::vector<UsageRecord> usage) override;
+  std::shared_future<Status> Barrier() override { return writer_->Barrier(); }
+  Status write_failure() const override { return writer_->poisoned(); }
 
   Status PutToken(const TokenRecord& token) override;
   Result<TokenRecord> FindTokenByHash(const std::string& hash) override;

@@ -19,6 +19,7 @@
 //   outcome is unknown: retry with the same idempotency key.
 #pragma once
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,20 @@ class Store {
   // written; a job listed twice is stale the second time); stored versions
   // are then bumped by one. NotFound for a job that does not exist.
   virtual Status UpdateJobs(const std::vector<JobRecord>& jobs) = 0;
+  // For the server's controller, which applies a change in memory first and
+  // must not wait for the flush under its lock: queues the same update as
+  // UpdateJobs, together with finished runs' usage, in one write, and
+  // returns at once. The future is ready when it is durable (OK) or failed.
+  // Writes settle in the order queued. Such a write must succeed: if one
+  // fails, the store fails every later write with that error until it is
+  // reopened (store/group_commit.h), and write_failure() reports it.
+  virtual std::shared_future<Status> QueueJobChanges(std::vector<JobRecord> jobs,
+                                                     std::vector<UsageRecord> usage) = 0;
+  // Ready once every write queued before the call is settled: OK, or
+  // write_failure(). What was read before the call is then durable.
+  virtual std::shared_future<Status> Barrier() = 0;
+  // OK until a queued write failed; then that failure, for good.
+  virtual Status write_failure() const = 0;
 
   // Inserts or replaces by id; AlreadyExists when another token has the hash.
   virtual Status PutToken(const TokenRecord& token) = 0;

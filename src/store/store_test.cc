@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+
 #include "store/store_test_fixture.h"
 
 namespace berth::store {
@@ -251,6 +254,59 @@ TYPED_TEST(StoreTest, UpdatingAMissingJobIsNotFoundAndWritesNothing) {
   EXPECT_EQ(status.message(), "job 777777: not found");
   EXPECT_EQ(this->Get(a).version, 1);
   EXPECT_TRUE(this->store_->UpdateJobs({}).ok());
+}
+
+TYPED_TEST(StoreTest, QueuedChangesWriteJobsAndUsageTogether) {
+  const JobId id = this->SubmitOne(NewJob("train", "vision"));
+  JobRecord job = this->Get(id);
+  job.state = JobState::kSucceeded;
+  job.end_time = core::Time::FromSeconds(1'700'000'100);
+  const UsageRecord usage{id,
+                          "alice",
+                          "vision",
+                          core::WholeGpus(2),
+                          core::Time::FromSeconds(1'700'000'000),
+                          core::Time::FromSeconds(1'700'000'100)};
+  std::shared_future<Status> durable = this->store_->QueueJobChanges({job}, {usage});
+  // A barrier queued after it settles after it.
+  EXPECT_TRUE(this->store_->Barrier().get().ok());
+  ASSERT_EQ(durable.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_TRUE(durable.get().ok()) << durable.get().ToString();
+  EXPECT_EQ(this->Get(id).state, JobState::kSucceeded);
+  EXPECT_EQ(this->Get(id).version, 2);
+  Result<std::vector<UsageRecord>> runs =
+      this->store_->ListUsage(core::Time::FromSeconds(0), core::Time::FromSeconds(2'000'000'000));
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(*runs, std::vector<UsageRecord>{usage});
+  EXPECT_TRUE(this->store_->write_failure().ok());
+}
+
+TYPED_TEST(StoreTest, AFailedQueuedChangeWritesNothingAndRefusesEveryLaterWrite) {
+  const JobId a = this->SubmitOne(NewJob("a"));
+  JobRecord stale = this->Get(a);
+  stale.version = 7;  // what a server whose memory ran ahead would hold
+  const UsageRecord usage{a,
+                          "alice",
+                          "vision",
+                          core::WholeGpus(1),
+                          core::Time::FromSeconds(0),
+                          core::Time::FromSeconds(10)};
+  Status status = this->store_->QueueJobChanges({stale}, {usage}).get();
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  Result<std::vector<UsageRecord>> runs =
+      this->store_->ListUsage(core::Time::FromSeconds(0), core::Time::FromSeconds(100));
+  ASSERT_TRUE(runs.ok());
+  EXPECT_TRUE(runs->empty()) << "the usage went with the job's record";
+
+  const Status failure = this->store_->write_failure();
+  EXPECT_EQ(failure.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(failure.message().find("restart the server"), std::string::npos) << failure.message();
+  EXPECT_EQ(this->store_->Barrier().get().message(), failure.message());
+  EXPECT_EQ(this->store_->AppendUsage(usage).message(), failure.message());
+  JobRecord fresh = this->Get(a);
+  fresh.message = "after the failure";
+  EXPECT_EQ(this->store_->UpdateJobs({fresh}).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(this->Get(a).message, "") << "reads still work; writes do not";
 }
 
 TYPED_TEST(StoreTest, OfRacingUpdatesOfOneVersionExactlyOneWins) {
