@@ -116,6 +116,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
   job.guaranteed = start.guaranteed;
   RemovePending(job);
   running_.Insert(id, &job);
+  if (job.spec.preemptible) running_preemptible_.Insert(id, &job);
   CountWaiting(job.spec, -1);
 }
 
@@ -127,6 +128,7 @@ void ClusterState::EndRun(Job& job, Time now) {
   job.last_checkpoint.reset();
   job.guaranteed = false;
   running_.Erase(job.spec.id);
+  if (job.spec.preemptible) running_preemptible_.Erase(job.spec.id);
 }
 
 void ClusterState::Finish(JobId id, Time now) {

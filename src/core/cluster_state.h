@@ -81,6 +81,9 @@ class ClusterState {
   // Live jobs by state, ascending id.
   const JobIndex& pending() const { return pending_; }
   const JobIndex& running() const { return running_; }
+  // The running jobs that asked to be preemptible: the only victims most
+  // policies may choose, so a preemptive cycle walks these, not every run.
+  const JobIndex& running_preemptible() const { return running_preemptible_; }
   const JobIndex& held() const { return held_; }
   const UsageLedger& usage() const { return usage_; }
   // The pending jobs by when their wait began, counted as if unbroken: the
@@ -135,6 +138,7 @@ class ClusterState {
   std::set<PendingWait> pending_by_wait_;
   int64_t pending_milli_gpus_ = 0;
   JobIndex running_;
+  JobIndex running_preemptible_;
   JobIndex held_;
   UsageLedger usage_;
   WaitingCounts waiting_users_;

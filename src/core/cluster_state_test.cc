@@ -45,6 +45,30 @@ TEST(ClusterStateTest, JobLifecycleMovesCapacity) {
   EXPECT_NEAR(state.usage().QueueUsage("default", At(120)), 400.0, 0.1);
 }
 
+TEST(ClusterStateTest, KeepsTheRunningPreemptibleJobsApart) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec keep = NewJob(1).Gpus(2);
+  const JobSpec a = NewJob(2).Gpus(2).Preemptible();
+  const JobSpec b = NewJob(3).Gpus(2).Preemptible();
+  for (const JobSpec& spec : {keep, a, b}) state.Submit(spec, At(0));
+  for (const JobSpec& spec : {keep, a, b}) state.Start(spec.id, PlaceOrDie(state, spec), At(1));
+  auto ids = [&] {
+    std::vector<JobId> out;
+    for (const auto& [id, job] : state.running_preemptible()) out.push_back(id);
+    return out;
+  };
+  EXPECT_EQ(ids(), (std::vector<JobId>{Id(2), Id(3)}));
+  state.Preempt(Id(2), At(5));  // back in the queue
+  state.Finish(Id(3), At(6));
+  state.Finish(Id(1), At(6));
+  EXPECT_TRUE(ids().empty());
+  state.Start(Id(2), PlaceOrDie(state, a), At(7));
+  EXPECT_EQ(ids(), std::vector<JobId>{Id(2)});
+  state.Cancel(Id(2), At(8));
+  EXPECT_TRUE(ids().empty());
+}
+
 TEST(ClusterStateTest, CountsTheWaitingJobsOfEachUserQueueAndTaskShape) {
   ClusterState state;
   AddNodes(state, 1, 8);

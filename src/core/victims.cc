@@ -126,7 +126,10 @@ std::optional<PreemptionPlan> Release(Capacity& capacity, const Candidate& candi
 
 VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().type_count(), 0) {
   std::vector<const Job*> running;
-  for (const auto& [id, job] : cycle.state.running()) {
+  const JobIndex& candidates = cycle.policy.preemption_scope == PreemptionScope::kPreemptibleOnly
+                                   ? cycle.state.running_preemptible()
+                                   : cycle.state.running();
+  for (const auto& [id, job] : candidates) {
     if (MayStop(cycle, *job)) running.push_back(job);
   }
   std::vector<OrderKey> keys;

@@ -351,6 +351,7 @@ class Controller {
   // Usage of runs that ended, for the next QueuePersistLocked: written with
   // the jobs' final records, in the same transaction.
   std::vector<store::UsageRecord> unwritten_usage_;
+  std::optional<core::Time> last_heartbeat_check_;  // CheckHeartbeats' last walk
   // Jobs that ended since they were loaded: their final state, for
   // dependencies and idempotent retries, at most options_.ended_kept of them
   // (older ones are looked up in the store).
