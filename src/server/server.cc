@@ -297,7 +297,10 @@ void Server::SchedulerLoop() {
     }
     metrics_.Observe("berth_scheduler_cycle_seconds", {},
                      std::chrono::duration<double>(end - start).count());
-    not_before = end + pacer.Record(start, end, cycle.ok() && cycle->full);
+    // The pacer weighs the time the loop held the controller: the wait for
+    // the flush (persist) holds no lock, and submits and heartbeats get it
+    // meanwhile.
+    not_before = end + pacer.Record(start, applied, cycle.ok() && cycle->full);
     SampleHistory();
   }
 }
