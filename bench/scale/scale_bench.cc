@@ -217,6 +217,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   // Steady state: tasks end and as many new jobs arrive (every 100 ms, one
   // per task that ended, at least one), so the queue stays near `pending`.
   const std::string before = Scrape(server.port());
+  const auto window_start = SteadyClock::now();
   std::atomic<bool> trickling{true};
   std::thread trickle([&] {
     httplib::Client client("127.0.0.1", server.port());
@@ -240,6 +241,8 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   trickling = false;
   trickle.join();
   const std::string after = Scrape(server.port());
+  // Longer than `measure_s`: the trickle finishes the submits it began.
+  const double window_s = Seconds(SteadyClock::now() - window_start);
   const int64_t window_exits = fleet.exits() - exits_before;
   const PromHistogram decisions =
       ParsePromHistogram(after, "berth_event_to_decision_seconds")
@@ -256,10 +259,12 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
             .Since(ParsePromHistogram(before, "berth_scheduler_cycle_part_seconds", labels));
     parts[part] = {{"p50_ms", h.Quantile(0.5).value_or(0) * 1000},
                    {"p99_ms", h.Quantile(0.99).value_or(0) * 1000},
-                   {"mean_ms", h.Mean().value_or(0) * 1000}};
+                   {"mean_ms", h.Mean().value_or(0) * 1000},
+                   {"cycles", h.count},
+                   {"total_s", h.sum}};
     if (std::string_view(part) != "queued" && std::string_view(part) != "rest") busy_s += h.sum;
   }
-  parts["busy"] = busy_s / measure_s;
+  parts["busy"] = busy_s / window_s;
   const double rss = server.PeakRssMib();
   const int64_t pending_now = PendingJobs(after);
   const int64_t failures = fleet.failures();
@@ -284,7 +289,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
            {"fill_s", fill_s},
            {"submit_jobs_per_s", submit_rate},
            {"heartbeat_interval_s", static_cast<double>(interval.count()) / 1000},
-           {"window_s", measure_s},
+           {"window_s", window_s},
            {"window_task_exits", window_exits},
            {"agent_failures", failures}};
   std::fprintf(stderr, "  %s\n", out.dump().c_str());

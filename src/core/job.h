@@ -3,7 +3,9 @@
 // environment and logs belongs to the server, not here.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -38,6 +40,21 @@ struct JobSpec {
   double gpus() const { return static_cast<double>(total_gpu().value()) / 1000.0; }
 };
 
+// Scratch space for the policy's runtime estimator, kept inside the job: a
+// cycle estimates every running job (the reservation's schedule of ends),
+// and a cache of its own, indexed by job id, cost a miss in memory the job
+// does not share, which was most of an event cycle at 31k running jobs
+// (RuntimePredictor keeps here which of its history windows answer the
+// job). A cache, not state: any estimator may overwrite it, and an empty
+// one changes no answer.
+struct EstimatorMemo {
+  // The estimator that wrote it: a weak reference to a token of its own,
+  // which also keeps the token's address from going to a later estimator.
+  std::weak_ptr<const void> owner;
+  int64_t generation = -1;  // the owner's own stamp, when written
+  std::array<const void*, 8> refs{};
+};
+
 struct Job {
   JobSpec spec;
   // Inside the core: kPending, kHeld, kRunning, or kCompleting (asked to
@@ -55,6 +72,7 @@ struct Job {
   bool guaranteed = false;
   // The time the job last entered the queue (submit, or its last preemption).
   Time queued_since;
+  mutable EstimatorMemo estimator_memo;
 
   // Holding its placement: running, or stopping within its grace period.
   bool running() const { return state == JobState::kRunning || state == JobState::kCompleting; }

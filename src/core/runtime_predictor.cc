@@ -63,26 +63,22 @@ void RuntimePredictor::Observe(const JobSpec& spec, Duration run_time) {
     const std::string key = KeyAt(spec, level);
     if (!key.empty()) Add(key, micros);
   }
-  levels_.erase(spec.id);
   ++observations_;
 }
 
-const RuntimePredictor::Levels& RuntimePredictor::LevelsOf(const JobSpec& spec) const {
-  constexpr size_t kCacheBound = 1 << 20;
-  if (levels_.size() > kCacheBound) levels_.clear();
-  Levels& levels = levels_[spec.id];
-  if (levels.generation == generation_) return levels;
+RuntimePredictor::Windows RuntimePredictor::WindowsOf(const JobSpec& spec) const {
+  Windows windows{};
   for (int level = 0; level < kLevels; ++level) {
     const std::string key = KeyAt(spec, level);
     auto it = key.empty() ? windows_.end() : windows_.find(key);
-    levels.windows[static_cast<size_t>(level)] = it == windows_.end() ? nullptr : &it->second;
+    if (it != windows_.end()) windows[static_cast<size_t>(level)] = &it->second;
   }
-  levels.generation = generation_;
-  return levels;
+  return windows;
 }
 
-int64_t RuntimePredictor::FromHistory(const JobSpec& spec) const {
-  for (const Window* window : LevelsOf(spec).windows) {
+int64_t RuntimePredictor::FromHistory(const Windows& windows) const {
+  for (const void* ref : windows) {
+    const auto* window = static_cast<const Window*>(ref);
     if (window != nullptr && window->recent.size() >= static_cast<size_t>(config_.min_samples)) {
       return std::max<int64_t>(window->median, 1);
     }
@@ -90,8 +86,8 @@ int64_t RuntimePredictor::FromHistory(const JobSpec& spec) const {
   return 0;
 }
 
-Duration RuntimePredictor::Predict(const JobSpec& spec) const {
-  const int64_t history = FromHistory(spec);
+Duration RuntimePredictor::Predict(const JobSpec& spec, const Windows& windows) const {
+  const int64_t history = FromHistory(windows);
   int64_t prediction = history > 0 ? history : config_.cold_start.micros();
   if (spec.estimate && spec.estimate->micros() > 0) {
     const int64_t estimate = spec.estimate->micros();
@@ -103,8 +99,20 @@ Duration RuntimePredictor::Predict(const JobSpec& spec) const {
   return Duration::Micros(prediction);
 }
 
+Duration RuntimePredictor::Expected(const Job& job) const {
+  EstimatorMemo& memo = job.estimator_memo;
+  // Same owner, compared without touching reference counts.
+  const bool mine = !memo.owner.owner_before(token_) && !token_.owner_before(memo.owner);
+  if (!mine || memo.generation != generation_) {
+    memo.refs = WindowsOf(job.spec);
+    memo.owner = token_;
+    memo.generation = generation_;
+  }
+  return Predict(job.spec, memo.refs);
+}
+
 Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
-  const Duration predicted = Predict(job.spec);
+  const Duration predicted = Expected(job);
   const Duration ran = job.RunTime(now);
   Duration remaining = predicted > ran ? predicted - ran : ran;  // proved wrong: as long again
   if (job.spec.time_limit)

@@ -23,12 +23,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "core/job.h"
-#include "core/paged_id_map.h"
 #include "core/runtime_estimator.h"
 
 namespace berth::core {
@@ -43,17 +44,19 @@ struct PredictorConfig {
 class RuntimePredictor final : public RuntimeEstimator {
  public:
   explicit RuntimePredictor(PredictorConfig config = {});
+  // Jobs' memos point into this predictor's windows, under its token.
+  RuntimePredictor(const RuntimePredictor&) = delete;
+  RuntimePredictor& operator=(const RuntimePredictor&) = delete;
 
   // Learns from a finished job. `run_time` is its real run time, without
   // time lost to restarts.
   void Observe(const JobSpec& spec, Duration run_time);
 
   // The predicted run time of the whole job.
-  // REQUIRES: a job id always names the same job (as in a ClusterState):
-  // answers are cached by id.
-  Duration Predict(const JobSpec& spec) const;
+  Duration Predict(const JobSpec& spec) const { return Predict(spec, WindowsOf(spec)); }
 
-  Duration Expected(const Job& job) const override { return Predict(job.spec); }
+  // The same, with which windows answer the job kept in its EstimatorMemo.
+  Duration Expected(const Job& job) const override;
   Duration Remaining(const Job& job, Time now) const override;
 
   int64_t observations() const { return observations_; }
@@ -65,29 +68,26 @@ class RuntimePredictor final : public RuntimeEstimator {
     int64_t median = 0;  // of `recent`, kept current on every Observe
   };
   static constexpr int kLevels = 8;
-  // The windows a job's keys name, most specific first (null: no such key
-  // yet, or the job lacks what the level needs), as of `generation`.
-  struct Levels {
-    std::array<const Window*, kLevels> windows{};
-    int64_t generation = -1;
-  };
+  // The windows a job's keys name, most specific first (each a const
+  // Window*; null: no such key yet, or the job lacks what the level needs).
+  using Windows = std::array<const void*, kLevels>;
+  static_assert(std::tuple_size_v<decltype(EstimatorMemo::refs)> == kLevels);
 
+  Windows WindowsOf(const JobSpec& spec) const;
+  Duration Predict(const JobSpec& spec, const Windows& windows) const;
   // The history answer, or 0 when no key has enough samples.
-  int64_t FromHistory(const JobSpec& spec) const;
-  const Levels& LevelsOf(const JobSpec& spec) const;
+  int64_t FromHistory(const Windows& windows) const;
   void Add(const std::string& key, int64_t micros);
 
   PredictorConfig config_;
-  // unordered_map nodes do not move, so Levels may point at them.
+  // Names this predictor in jobs' memos (EstimatorMemo::owner): unlike the
+  // predictor's address, it cannot be reused while a memo refers to it.
+  const std::shared_ptr<const void> token_ = std::make_shared<const int>(0);
+  // unordered_map nodes do not move, so jobs' memos may point at them.
   std::unordered_map<std::string, Window> windows_;
-  // Bumps whenever a key is seen for the first time: cached Levels may then
-  // miss a window and are rebuilt.
+  // Bumps whenever a key is seen for the first time: a memo written before
+  // may miss a window and is rebuilt.
   int64_t generation_ = 0;
-  // A cache, not state: which windows answer each live job, so the
-  // thousands of predictions per decision cycle build no key strings.
-  // Entries leave when their job is observed; the cache is dropped whole if
-  // it grows past a bound (jobs cancelled before finishing).
-  mutable PagedIdMap<Levels> levels_;
   int64_t observations_ = 0;
 };
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "core/test_builders.h"
 
 namespace berth::core {
@@ -11,7 +13,7 @@ using testing::At;
 using testing::NewJob;
 using testing::Secs;
 
-// A fresh id per spec: the predictor caches by id, and an id names one job.
+// A fresh id per spec: an id names one job.
 JobSpec Spec(const std::string& user, const std::string& name, int gpus,
              const std::string& queue = "vc1") {
   static int64_t next_id = 1;
@@ -85,6 +87,39 @@ TEST(RuntimePredictorTest, AJobPastItsPredictionIsExpectedToRunAsLongAgain) {
   EXPECT_EQ(predictor.Remaining(job, At(40)), Secs(60));
   EXPECT_EQ(predictor.Remaining(job, At(300)), Secs(300)) << "proved wrong: as long again";
   EXPECT_EQ(predictor.Remaining(job, At(800)), Secs(200)) << "but never past the limit";
+}
+
+TEST(RuntimePredictorTest, AJobsMemoFollowsNewHistoryAndAnswersOnlyItsWriter) {
+  ClusterState state;
+  testing::AddNodes(state, 1, 8);
+  const JobSpec spec = Spec("u", "n", 1);
+  state.Submit(spec, At(0));
+  const Job& job = state.Get(spec.id);
+  auto teach = [](RuntimePredictor& predictor, int64_t seconds) {
+    for (int i = 0; i < 3; ++i) predictor.Observe(Spec("u", "n", 1), Secs(seconds));
+  };
+
+  RuntimePredictor first(PredictorConfig{3, 25, Duration::Hours(1)});
+  EXPECT_EQ(first.Expected(job), Duration::Hours(1));
+  teach(first, 100);  // new keys: the memo written above is rebuilt
+  EXPECT_EQ(first.Expected(job), Secs(100));
+  teach(first, 300);  // the same keys, a new median
+  EXPECT_EQ(first.Expected(job), Secs(300));
+
+  RuntimePredictor second(PredictorConfig{3, 25, Duration::Hours(2)});
+  teach(second, 50);
+  EXPECT_EQ(second.Expected(job), Secs(50)) << "not the first predictor's memo";
+  EXPECT_EQ(first.Expected(job), Secs(300));
+  EXPECT_EQ(first.Predict(spec), Secs(300)) << "with or without the memo";
+
+  // Predictors that come and go, possibly at one address, never read a
+  // memo written by another.
+  for (int round = 0; round < 3; ++round) {
+    auto fresh = std::make_unique<RuntimePredictor>(PredictorConfig{3, 25, Duration::Hours(3)});
+    EXPECT_EQ(fresh->Expected(job), Duration::Hours(3));
+    teach(*fresh, 10 + round);
+    EXPECT_EQ(fresh->Expected(job), Secs(10 + round));
+  }
 }
 
 TEST(RuntimePredictorTest, LearnsOnlyFromObserve) {
