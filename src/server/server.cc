@@ -270,7 +270,11 @@ void Server::SchedulerLoop() {
     const auto applied = std::chrono::steady_clock::now();
     // A decision counts once it is durable (agents hear of it only then).
     if (cycle.ok() && cycle->durable.valid()) {
-      if (Status status = cycle->durable.get(); !status.ok()) FailStop(status);
+      // The store's own account of the failure says what to do about it.
+      if (Status status = cycle->durable.get(); !status.ok()) {
+        Status failure = store_->write_failure();
+        FailStop(failure.ok() ? status : failure);
+      }
     }
     const auto end = std::chrono::steady_clock::now();
     auto part = [this](const char* name, std::chrono::steady_clock::duration took) {
