@@ -9,6 +9,7 @@ acknowledged job is present exactly once and every key names one job.
 
 Usage: server_crash_test.py BERTH_BINARY
 """
+import http.client
 import sys
 import tempfile
 import threading
@@ -48,7 +49,11 @@ def main():
                                     raise SystemExit(f"{key} acknowledged as two jobs")
                                 acked[key] = reply["id"]
                             break
-                    except (urllib.error.URLError, ConnectionError, OSError, ValueError):
+                    # HTTPException: killed while sending an answer (a
+                    # truncated body); the job may be stored, so the same
+                    # key is retried like any lost answer.
+                    except (urllib.error.URLError, http.client.HTTPException, ConnectionError,
+                            OSError, ValueError):
                         restarted.wait(timeout=0.2)  # the server is down: retry the same key
 
         threads = [threading.Thread(target=client, args=(n,)) for n in range(CLIENTS)]
