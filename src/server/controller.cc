@@ -43,6 +43,10 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
 
 // --- bookkeeping shared by the API, the cycle and the agent protocol ---
 
+std::shared_future<Status> Controller::QueueRecordsLocked(std::vector<JobRecord> records) {
+  return store_.QueueJobChanges(std::move(records), std::exchange(unwritten_usage_, {}));
+}
+
 std::shared_future<Status> Controller::QueuePersistLocked(
     const std::vector<JobRecord*>& changed_in_order) {
   if (changed_in_order.empty() && unwritten_usage_.empty()) {
@@ -59,8 +63,7 @@ std::shared_future<Status> Controller::QueuePersistLocked(
   std::vector<JobRecord> records;
   records.reserve(changed.size());
   for (const JobRecord* job : changed) records.push_back(*job);
-  std::shared_future<Status> durable =
-      store_.QueueJobChanges(std::move(records), std::exchange(unwritten_usage_, {}));
+  std::shared_future<Status> durable = QueueRecordsLocked(std::move(records));
   for (JobRecord* job : changed) {
     ++job->version;
     // Every final state passes through here once: the job leaves memory next.

@@ -285,6 +285,9 @@ class Controller {
   void UnindexPlacementLocked(const store::JobRecord& job);
   // A heartbeat's changes to memory, queued for the store; the answer.
   Result<DesiredState> HeartbeatLocked(const Heartbeat& heartbeat);
+  // Queues `records` with the usage of the runs that ended since the last
+  // write (unwritten_usage_), in one write.
+  std::shared_future<Status> QueueRecordsLocked(std::vector<store::JobRecord> records);
   // Queues the changed jobs' records, with the usage of the runs that ended
   // since the last write (unwritten_usage_), and bumps their versions: the
   // store writes them in the order they were queued. The future tells when

@@ -179,8 +179,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     std::vector<JobRecord> records;
     for (const auto& [id, job] : updated) records.push_back(job);
     // Waited for by the owner, outside the lock (CycleOutcome::durable).
-    outcome.durable =
-        store_.QueueJobChanges(std::move(records), std::exchange(unwritten_usage_, {}));
+    outcome.durable = QueueRecordsLocked(std::move(records));
   }
   for (auto& [id, job] : updated) {
     ++job.version;
