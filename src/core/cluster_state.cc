@@ -1,5 +1,6 @@
 #include "core/cluster_state.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/check.h"
@@ -33,6 +34,14 @@ namespace {
 ClusterState::PendingWait WaitOf(const Job& job) {
   return {job.spec.submit_time + job.executed, job.spec.id, job.spec.submit_time,
           job.spec.total_gpu().value()};
+}
+
+// Where `id` is, or goes, in run_starts().
+std::vector<ClusterState::RunStart>::iterator RunStartOf(std::vector<ClusterState::RunStart>& runs,
+                                                         JobId id) {
+  return std::lower_bound(
+      runs.begin(), runs.end(), id,
+      [](const ClusterState::RunStart& run, JobId wanted) { return run.id < wanted; });
 }
 
 }  // namespace
@@ -117,6 +126,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
   RemovePending(job);
   running_.Insert(id, &job);
   if (job.spec.preemptible) running_preemptible_.Insert(id, &job);
+  run_starts_.insert(RunStartOf(run_starts_, id), RunStart{id, now});
   CountWaiting(job.spec, -1);
 }
 
@@ -129,6 +139,7 @@ void ClusterState::EndRun(Job& job, Time now) {
   job.guaranteed = false;
   running_.Erase(job.spec.id);
   if (job.spec.preemptible) running_preemptible_.Erase(job.spec.id);
+  run_starts_.erase(RunStartOf(run_starts_, job.spec.id));
 }
 
 void ClusterState::Finish(JobId id, Time now) {

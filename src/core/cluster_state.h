@@ -85,6 +85,15 @@ class ClusterState {
   // policies may choose, so a preemptive cycle walks these, not every run.
   const JobIndex& running_preemptible() const { return running_preemptible_; }
   const JobIndex& held() const { return held_; }
+  // When each running job's current run began: the jobs of running(), in
+  // the same order. A plan kept across cycles (QueueOrder::ends) tells the
+  // run it knows from a later run of the same job by this, without reading
+  // every job's memory.
+  struct RunStart {
+    JobId id;
+    Time started;
+  };
+  const std::vector<RunStart>& run_starts() const { return run_starts_; }
   const UsageLedger& usage() const { return usage_; }
   // The pending jobs by when their wait began, counted as if unbroken: the
   // submit time plus the time the job has already run (a requeued job's
@@ -138,6 +147,7 @@ class ClusterState {
   std::set<PendingWait> pending_by_wait_;
   int64_t pending_milli_gpus_ = 0;
   JobIndex running_;
+  std::vector<RunStart> run_starts_;
   JobIndex running_preemptible_;
   JobIndex held_;
   UsageLedger usage_;

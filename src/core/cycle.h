@@ -95,6 +95,9 @@ struct Cycle {
   Capacity work;                                    // live capacity minus this cycle's starts
   std::vector<Candidate> order;                     // pending jobs that can fit, in policy order
   std::vector<const Job*> never_fit;                // pending jobs that can never fit, by id
+  // A cycle that reuses an order: the expected ends its full cycle planned
+  // (QueueOrder::ends), for the reservation's schedule (eta.h).
+  const std::vector<KnownEnd>* known_ends = nullptr;
   Decision decision;
 };
 

@@ -150,6 +150,7 @@ QueueOrder KeepOrder(const Cycle& cycle) {
         RankedJob{candidate.key, id, static_cast<size_t>(at - order.known.begin())});
   }
   order.next_key_change = cycle.decision.next_decision;
+  order.ends = KnownEndsOf(cycle);
   return order;
 }
 
@@ -225,6 +226,7 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
                        state.pending().size() > options.depth;
   if (partial) {
     RankFront(cycle, *options.reuse, options.depth);
+    cycle.known_ends = &options.reuse->ends;
   } else {
     RankAll(cycle);
   }

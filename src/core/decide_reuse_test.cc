@@ -158,5 +158,91 @@ TEST(DecideReuseTest, ARequeuedJobIsAnArrival) {
   EXPECT_TRUE(state.Get(Id(2)).running());
 }
 
+// Run times set per job, and changed as the test goes.
+class SettableEstimator final : public RuntimeEstimator {
+ public:
+  void Set(int64_t id, int64_t seconds) { durations_[Id(id)] = Secs(seconds); }
+  Duration Expected(const Job& job) const override {
+    auto it = durations_.find(job.spec.id);
+    return it == durations_.end() ? Secs(100) : it->second;
+  }
+
+ private:
+  std::map<JobId, Duration> durations_;
+};
+
+// FIFO with EASY backfill: the first job that does not fit gets a
+// reservation at the earliest expected end that makes room for it.
+Policy BackfillWith(std::shared_ptr<const RuntimeEstimator> runtimes) {
+  Policy policy = NamedPolicy("fifo", std::move(runtimes));
+  policy.discipline = Discipline::kBackfill;
+  return policy;
+}
+
+// Jobs 1 and 2 run on the two 8-GPU nodes since 0; job 101 (8 GPUs) heads
+// a queue of twenty one-GPU jobs, so it waits for a whole node.
+void TwoNodesAndAWholeNodeJobFirst(ClusterState& state) {
+  AddNodes(state, 2, 8);
+  for (int64_t id : {1, 2}) {
+    const JobSpec spec = NewJob(id).Gpus(8).Limit(1000);
+    state.Submit(spec, At(0));
+    state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+                At(0));
+  }
+  Submit(state, NewJob(101).Gpus(8).Submit(1).Limit(1000));
+  for (int i = 0; i < 20; ++i) Submit(state, NewJob(102 + i).Submit(2 + i).Limit(100));
+}
+
+Time ReservedStart(const Decision& decision) {
+  EXPECT_EQ(decision.reservations.size(), 1u);
+  if (decision.reservations.empty()) return At(-1);
+  EXPECT_EQ(decision.reservations[0].job, Id(101));
+  return decision.reservations[0].start;
+}
+
+TEST(DecideReuseTest, AnEventCycleReservesWithTheEndsItsFullCycleExpected) {
+  ClusterState state;
+  TwoNodesAndAWholeNodeJobFirst(state);
+  auto runtimes = std::make_shared<SettableEstimator>();
+  runtimes->Set(1, 500);
+  runtimes->Set(2, 800);
+  const Policy policy = BackfillWith(runtimes);
+  const QueueOrder order = FullOrder(state, At(100), policy);
+  ASSERT_EQ(order.ends.size(), 2u);
+  EXPECT_EQ(order.ends[0].job, Id(1));
+  EXPECT_EQ(order.ends[0].end, At(500));
+  EXPECT_EQ(order.ends[1].end, At(800));
+
+  runtimes->Set(1, 600);  // learnt since: job 1 is now expected to end at 600
+  EXPECT_EQ(ReservedStart(Decide(state, At(200), policy)), At(600)) << "a full cycle asks again";
+  const Decision event = Decide(state, At(200), policy, Reusing(order, 3));
+  EXPECT_TRUE(event.partial);
+  EXPECT_EQ(ReservedStart(event), At(500)) << "an event cycle plans as its full cycle did";
+
+  // Past the end its full cycle expected, job 1 still runs: estimated anew
+  // (100 s more of its 600), not taken as ending now.
+  EXPECT_EQ(ReservedStart(Decide(state, At(550), policy, Reusing(order, 3))), At(600));
+}
+
+TEST(DecideReuseTest, ARunThatStartedSinceItsFullCycleIsEstimatedAnew) {
+  ClusterState state;
+  TwoNodesAndAWholeNodeJobFirst(state);
+  auto runtimes = std::make_shared<SettableEstimator>();
+  runtimes->Set(1, 900);
+  runtimes->Set(2, 800);
+  const Policy policy = BackfillWith(runtimes);
+  const QueueOrder order = FullOrder(state, At(100), policy);
+
+  // Job 1 goes back to the queue and runs again from 160, now expected to
+  // take 300 s in all: 150 s ran before, 40 s of this run by 200.
+  state.Preempt(Id(1), At(150));
+  const JobSpec& spec = state.Get(Id(1)).spec;
+  state.Start(Id(1), *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+              At(160));
+  runtimes->Set(1, 300);
+  EXPECT_EQ(ReservedStart(Decide(state, At(200), policy, Reusing(order, 3))), At(310))
+      << "not the end its first run was expected at (900), nor job 2's (800)";
+}
+
 }  // namespace
 }  // namespace berth::core

@@ -1,5 +1,7 @@
 #include "core/eta.h"
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -29,13 +31,49 @@ void ForEachExpectedEnd(const Cycle& cycle, Fn&& fn) {
 }  // namespace
 
 ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
-  ForEachExpectedEnd(cycle, [this](Time end, JobId job, const Placement& placement) {
-    Add(end, job, &placement);
-  });
+  ends_.reserve(cycle.state.running().size() + cycle.decision.starts.size());
+  if (cycle.known_ends == nullptr) {
+    ForEachExpectedEnd(cycle, [this](Time end, JobId job, const Placement& placement) {
+      ends_.push_back(End{end, job, &placement});
+    });
+  } else {
+    AddKnownEnds(cycle);
+  }
+  std::make_heap(ends_.begin(), ends_.end(), std::greater<>{});
+}
+
+void ReleaseSchedule::AddKnownEnds(const Cycle& cycle) {
+  // The running jobs, their runs' starts and the known ends all ascend by
+  // id: one merge, which reads a job only for a run the full cycle did not
+  // know (started since, or started again) or an end that has passed.
+  std::set<JobId> preempted;
+  for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
+  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  const std::vector<ClusterState::RunStart>& runs = cycle.state.run_starts();
+  const std::vector<KnownEnd>& known = *cycle.known_ends;
+  auto next = known.begin();
+  size_t i = 0;
+  for (const auto& [id, job] : cycle.state.running()) {
+    const ClusterState::RunStart& run = runs[i++];
+    BERTH_CHECK(run.id == id);
+    while (next != known.end() && next->job < id) ++next;
+    if (preempted.contains(id)) continue;
+    const bool same_run = next != known.end() && next->job == id && next->started == run.started;
+    const Time end = same_run && next->end > cycle.now
+                         ? next->end
+                         : cycle.now + runtimes.Remaining(*job, cycle.now);
+    ends_.push_back(End{end, id, &job->placement});
+  }
+  for (const JobStart& start : cycle.decision.starts) {
+    const Job& job = cycle.state.Get(start.job);
+    ends_.push_back(
+        End{cycle.now + runtimes.Remaining(job, cycle.now), start.job, &start.placement});
+  }
 }
 
 void ReleaseSchedule::Add(Time end, JobId job, const Placement* placement) {
-  ends_.push(End{end, job, placement});
+  ends_.push_back(End{end, job, placement});
+  std::push_heap(ends_.begin(), ends_.end(), std::greater<>{});
 }
 
 const Placement* ReleaseSchedule::Own(Placement placement) {
@@ -53,12 +91,29 @@ std::optional<PlannedStart> ReleaseSchedule::AdvanceUntilFits(Capacity& capacity
       return PlannedStart{clock_, std::move(*placement), after};
     }
     if (ends_.empty()) return std::nullopt;
-    const End end = ends_.top();
-    ends_.pop();
+    std::pop_heap(ends_.begin(), ends_.end(), std::greater<>{});
+    const End end = ends_.back();
+    ends_.pop_back();
     capacity.Release(*end.placement);
     clock_ = Max(clock_, end.at);
     after = end.job;
   }
+}
+
+std::vector<KnownEnd> KnownEndsOf(const Cycle& cycle) {
+  std::vector<KnownEnd> known;
+  known.reserve(cycle.state.running().size() + cycle.decision.starts.size());
+  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  for (const auto& [id, job] : cycle.state.running()) {
+    known.push_back(KnownEnd{id, job->started, cycle.now + runtimes.Remaining(*job, cycle.now)});
+  }
+  for (const JobStart& start : cycle.decision.starts) {
+    const Job& job = cycle.state.Get(start.job);
+    known.push_back(KnownEnd{start.job, cycle.now, cycle.now + runtimes.Remaining(job, cycle.now)});
+  }
+  std::sort(known.begin(), known.end(),
+            [](const KnownEnd& a, const KnownEnd& b) { return a.job < b.job; });
+  return known;
 }
 
 EtaPlan EtaPlanOf(const Cycle& cycle) {

@@ -12,7 +12,6 @@
 
 #include <deque>
 #include <optional>
-#include <queue>
 #include <vector>
 
 #include "core/capacity.h"
@@ -33,8 +32,9 @@ struct PlannedStart {
 class ReleaseSchedule {
  public:
   // The state's running jobs the cycle did not preempt, plus the cycle's own
-  // starts; each ends `Remaining` after the cycle's `now`. The schedule
-  // points at their placements: use it within the cycle.
+  // starts; each ends `Remaining` after the cycle's `now`, or, in a cycle
+  // that reuses an order, when its full cycle expected (Cycle::known_ends).
+  // The schedule points at their placements: use it within the cycle.
   explicit ReleaseSchedule(const Cycle& cycle);
   // Empty, with the clock at `now`.
   explicit ReleaseSchedule(Time now) : clock_(now) {}
@@ -53,16 +53,25 @@ class ReleaseSchedule {
                                                Time not_before);
 
  private:
+  // The running ends of a cycle that reuses an order (Cycle::known_ends).
+  void AddKnownEnds(const Cycle& cycle);
+
   struct End {
     Time at;
     JobId job;
     const Placement* placement;
     bool operator>(const End& o) const { return at != o.at ? at > o.at : job > o.job; }
   };
-  std::priority_queue<End, std::vector<End>, std::greater<>> ends_;
+  // A min-heap (std::greater): built in one go, then pushed and popped.
+  std::vector<End> ends_;
   std::deque<Placement> owned_;
   Time clock_;
 };
+
+// The expected ends a full cycle leaves for the cycles that reuse its order
+// (QueueOrder::ends): every running job (those it preempts still hold their
+// GPUs) and its starts, ascending id.
+std::vector<KnownEnd> KnownEndsOf(const Cycle& cycle);
 
 // The ETA plan of the cycle (its pending entries are in cycle.decision).
 EtaPlan EtaPlanOf(const Cycle& cycle);

@@ -18,6 +18,18 @@ namespace {
 using testing::MakeRandomScenario;
 using testing::RandomScenario;
 
+// run_starts() lists the running jobs in the same order, each with the
+// start of its current run.
+void ExpectRunStartsFollowRunning(const ClusterState& state) {
+  ASSERT_EQ(state.run_starts().size(), state.running().size());
+  size_t i = 0;
+  for (const auto& [id, job] : state.running()) {
+    const ClusterState::RunStart& run = state.run_starts()[i++];
+    ASSERT_EQ(run.id, id);
+    ASSERT_EQ(run.started, job->started) << "job " << Value(id);
+  }
+}
+
 // Recomputes every node's use from the running jobs and checks it against
 // the node's capacity: whole GPUs held once, shares summing to <= 1000.
 void ExpectNoOverAllocation(const ClusterState& state) {
@@ -51,6 +63,7 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
   int64_t starts = 0;
   int64_t preemptions = 0;
   int64_t backfills = 0;
+  size_t reserved_with_known_ends = 0;
   for (uint32_t seed = 1; seed <= 8; ++seed) {
     const RandomScenario scenario = MakeRandomScenario(seed, 10, 150);
     ClusterState state;
@@ -68,6 +81,7 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
     std::priority_queue<End, std::vector<End>, std::greater<>> ends;
     std::map<JobId, Time> end_of;
     size_t next_arrival = 0;
+    std::optional<QueueOrder> order;
     for (int step = 0; step < 400; ++step) {
       Time now = Time::Infinite();
       if (next_arrival < scenario.jobs.size()) now = scenario.jobs[next_arrival].submit_time;
@@ -85,6 +99,31 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
              scenario.jobs[next_arrival].submit_time == now) {
         state.Submit(scenario.jobs[next_arrival], now);
         ++next_arrival;
+      }
+
+      // Cycles that reuse an order plan reservations with the ends its full
+      // cycle expected; with a fixed estimator those are exactly the ends
+      // estimated afresh, runs started since and started again included.
+      if (step % 5 == 0) {
+        DecideOptions keep;
+        keep.keep_order = true;
+        order = Decide(state, now, policy, keep).order;
+      } else if (order) {
+        QueueOrder estimated = *order;
+        estimated.ends.clear();
+        DecideOptions reuse;
+        reuse.depth = 3;
+        reuse.reuse = &*order;
+        const Decision with_known = Decide(state, now, policy, reuse);
+        reuse.reuse = &estimated;
+        const Decision with_estimated = Decide(state, now, policy, reuse);
+        ASSERT_EQ(with_known.reservations.size(), with_estimated.reservations.size());
+        for (size_t i = 0; i < with_known.reservations.size(); ++i) {
+          EXPECT_EQ(with_known.reservations[i].job, with_estimated.reservations[i].job);
+          EXPECT_EQ(with_known.reservations[i].start, with_estimated.reservations[i].start);
+        }
+        EXPECT_EQ(testing::StartedIds(with_known), testing::StartedIds(with_estimated));
+        if (with_known.partial) reserved_with_known_ends += with_known.reservations.size();
       }
 
       const Decision decision = Decide(state, now, policy, DecideOptions{ExplainLevel::kFull});
@@ -114,6 +153,7 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
       }
       testing::Apply(state, decision, now);  // Start() re-checks every placement
       ExpectNoOverAllocation(state);
+      ExpectRunStartsFollowRunning(state);
 
       if (!decision.reservations.empty()) {
         // Backfill must not have delayed the promise: with the decision
@@ -151,6 +191,7 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
   }
   if (GetParam() == "slurm" || GetParam() == "berth") {
     EXPECT_GT(backfills, 0);
+    EXPECT_GT(reserved_with_known_ends, 0u);
   }
 }
 
