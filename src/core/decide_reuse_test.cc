@@ -24,9 +24,8 @@ using testing::StartedIds;
 using testing::Submit;
 using testing::TableEstimator;
 
-// Two 8-GPU nodes held by two 8-GPU runs, and `waiting` one-GPU jobs
-// (ids 101.., submitted a second apart) queued behind them.
-void BusyClusterWithQueue(ClusterState& state, int waiting) {
+// Two 8-GPU nodes held by two 8-GPU runs (jobs 1 and 2, since 0).
+void TwoBusyNodes(ClusterState& state) {
   AddNodes(state, 2, 8);
   for (int64_t id : {1, 2}) {
     const JobSpec spec = NewJob(id).Gpus(8).Limit(1000);
@@ -34,6 +33,12 @@ void BusyClusterWithQueue(ClusterState& state, int waiting) {
     state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
                 At(0));
   }
+}
+
+// Two busy nodes, and `waiting` one-GPU jobs (ids 101.., submitted a
+// second apart) queued behind them.
+void BusyClusterWithQueue(ClusterState& state, int waiting) {
+  TwoBusyNodes(state);
   for (int i = 0; i < waiting; ++i) Submit(state, NewJob(101 + i).Submit(1 + i).Limit(100));
 }
 
@@ -179,18 +184,20 @@ Policy BackfillWith(std::shared_ptr<const RuntimeEstimator> runtimes) {
   return policy;
 }
 
-// Jobs 1 and 2 run on the two 8-GPU nodes since 0; job 101 (8 GPUs) heads
-// a queue of twenty one-GPU jobs, so it waits for a whole node.
+// Two busy nodes; job 101 (8 GPUs) heads a queue of twenty one-GPU jobs,
+// so it waits for a whole node.
 void TwoNodesAndAWholeNodeJobFirst(ClusterState& state) {
-  AddNodes(state, 2, 8);
-  for (int64_t id : {1, 2}) {
-    const JobSpec spec = NewJob(id).Gpus(8).Limit(1000);
-    state.Submit(spec, At(0));
-    state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
-                At(0));
-  }
+  TwoBusyNodes(state);
   Submit(state, NewJob(101).Gpus(8).Submit(1).Limit(1000));
   for (int i = 0; i < 20; ++i) Submit(state, NewJob(102 + i).Submit(2 + i).Limit(100));
+}
+
+// Jobs 1 and 2 expected to run `first` and `second` seconds.
+std::shared_ptr<SettableEstimator> RunTimes(int64_t first, int64_t second) {
+  auto runtimes = std::make_shared<SettableEstimator>();
+  runtimes->Set(1, first);
+  runtimes->Set(2, second);
+  return runtimes;
 }
 
 Time ReservedStart(const Decision& decision) {
@@ -203,9 +210,7 @@ Time ReservedStart(const Decision& decision) {
 TEST(DecideReuseTest, AnEventCycleReservesWithTheEndsItsFullCycleExpected) {
   ClusterState state;
   TwoNodesAndAWholeNodeJobFirst(state);
-  auto runtimes = std::make_shared<SettableEstimator>();
-  runtimes->Set(1, 500);
-  runtimes->Set(2, 800);
+  const std::shared_ptr<SettableEstimator> runtimes = RunTimes(500, 800);
   const Policy policy = BackfillWith(runtimes);
   const QueueOrder order = FullOrder(state, At(100), policy);
   ASSERT_EQ(order.ends.size(), 2u);
@@ -227,9 +232,7 @@ TEST(DecideReuseTest, AnEventCycleReservesWithTheEndsItsFullCycleExpected) {
 TEST(DecideReuseTest, ARunThatStartedSinceItsFullCycleIsEstimatedAnew) {
   ClusterState state;
   TwoNodesAndAWholeNodeJobFirst(state);
-  auto runtimes = std::make_shared<SettableEstimator>();
-  runtimes->Set(1, 900);
-  runtimes->Set(2, 800);
+  const std::shared_ptr<SettableEstimator> runtimes = RunTimes(900, 800);
   const Policy policy = BackfillWith(runtimes);
   const QueueOrder order = FullOrder(state, At(100), policy);
 

@@ -71,10 +71,10 @@ struct QueueOrder {
   std::optional<Time> next_key_change;
   // Expected ends of the jobs running then and of that cycle's starts,
   // ascending id. A cycle that reuses the order plans its reservations
-  // with these, as the keys, instead of estimating every running job again:
-  // that touched each running job's memory, most of an event cycle at 31k
-  // running jobs. Runs that started since, and ends already passed, are
-  // estimated afresh.
+  // with these, as it ranks with that cycle's keys, instead of estimating
+  // every running job again: that read each running job's memory, most of
+  // an event cycle at 31k running jobs. Runs that started since (or
+  // started again), and ends already passed, are estimated afresh.
   std::vector<KnownEnd> ends;
 };
 
