@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <span>
 
 #include "common/check.h"
 
@@ -12,15 +13,29 @@ namespace {
 
 // Calls fn(end, job, placement) for the state's running jobs the cycle did
 // not preempt, then the cycle's own starts; each ends `Remaining` after the
-// cycle's `now`.
+// cycle's `now`, or, in a cycle that reuses an order, when its full cycle
+// expected (Cycle::known_ends). The running jobs, their runs' starts and the
+// known ends all ascend by id: one merge, which reads a job only for a run
+// the full cycle did not know (started since, or started again) or an end
+// that has passed.
 template <typename Fn>
 void ForEachExpectedEnd(const Cycle& cycle, Fn&& fn) {
   std::set<JobId> preempted;
   for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  const std::vector<ClusterState::RunStart>& runs = cycle.state.run_starts();
+  const std::span<const KnownEnd> known =
+      cycle.known_ends ? std::span<const KnownEnd>(*cycle.known_ends) : std::span<const KnownEnd>();
+  auto next = known.begin();
+  size_t i = 0;
   for (const auto& [id, job] : cycle.state.running()) {
-    if (!preempted.contains(id))
-      fn(cycle.now + runtimes.Remaining(*job, cycle.now), id, job->placement);
+    const ClusterState::RunStart& run = runs[i++];
+    BERTH_CHECK(run.id == id);
+    while (next != known.end() && next->job < id) ++next;
+    if (preempted.contains(id)) continue;
+    const bool known_end = next != known.end() && next->job == id && next->started == run.started &&
+                           next->end > cycle.now;
+    fn(known_end ? next->end : cycle.now + runtimes.Remaining(*job, cycle.now), id, job->placement);
   }
   for (const JobStart& start : cycle.decision.starts) {
     const Job& job = cycle.state.Get(start.job);
@@ -32,43 +47,10 @@ void ForEachExpectedEnd(const Cycle& cycle, Fn&& fn) {
 
 ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
   ends_.reserve(cycle.state.running().size() + cycle.decision.starts.size());
-  if (cycle.known_ends == nullptr) {
-    ForEachExpectedEnd(cycle, [this](Time end, JobId job, const Placement& placement) {
-      ends_.push_back(End{end, job, &placement});
-    });
-  } else {
-    AddKnownEnds(cycle);
-  }
+  ForEachExpectedEnd(cycle, [this](Time end, JobId job, const Placement& placement) {
+    ends_.push_back(End{end, job, &placement});
+  });
   std::make_heap(ends_.begin(), ends_.end(), std::greater<>{});
-}
-
-void ReleaseSchedule::AddKnownEnds(const Cycle& cycle) {
-  // The running jobs, their runs' starts and the known ends all ascend by
-  // id: one merge, which reads a job only for a run the full cycle did not
-  // know (started since, or started again) or an end that has passed.
-  std::set<JobId> preempted;
-  for (const Preemption& p : cycle.decision.preemptions) preempted.insert(p.job);
-  const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
-  const std::vector<ClusterState::RunStart>& runs = cycle.state.run_starts();
-  const std::vector<KnownEnd>& known = *cycle.known_ends;
-  auto next = known.begin();
-  size_t i = 0;
-  for (const auto& [id, job] : cycle.state.running()) {
-    const ClusterState::RunStart& run = runs[i++];
-    BERTH_CHECK(run.id == id);
-    while (next != known.end() && next->job < id) ++next;
-    if (preempted.contains(id)) continue;
-    const bool same_run = next != known.end() && next->job == id && next->started == run.started;
-    const Time end = same_run && next->end > cycle.now
-                         ? next->end
-                         : cycle.now + runtimes.Remaining(*job, cycle.now);
-    ends_.push_back(End{end, id, &job->placement});
-  }
-  for (const JobStart& start : cycle.decision.starts) {
-    const Job& job = cycle.state.Get(start.job);
-    ends_.push_back(
-        End{cycle.now + runtimes.Remaining(job, cycle.now), start.job, &start.placement});
-  }
 }
 
 void ReleaseSchedule::Add(Time end, JobId job, const Placement* placement) {

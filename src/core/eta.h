@@ -53,9 +53,6 @@ class ReleaseSchedule {
                                                Time not_before);
 
  private:
-  // The running ends of a cycle that reuses an order (Cycle::known_ends).
-  void AddKnownEnds(const Cycle& cycle);
-
   struct End {
     Time at;
     JobId job;
