@@ -19,6 +19,9 @@
 //                    (berth_scheduler_cycle_part_seconds): p50, p99 and mean
 //                    of each part in ms, and `busy`, the share of the window
 //                    the loop spent in cycles (everything but its rest).
+//   store_writer     the store's writer over the window, per transaction:
+//                    its oldest write's wait for the writer, the transaction
+//                    (writes and flush), writes per transaction, rate.
 //   rss_mib          the server's peak RSS (VmHWM) after the window.
 //   restart_s        SIGTERM, start again on the same store, until /readyz.
 //
@@ -250,21 +253,33 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
   const PromHistogram full =
       ParsePromHistogram(after, "berth_scheduler_full_pass_seconds")
           .Since(ParsePromHistogram(before, "berth_scheduler_full_pass_seconds"));
+  // A histogram of seconds over the window, in ms.
+  auto window_ms = [&](const std::string& name, const std::string& labels = "") {
+    const PromHistogram h =
+        ParsePromHistogram(after, name, labels).Since(ParsePromHistogram(before, name, labels));
+    return json{{"p50_ms", h.Quantile(0.5).value_or(0) * 1000},
+                {"p99_ms", h.Quantile(0.99).value_or(0) * 1000},
+                {"mean_ms", h.Mean().value_or(0) * 1000},
+                {"count", h.count},
+                {"total_s", h.sum}};
+  };
   json parts = json::object();
   double busy_s = 0;
   for (const char* part : kCycleParts) {
-    const std::string labels = std::string("part=\"") + part + "\"";
-    const PromHistogram h =
-        ParsePromHistogram(after, "berth_scheduler_cycle_part_seconds", labels)
-            .Since(ParsePromHistogram(before, "berth_scheduler_cycle_part_seconds", labels));
-    parts[part] = {{"p50_ms", h.Quantile(0.5).value_or(0) * 1000},
-                   {"p99_ms", h.Quantile(0.99).value_or(0) * 1000},
-                   {"mean_ms", h.Mean().value_or(0) * 1000},
-                   {"cycles", h.count},
-                   {"total_s", h.sum}};
-    if (std::string_view(part) != "queued" && std::string_view(part) != "rest") busy_s += h.sum;
+    parts[part] =
+        window_ms("berth_scheduler_cycle_part_seconds", std::string("part=\"") + part + "\"");
+    if (std::string_view(part) != "queued" && std::string_view(part) != "rest") {
+      busy_s += parts[part]["total_s"].get<double>();
+    }
   }
   parts["busy"] = busy_s / window_s;
+  const PromHistogram batch_writes =
+      ParsePromHistogram(after, "berth_store_transaction_writes")
+          .Since(ParsePromHistogram(before, "berth_store_transaction_writes"));
+  const json store_writer{{"write_wait", window_ms("berth_store_write_wait_seconds")},
+                          {"transaction", window_ms("berth_store_transaction_seconds")},
+                          {"writes_per_transaction", batch_writes.Mean().value_or(0)},
+                          {"transactions_per_s", batch_writes.count / window_s}};
   const double rss = server.PeakRssMib();
   const int64_t pending_now = PendingJobs(after);
   const int64_t failures = fleet.failures();
@@ -283,6 +298,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s) {
            {"full_pass_s", full.Mean().value_or(0)},
            {"full_passes", full.count},
            {"cycle_parts", parts},
+           {"store_writer", store_writer},
            {"rss_mib", rss},
            {"restart_s", restart},
            {"starts_per_s", static_cast<double>(fill_starts) / fill_s},
@@ -366,6 +382,15 @@ int main(int argc, char** argv) {
       std::printf(" %7.2f/%7.2f", figures["p50_ms"].get<double>(), figures["p99_ms"].get<double>());
     }
     std::printf(" %4.0f%%\n", r["cycle_parts"]["busy"].get<double>() * 100);
+  }
+  std::printf("\nstore writer, p50 / p99 (ms) per transaction\n%7s %15s %15s %8s %8s\n", "nodes",
+              "write_wait", "transaction", "writes", "txn/s");
+  for (const json& r : results) {
+    const json& w = r["store_writer"];
+    std::printf("%7d %7.2f/%7.2f %7.2f/%7.2f %8.1f %8.0f\n", r["nodes"].get<int>(),
+                w["write_wait"]["p50_ms"].get<double>(), w["write_wait"]["p99_ms"].get<double>(),
+                w["transaction"]["p50_ms"].get<double>(), w["transaction"]["p99_ms"].get<double>(),
+                w["writes_per_transaction"].get<double>(), w["transactions_per_s"].get<double>());
   }
   if (!out_path.empty()) {
     std::ofstream out(out_path);

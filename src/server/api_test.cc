@@ -179,6 +179,12 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
     EXPECT_THAT(metrics, HasSubstr(std::string("berth_scheduler_cycle_part_seconds_count{part=\"") +
                                    part + "\"}"));
   }
+  // And the store's writer committed it.
+  for (const char* store_metric :
+       {"berth_store_write_wait_seconds_count", "berth_store_transaction_seconds_count",
+        "berth_store_transaction_writes_count"}) {
+    EXPECT_THAT(metrics, HasSubstr(store_metric));
+  }
 }
 
 // The berth_scheduler_cycles gauge.

@@ -93,6 +93,27 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
       "the lock, until they are durable).",
       finer);
   server->metrics_.DeclareHistogram(
+      "berth_store_write_wait_seconds",
+      "Per transaction of the store's writer: how long its oldest write waited for the "
+      "writer (busy with the previous transaction, or waiting for a CPU).",
+      finer);
+  server->metrics_.DeclareHistogram(
+      "berth_store_transaction_seconds",
+      "Wall time of one transaction of the store's writer: its writes and the COMMIT (the "
+      "flush to disk).",
+      finer);
+  server->metrics_.DeclareHistogram("berth_store_transaction_writes",
+                                    "Writes that shared one transaction of the store's writer "
+                                    "(group commit).",
+                                    {1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
+  server->store_->ObserveWriteBatches([metrics = &server->metrics_](const store::BatchTiming& t) {
+    metrics->Observe("berth_store_write_wait_seconds", {},
+                     std::chrono::duration<double>(t.waited).count());
+    metrics->Observe("berth_store_transaction_seconds", {},
+                     std::chrono::duration<double>(t.took).count());
+    metrics->Observe("berth_store_transaction_writes", {}, static_cast<double>(t.writes));
+  });
+  server->metrics_.DeclareHistogram(
       "berth_scheduler_full_pass_seconds",
       "Wall time of a full pass: the cycle that orders and explains every pending job, plus "
       "planning their ETAs (on the planner's thread, outside the controller's lock).",

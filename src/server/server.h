@@ -88,6 +88,9 @@ class Server {
   void SampleHistory();
 
   ServerOptions options_;
+  // Before everything that reports to it (the store's writer thread, the
+  // controller), so that it is destroyed after them.
+  Metrics metrics_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<AgentWaker> waker_;  // outlives the controller, which calls it
   std::unique_ptr<Controller> controller_;
@@ -98,7 +101,6 @@ class Server {
   std::unique_ptr<History> history_;
   std::optional<core::Time> last_sample_;  // Start(), then the scheduler thread only
   std::unique_ptr<Authenticator> authenticator_;
-  Metrics metrics_;
   std::unique_ptr<HttpApi> api_;
   std::unique_ptr<httplib::Server> http_;
   std::thread http_thread_;

@@ -46,7 +46,7 @@ std::shared_future<Status> GroupCommitter::Enqueue(Write write, bool must_succee
     std::lock_guard lock(mutex_);
     if (stopping_) return Settled(Unavailable("store: closing, the write was not made"));
     if (!poisoned_.ok()) return Settled(poisoned_);
-    queue_.push_back(Pending{std::move(write), must_succeed, {}});
+    queue_.push_back(Pending{std::move(write), must_succeed, std::chrono::steady_clock::now(), {}});
     done = last_ = queue_.back().done.get_future().share();
   }
   wake_.notify_one();
@@ -73,6 +73,11 @@ Status GroupCommitter::poisoned() const {
   return poisoned_;
 }
 
+void GroupCommitter::SetObserver(BatchObserver observer) {
+  std::lock_guard lock(mutex_);
+  observer_ = std::move(observer);
+}
+
 size_t GroupCommitter::queued() const {
   std::lock_guard lock(mutex_);
   return queue_.size();
@@ -81,6 +86,7 @@ size_t GroupCommitter::queued() const {
 void GroupCommitter::Loop() {
   while (true) {
     std::vector<Pending> batch;
+    BatchObserver observer;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -89,7 +95,9 @@ void GroupCommitter::Loop() {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
+      observer = observer_;
     }
+    const auto began = std::chrono::steady_clock::now();
     std::vector<Status> statuses;
     if (Status poisoned = this->poisoned(); !poisoned.ok()) {
       statuses.assign(batch.size(), poisoned);
@@ -116,6 +124,10 @@ void GroupCommitter::Loop() {
         }
         break;
       }
+    }
+    if (observer) {
+      observer(BatchTiming{batch.size(), began - batch.front().queued_at,
+                           std::chrono::steady_clock::now() - began});
     }
     for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(statuses[i]));
   }

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -50,6 +51,7 @@
 #include "common/status.h"
 #include "store/schema.h"
 #include "store/sql_connection.h"
+#include "store/store.h"
 
 namespace berth::store {
 
@@ -79,6 +81,10 @@ class GroupCommitter {
   // OK until a queued write failed; then that failure, for good.
   Status poisoned() const;
 
+  // Calls `observer` on the writer's thread after each batch, before its
+  // callers hear (so it must be quick); replaces any earlier observer.
+  void SetObserver(BatchObserver observer);
+
   // Transactions committed so far.
   int64_t commits() const { return commits_.load(std::memory_order_relaxed); }
   // Writes waiting for the writer (not counting the batch it is running):
@@ -89,6 +95,7 @@ class GroupCommitter {
   struct Pending {
     Write write;
     bool must_succeed = false;
+    std::chrono::steady_clock::time_point queued_at;
     std::promise<Status> done;
   };
   std::shared_future<Status> Enqueue(Write write, bool must_succeed);
@@ -118,6 +125,7 @@ class GroupCommitter {
   // The last write queued (a Barrier waits for it); guarded by mutex_.
   std::shared_future<Status> last_;
   Status poisoned_ = Status::Ok();  // guarded by mutex_
+  BatchObserver observer_;          // guarded by mutex_
   std::thread thread_;              // last: started once everything above exists
 };
 

@@ -133,6 +133,30 @@ TEST_F(GroupCommitTest, QueuedWritesShareOneTransaction) {
   EXPECT_EQ(db_->Count("SAVEPOINT berth_write"), 5);
 }
 
+TEST_F(GroupCommitTest, TheObserverHearsEachTransactionsSizeWaitAndLength) {
+  std::mutex mutex;
+  std::vector<BatchTiming> timings;
+  committer_.SetObserver([&](const BatchTiming& timing) {
+    std::lock_guard lock(mutex);
+    timings.push_back(timing);
+  });
+  constexpr auto kHeld = std::chrono::milliseconds(20);
+  {
+    HeldWriter held(committer_);
+    for (const char* write : {"write a", "write b", "write c"})
+      (void)committer_.Queue(Writes(write));
+    std::this_thread::sleep_for(kHeld);
+  }
+  // The observer is called before a transaction's callers hear.
+  ASSERT_TRUE(committer_.Barrier().get().ok());
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(timings.size(), 2u);
+  EXPECT_EQ(timings[0].writes, 1u);  // the holder's, held open
+  EXPECT_GE(timings[0].took, kHeld);
+  EXPECT_EQ(timings[1].writes, 3u);  // queued behind it
+  EXPECT_GE(timings[1].waited, kHeld);
+}
+
 TEST_F(GroupCommitTest, AFailedWriteIsRolledBackAloneAndTheOthersCommit) {
   std::vector<Status> statuses =
       RunInOneBatch({Writes("write a"),

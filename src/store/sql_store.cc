@@ -145,13 +145,32 @@ Status InsertSubmission(SqlConnection& db, const std::string& user, const std::s
 
 Status UpdateJob(SqlConnection& db, const JobRecord& job) {
   const int64_t id = core::Value(job.id);
+  const std::vector<SqlValue> params = {id,
+                                        job.user,
+                                        job.request.queue,
+                                        std::string(core::JobStateName(job.state)),
+                                        job.submit_time.micros(),
+                                        OptionalId(job.array_parent),
+                                        JobBody(job),
+                                        job.version};
+  // SQLite rewrites the entry of every index on a column the SET names, even
+  // to the same value: naming all five indexed columns wrote about 7 pages
+  // per update instead of 3 (the row and jobs_by_state), and each page is
+  // WAL written and later checkpointed. Only the state changes in practice,
+  // so the first statement sets it alone, for a row whose other columns
+  // already hold these values; the second writes them all.
   BERTH_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      db.Exec("UPDATE jobs SET user_name = $2, queue = $3, state = $4, submit_time = $5,"
-              " array_parent = $6, body = $7, version = version + 1"
-              " WHERE id = $1 AND version = $8 RETURNING version",
-              {id, job.user, job.request.queue, std::string(core::JobStateName(job.state)),
-               job.submit_time.micros(), OptionalId(job.array_parent), JobBody(job), job.version}));
+      db.Exec("UPDATE jobs SET state = $4, body = $7, version = version + 1"
+              " WHERE id = $1 AND version = $8 AND user_name = $2 AND queue = $3"
+              " AND submit_time = $5 AND array_parent IS NOT DISTINCT FROM $6 RETURNING version",
+              params));
+  if (!rows.empty()) return Status::Ok();
+  BERTH_ASSIGN_OR_RETURN(
+      rows, db.Exec("UPDATE jobs SET user_name = $2, queue = $3, state = $4, submit_time = $5,"
+                    " array_parent = $6, body = $7, version = version + 1"
+                    " WHERE id = $1 AND version = $8 RETURNING version",
+                    params));
   if (!rows.empty()) return Status::Ok();
   BERTH_ASSIGN_OR_RETURN(rows, db.Exec("SELECT version FROM jobs WHERE id = $1", {id}));
   if (rows.empty()) return NotFound("job " + std::to_string(id) + ": not found");

@@ -67,6 +67,9 @@ class SqlStore final : public Store {
   Status AppendUsage(const UsageRecord& usage) override;
   Result<std::vector<UsageRecord>> ListUsage(core::Time from, core::Time to) override;
 
+  void ObserveWriteBatches(BatchObserver observer) override {
+    writer_->SetObserver(std::move(observer));
+  }
   int64_t commits() const override { return writer_->commits(); }
 
  private:

@@ -19,6 +19,8 @@
 //   outcome is unknown: retry with the same idempotency key.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -29,6 +31,18 @@
 #include "store/records.h"
 
 namespace berth::store {
+
+// What one transaction of the store's writer cost, for metrics: where a
+// write's wait for durability goes when it is not the disk's flush.
+struct BatchTiming {
+  size_t writes = 0;  // writes that shared the transaction
+  // From the hand-over of the batch's oldest write until the batch began
+  // (the writer was busy with the previous batch, or waiting for a CPU).
+  std::chrono::steady_clock::duration waited{};
+  // The transaction: BEGIN, the writes, COMMIT (the flush).
+  std::chrono::steady_clock::duration took{};
+};
+using BatchObserver = std::function<void(const BatchTiming&)>;
 
 class Store {
  public:
@@ -87,6 +101,10 @@ class Store {
   // Runs that overlap [from, to) (start < to and end > from), by start time.
   virtual Result<std::vector<UsageRecord>> ListUsage(core::Time from, core::Time to) = 0;
 
+  // Calls `observer` after each transaction of the writer, on its thread and
+  // before the transaction's callers hear, so it must be quick. Replaces any
+  // earlier observer.
+  virtual void ObserveWriteBatches(BatchObserver observer) = 0;
   // Transactions this Store has committed so far (for tests of group commit).
   virtual int64_t commits() const = 0;
 };
