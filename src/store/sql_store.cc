@@ -266,7 +266,8 @@ Result<std::vector<T>> ParseRows(const std::vector<SqlRow>& rows, Parse parse) {
 
 Result<std::unique_ptr<Store>> SqlStore::Open(SqlStoreOptions options) {
   return Guarded("open store", [&]() -> Result<std::unique_ptr<Store>> {
-    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<SqlConnection> writer, options.connect());
+    BERTH_ASSIGN_OR_RETURN(std::unique_ptr<SqlConnection> writer,
+                           options.connect_writer ? options.connect_writer() : options.connect());
     BERTH_RETURN_IF_ERROR(MigrateSchema(*writer, options.dialect));
     return std::unique_ptr<Store>(new SqlStore(std::move(options), std::move(writer)));
   });

@@ -30,8 +30,10 @@ namespace berth::store {
 
 struct SqlStoreOptions {
   SqlDialect dialect = SqlDialect::kSqlite;
-  // Opens one connection; called for the writer and for each pooled reader.
+  // Opens one connection; called for each pooled reader, and for the writer
+  // unless connect_writer is set.
   std::function<Result<std::unique_ptr<SqlConnection>>()> connect;
+  std::function<Result<std::unique_ptr<SqlConnection>>()> connect_writer;
   // Readers kept open at most; a reader beyond this waits for one.
   size_t max_readers = 4;
 };

@@ -71,7 +71,27 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(const std::stri
   return connection;
 }
 
+Result<std::unique_ptr<SqliteConnection>> SqliteConnection::OpenWriter(const std::string& path) {
+  BERTH_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection, Open(path));
+  BERTH_ASSIGN_OR_RETURN(connection->checkpointer_, WalCheckpointer::Start(path));
+  // Replaces SQLite's automatic checkpoint (itself a WAL hook).
+  sqlite3_wal_hook(
+      connection->db_,
+      [](void* checkpointer, sqlite3* db, const char*, int frames) {
+        if (static_cast<WalCheckpointer*>(checkpointer)->Notify(frames)) {
+          // As SQLite's own automatic checkpoint does, from inside the
+          // commit; SQLITE_BUSY while the checkpointer's is under way.
+          (void)sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        }
+        return SQLITE_OK;
+      },
+      connection->checkpointer_.get());
+  return connection;
+}
+
 SqliteConnection::~SqliteConnection() {
+  if (checkpointer_) sqlite3_wal_hook(db_, nullptr, nullptr);
+  checkpointer_.reset();
   for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
   sqlite3_close(db_);
 }
@@ -157,6 +177,11 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path) {
     options.connect = [path]() -> Result<std::unique_ptr<SqlConnection>> {
       BERTH_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
                              SqliteConnection::Open(path));
+      return std::unique_ptr<SqlConnection>(std::move(connection));
+    };
+    options.connect_writer = [path]() -> Result<std::unique_ptr<SqlConnection>> {
+      BERTH_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
+                             SqliteConnection::OpenWriter(path));
       return std::unique_ptr<SqlConnection>(std::move(connection));
     };
     return SqlStore::Open(std::move(options));

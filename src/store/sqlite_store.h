@@ -5,7 +5,9 @@
 // synchronous=FULL (a commit returns after the WAL is fsync'd: that is what
 // makes an OK durable), foreign_keys=ON, and a busy timeout, so a second
 // process on the same file waits for the write lock instead of failing.
-// Prepared statements are cached per connection.
+// Prepared statements are cached per connection. The store's writer opens
+// its connection with OpenWriter: its WAL is checkpointed by a thread of its
+// own (wal_checkpointer.h), never inside one of its commits.
 #pragma once
 
 #include <map>
@@ -16,6 +18,7 @@
 
 #include "common/status.h"
 #include "store/sql_connection.h"
+#include "store/wal_checkpointer.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -31,6 +34,9 @@ class SqliteConnection final : public SqlConnection {
   // Opens (creating when missing) the database at `path` and sets the
   // pragmas above. Unavailable when the file cannot be opened.
   static Result<std::unique_ptr<SqliteConnection>> Open(const std::string& path);
+  // Open, for the one connection that writes: the WAL it grows is
+  // checkpointed by a WalCheckpointer instead of by its commits.
+  static Result<std::unique_ptr<SqliteConnection>> OpenWriter(const std::string& path);
   ~SqliteConnection() override;
   SqliteConnection(const SqliteConnection&) = delete;
   SqliteConnection& operator=(const SqliteConnection&) = delete;
@@ -40,6 +46,8 @@ class SqliteConnection final : public SqlConnection {
   // A file does not go away like a server: never broken.
   bool broken() const override { return false; }
   Status Reconnect() override { return Status::Ok(); }
+  // The writer's checkpointer (OpenWriter); null for the others.
+  const WalCheckpointer* checkpointer() const { return checkpointer_.get(); }
 
  private:
   explicit SqliteConnection(sqlite3* db) : db_(db) {}
@@ -48,6 +56,7 @@ class SqliteConnection final : public SqlConnection {
 
   sqlite3* db_;
   std::map<std::string, sqlite3_stmt*, std::less<>> statements_;
+  std::unique_ptr<WalCheckpointer> checkpointer_;  // the writer's only
 };
 
 }  // namespace berth::store
