@@ -42,6 +42,7 @@
 #include "server/history.h"
 #include "server/job_request.h"
 #include "server/metrics.h"
+#include "server/silence_watch.h"
 #include "store/records.h"
 #include "store/store.h"
 
@@ -354,7 +355,9 @@ class Controller {
   // Usage of runs that ended, for the next QueuePersistLocked: written with
   // the jobs' final records, in the same transaction.
   std::vector<store::UsageRecord> unwritten_usage_;
-  std::optional<core::Time> last_heartbeat_check_;  // CheckHeartbeats' last walk
+  // The nodes that are not down, in the order they were last heard from:
+  // CheckHeartbeats reads only the silent ones.
+  SilenceWatch silence_;
   // Jobs that ended since they were loaded: their final state, for
   // dependencies and idempotent retries, at most options_.ended_kept of them
   // (older ones are looked up in the store).

@@ -56,7 +56,11 @@ Status Controller::Recover() {
     record.last_heartbeat = now;
     const core::NodeId id = state_.AddNode(record.spec);
     if (record.drained) state_.SetNodeState(id, core::NodeState::kDraining);
-    if (record.state == core::NodeState::kDown) state_.SetNodeState(id, core::NodeState::kDown);
+    if (record.state == core::NodeState::kDown) {
+      state_.SetNodeState(id, core::NodeState::kDown);
+    } else {
+      silence_.Heard(id, now);
+    }
     node_names_[id] = record.name;
     const std::string name = record.name;
     nodes_[name] = NodeEntry{std::move(record), id};
@@ -127,6 +131,7 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
     entry.record.address = registration.address;
     entry.record.logs_key = registration.logs_key;
     entry.record.last_heartbeat = now;
+    silence_.Heard(entry.id, now);
     if (entry.record.state == core::NodeState::kDown) {
       entry.record.state = core::NodeState::kUp;
       state_.SetNodeState(entry.id,
@@ -144,6 +149,7 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
     BERTH_RETURN_IF_ERROR(store_.PutNode(record));
     const core::NodeId id = state_.AddNode(record.spec);
     node_names_[id] = record.name;
+    silence_.Heard(id, now);
     const std::string name = record.name;  // the key, before record moves
     nodes_[name] = NodeEntry{std::move(record), id};
   }
@@ -308,6 +314,7 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   }
   NodeEntry& entry = it->second;
   entry.record.last_heartbeat = clock_.Now();
+  silence_.Heard(entry.id, entry.record.last_heartbeat);
   if (entry.record.state == core::NodeState::kDown) {
     entry.record.state = core::NodeState::kUp;
     state_.SetNodeState(entry.id,
