@@ -39,8 +39,9 @@ class WalCheckpointer {
   static constexpr int kDefaultThresholdFrames = 1000;
 
   // Opens its own connection to the database at `path` and starts the
-  // thread. Checkpoints once Notify() reports `threshold_frames` or more;
-  // Notify() asks the writer to at four times that.
+  // thread. Checkpoints once Notify() reports `threshold_frames` or more
+  // that no checkpoint has copied yet; Notify() asks the writer to at four
+  // times that in all.
   static Result<std::unique_ptr<WalCheckpointer>> Start(
       const std::string& path, int threshold_frames = kDefaultThresholdFrames);
   // Stops the thread (finishing a checkpoint under way) and closes.
@@ -65,6 +66,7 @@ class WalCheckpointer {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool wanted_ = false;               // guarded by mutex_
+  int copied_frames_ = 0;             // by the last checkpoint; guarded by mutex_
   bool stopping_ = false;             // guarded by mutex_
   int64_t complete_checkpoints_ = 0;  // guarded by mutex_
   std::thread thread_;                // last: started once everything above exists
