@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/check.h"
+#include "common/ready_future.h"
 #include "server/event_log.h"
 #include "server/explain_text.h"
 
@@ -49,11 +50,7 @@ std::shared_future<Status> Controller::QueueRecordsLocked(std::vector<JobRecord>
 
 std::shared_future<Status> Controller::QueuePersistLocked(
     const std::vector<JobRecord*>& changed_in_order) {
-  if (changed_in_order.empty() && unwritten_usage_.empty()) {
-    std::promise<Status> nothing;
-    nothing.set_value(Status::Ok());
-    return nothing.get_future().share();
-  }
+  if (changed_in_order.empty() && unwritten_usage_.empty()) return ReadyFuture(Status::Ok());
   // A job may change twice in one step (a short task reported exited before
   // it was ever seen running): write it once, or its version check fails.
   std::vector<JobRecord*> changed;

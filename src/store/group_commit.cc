@@ -4,18 +4,14 @@
 #include <string>
 #include <utility>
 
+#include "common/ready_future.h"
+
 namespace berth::store {
 namespace {
 
 constexpr std::string_view kSavepoint = "SAVEPOINT berth_write";
 constexpr std::string_view kRelease = "RELEASE SAVEPOINT berth_write";
 constexpr std::string_view kRollbackTo = "ROLLBACK TO SAVEPOINT berth_write";
-
-std::shared_future<Status> Settled(Status status) {
-  std::promise<Status> done;
-  done.set_value(std::move(status));
-  return done.get_future().share();
-}
 
 }  // namespace
 
@@ -44,8 +40,8 @@ std::shared_future<Status> GroupCommitter::Enqueue(Write write, bool must_succee
   std::shared_future<Status> done;
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return Settled(Unavailable("store: closing, the write was not made"));
-    if (!poisoned_.ok()) return Settled(poisoned_);
+    if (stopping_) return ReadyFuture(Unavailable("store: closing, the write was not made"));
+    if (!poisoned_.ok()) return ReadyFuture(poisoned_);
     queue_.push_back(Pending{std::move(write), must_succeed, std::chrono::steady_clock::now(), {}});
     done = last_ = queue_.back().done.get_future().share();
   }

@@ -572,12 +572,6 @@ Result<std::vector<core::QueueSpec>> SqlStore::ListQueues() {
 
 // --- usage ---
 
-Status SqlStore::AppendUsage(const UsageRecord& usage) {
-  return Guarded("AppendUsage", [&]() -> Status {
-    return writer_->Run([&](SqlConnection& db) { return InsertUsage(db, usage); });
-  });
-}
-
 Result<std::vector<UsageRecord>> SqlStore::ListUsage(core::Time from, core::Time to) {
   return Guarded("ListUsage", [&]() -> Result<std::vector<UsageRecord>> {
     std::vector<UsageRecord> runs;

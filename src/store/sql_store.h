@@ -66,7 +66,6 @@ class SqlStore final : public Store {
   Status PutQueues(const std::vector<core::QueueSpec>& queues) override;
   Result<std::vector<core::QueueSpec>> ListQueues() override;
 
-  Status AppendUsage(const UsageRecord& usage) override;
   Result<std::vector<UsageRecord>> ListUsage(core::Time from, core::Time to) override;
 
   void ObserveWriteBatches(BatchObserver observer) override {

@@ -7,7 +7,7 @@
 // process on the same file waits for the write lock instead of failing.
 // Prepared statements are cached per connection. The store's writer opens
 // its connection with OpenWriter: its WAL is checkpointed by a thread of its
-// own (wal_checkpointer.h), never inside one of its commits.
+// own (wal_checkpointer.h) instead of inside its commits.
 #pragma once
 
 #include <map>

@@ -97,8 +97,8 @@ class Store {
   virtual Status PutQueues(const std::vector<core::QueueSpec>& queues) = 0;
   virtual Result<std::vector<core::QueueSpec>> ListQueues() = 0;  // in the order put
 
-  virtual Status AppendUsage(const UsageRecord& usage) = 0;
   // Runs that overlap [from, to) (start < to and end > from), by start time.
+  // (Runs are written with their job's final record: QueueJobChanges.)
   virtual Result<std::vector<UsageRecord>> ListUsage(core::Time from, core::Time to) = 0;
 
   // Calls `observer` after each transaction of the writer, on its thread and

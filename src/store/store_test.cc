@@ -302,7 +302,7 @@ TYPED_TEST(StoreTest, AFailedQueuedChangeWritesNothingAndRefusesEveryLaterWrite)
   EXPECT_EQ(failure.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(failure.message().find("restart the server"), std::string::npos) << failure.message();
   EXPECT_EQ(this->store_->Barrier().get().message(), failure.message());
-  EXPECT_EQ(this->store_->AppendUsage(usage).message(), failure.message());
+  EXPECT_EQ(this->store_->QueueJobChanges({}, {usage}).get().message(), failure.message());
   JobRecord fresh = this->Get(a);
   fresh.message = "after the failure";
   EXPECT_EQ(this->store_->UpdateJobs({fresh}).code(), StatusCode::kFailedPrecondition);
@@ -486,7 +486,7 @@ TYPED_TEST(StoreTest, UsageListsTheRunsThatOverlapAPeriod) {
   };
   const std::vector<UsageRecord> runs = {run(1, 0, 10), run(2, 10, 20), run(3, 20, 30),
                                          run(4, 5, 25), run(5, 100, 200)};
-  for (const UsageRecord& usage : runs) ASSERT_TRUE(this->store_->AppendUsage(usage).ok());
+  ASSERT_TRUE(this->store_->QueueJobChanges({}, runs).get().ok());
   auto list = [&](int64_t from_s, int64_t to_s) {
     Result<std::vector<UsageRecord>> got =
         this->store_->ListUsage(core::Time::FromSeconds(from_s), core::Time::FromSeconds(to_s));
@@ -516,7 +516,7 @@ TYPED_TEST(StoreTest, EverythingIsThereAfterReopening) {
   ASSERT_TRUE(this->store_->PutQueues(SomeQueues()).ok());
   const UsageRecord usage{
       ids[0], "alice", "", core::kOneGpu, core::Time::FromSeconds(1), core::Time::FromSeconds(2)};
-  ASSERT_TRUE(this->store_->AppendUsage(usage).ok());
+  ASSERT_TRUE(this->store_->QueueJobChanges({}, {usage}).get().ok());
   const JobRecord first = this->Get(ids[0]);
 
   this->store_.reset();  // closes every connection
