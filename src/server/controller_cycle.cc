@@ -260,13 +260,20 @@ Status Controller::CheckHeartbeats() {
   std::lock_guard lock(mutex_);
   const core::Time now = clock_.Now();
   std::vector<JobRecord*> changed;
-  for (const auto& [id, heard] : silence_.TakeSilentBefore(now - options_.heartbeat_timeout)) {
+  Status failure = Status::Ok();
+  for (const auto& [id, heard] : silence_.SilentBefore(now - options_.heartbeat_timeout)) {
     const std::string& name = node_names_.at(id);
     NodeEntry& node = nodes_.at(name);
+    const core::NodeState was = node.record.state;
     node.record.state = core::NodeState::kDown;
+    if (failure = store_.PutNode(node.record); !failure.ok()) {
+      // Not down yet, and still watched: the next check tries again.
+      node.record.state = was;
+      break;
+    }
+    silence_.Forget(id);
     LogWarning("node_down",
                {{"node", name}, {"silent_s", fmt::format("{:.1f}", (now - heard).seconds())}});
-    BERTH_RETURN_IF_ERROR(store_.PutNode(node.record));
     state_.SetNodeState(node.id, core::NodeState::kDown);
     // A copy: requeueing a job takes it out of the index.
     const std::set<JobId> placed = placed_on_.contains(name) ? placed_on_[name] : std::set<JobId>{};
@@ -282,11 +289,12 @@ Status Controller::CheckHeartbeats() {
       }
     }
   }
+  // What the nodes before a failure changed is written all the same.
   BERTH_RETURN_IF_ERROR(CommitLocked(changed));
   if (!changed.empty()) {
     WakeLocked();
   }
-  return Status::Ok();
+  return failure;
 }
 
 }  // namespace berth::server

@@ -15,14 +15,20 @@ void SilenceWatch::Heard(core::NodeId node, core::Time at) {
   order_.splice(order_.end(), order_, it->second);  // iterators stay valid
 }
 
-std::vector<std::pair<core::NodeId, core::Time>> SilenceWatch::TakeSilentBefore(core::Time cutoff) {
+std::vector<std::pair<core::NodeId, core::Time>> SilenceWatch::SilentBefore(
+    core::Time cutoff) const {
   std::vector<std::pair<core::NodeId, core::Time>> silent;
-  while (!order_.empty() && order_.front().heard < cutoff) {
-    silent.emplace_back(order_.front().node, order_.front().heard);
-    where_.erase(order_.front().node);
-    order_.pop_front();
+  for (auto it = order_.begin(); it != order_.end() && it->heard < cutoff; ++it) {
+    silent.emplace_back(it->node, it->heard);
   }
   return silent;
+}
+
+void SilenceWatch::Forget(core::NodeId node) {
+  auto it = where_.find(node);
+  if (it == where_.end()) return;
+  order_.erase(it->second);
+  where_.erase(it);
 }
 
 }  // namespace berth::server

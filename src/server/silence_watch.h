@@ -10,8 +10,8 @@
 // them and the first that is not.
 //
 // A node is watched from its first heartbeat (or registration, or reload)
-// until it is reported silent; a node that is down is not watched until it
-// is heard again. Not thread-safe (the controller's lock guards it).
+// until it is forgotten (reported down); a node that is down is not watched
+// until it is heard again. Not thread-safe (the controller's lock guards it).
 #pragma once
 
 #include <list>
@@ -31,8 +31,10 @@ class SilenceWatch {
   // holds and the node is only ever reported later, not sooner.
   void Heard(core::NodeId node, core::Time at);
   // Nodes last heard before `cutoff`, the longest silent first, with when
-  // each was last heard; they are no longer watched.
-  std::vector<std::pair<core::NodeId, core::Time>> TakeSilentBefore(core::Time cutoff);
+  // each was last heard.
+  std::vector<std::pair<core::NodeId, core::Time>> SilentBefore(core::Time cutoff) const;
+  // Stops watching `node` (reported down) until it is heard again.
+  void Forget(core::NodeId node);
 
   size_t watched() const { return order_.size(); }
 
