@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev zlib1g-dev
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libtomlplusplus-dev
+  libgoogle-perftools-dev  # tcmalloc, the berth binary's allocator
   postgresql prometheus
   python3 clang-format
   chromium  # headless, for the dashboard test (tests/dashboard_test.py)
