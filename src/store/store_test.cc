@@ -595,6 +595,49 @@ TEST_F(SqliteStoreTest, UsesTheWriteAheadLog) {
   EXPECT_EQ(mode->at(0).at(0), "wal");
 }
 
+// SQLite rewrites the index entry of every indexed column an UPDATE's SET
+// names, even to the same value, so an update that changes only a job's
+// state and body must not name the others (UpdateJob in sql_store.cc: 7
+// pages per update against 3). A trigger on those columns counts every
+// update that names one of them.
+TEST_F(SqliteStoreTest, AnUpdateNamesTheOtherIndexedColumnsOnlyWhenOneChanged) {
+  Result<std::unique_ptr<Store>> store = backend_.Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Result<std::vector<JobId>> ids = (*store)->SubmitJobs("alice", "", {NewJob("train", "vision")});
+  ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+  Result<std::unique_ptr<SqlConnection>> raw = backend_.Raw();
+  ASSERT_TRUE(raw.ok());
+  ASSERT_TRUE((*raw)->Exec("CREATE TABLE wide_updates (id INTEGER)", {}).ok());
+  ASSERT_TRUE((*raw)
+                  ->Exec("CREATE TRIGGER count_wide_updates"
+                         " AFTER UPDATE OF user_name, queue, submit_time, array_parent ON jobs"
+                         " BEGIN INSERT INTO wide_updates (id) VALUES (new.id); END",
+                         {})
+                  .ok());
+  auto wide_updates = [&] {
+    Result<std::vector<SqlRow>> rows = (*raw)->Exec("SELECT count(*) FROM wide_updates", {});
+    return rows.ok() ? rows->at(0).at(0).value_or("?") : rows.status().ToString();
+  };
+
+  Result<JobRecord> job = (*store)->GetJob(ids->at(0));
+  ASSERT_TRUE(job.ok());
+  job->state = JobState::kRunning;
+  job->reason = "started";
+  ASSERT_TRUE((*store)->UpdateJobs({*job}).ok());
+  EXPECT_EQ(wide_updates(), "0");
+
+  job = (*store)->GetJob(ids->at(0));
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->state, JobState::kRunning);
+  job->request.queue = "nlp";
+  ASSERT_TRUE((*store)->UpdateJobs({*job}).ok());
+  EXPECT_EQ(wide_updates(), "1");
+  job = (*store)->GetJob(ids->at(0));
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->request.queue, "nlp");
+  EXPECT_EQ(job->version, 3);
+}
+
 TEST(SqliteStoreOpenTest, AnUnopenablePathIsUnavailable) {
   Result<std::unique_ptr<Store>> store = OpenSqliteStore("/nonexistent-dir/sub/berth.db");
   ASSERT_FALSE(store.ok());
