@@ -1,6 +1,10 @@
 // End to end over real HTTP on loopback: a real server (SQLite file in a
 // temp dir) and httplib clients playing users, admins and agents.
+#include <string>
+#include <vector>
+
 #include "server/api_test_fixture.h"
+#include "store/sqlite_store.h"
 
 namespace berth::server::api_testing {
 namespace {
@@ -336,6 +340,67 @@ TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
   ASSERT_EQ(back.body["stop"].size(), 1u) << back.body.dump();
   EXPECT_EQ(back.body["stop"][0]["job"], id);
   EXPECT_EQ(back.body["stop"][0]["attempt"], first["attempt"]);
+}
+
+// A silent node is marked down only once that is stored. Here the store
+// refuses n1's (a trigger in the real database file): n0, silent before
+// it, still goes down and its job's end is stored; n1 stays up and
+// watched, and goes down at the first check after the store takes it.
+TEST_F(ApiTest, ASilentNodeWhoseDownTheStoreRefusesIsCheckedAgain) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  // Not requeued: its loss ends it, so the record the check writes is its last.
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}, {"requeue", false}})
+          .body["id"];
+  json first = WaitForAssignment(n0, "n0", id);
+  Client n1 = RegisterAgent("n1", 8);
+  Heartbeat(n0, "n0",
+            {TaskReport{
+                core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  WaitForState(alice, id, "running");
+  Heartbeat(n1, "n1", {});  // heard after n0: checked after it
+
+  Result<std::unique_ptr<store::SqliteConnection>> raw =
+      store::SqliteConnection::Open(dir_.path() + "/berth.sqlite");
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  ASSERT_TRUE((*raw)
+                  ->Exec("CREATE TRIGGER refuse_n1 BEFORE UPDATE ON nodes WHEN new.name = 'n1'"
+                         " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END",
+                         {})
+                  .ok());
+  auto node_state = [&](const std::string& name) {
+    const Reply nodes = Admin().Get("/api/v1/nodes");
+    for (const json& node : nodes.body["nodes"]) {
+      if (node["name"] == name) return node["state"].get<std::string>();
+    }
+    return std::string("missing");
+  };
+  auto wait_for_down = [&](const std::string& name) {
+    for (int i = 0; i < 300 && node_state(name) != "down"; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return node_state(name);
+  };
+  auto stored_state = [&] {
+    Result<std::vector<store::SqlRow>> rows =
+        (*raw)->Exec("SELECT state FROM jobs WHERE id = $1", {id});
+    return rows.ok() && !rows->empty() ? rows->at(0).at(0).value_or("") : std::string("?");
+  };
+
+  clock_.Advance(core::Duration::Seconds(40));  // both silent past the 30 s timeout
+  EXPECT_EQ(wait_for_down("n0"), "down");
+  // What n0's loss changed was written although n1's write then failed.
+  for (int i = 0; i < 300 && stored_state() != "failed"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(stored_state(), "failed");
+  // Several checks later (a tick is 20 ms), n1 is still up: each failed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(node_state("n1"), "up");
+
+  ASSERT_TRUE((*raw)->Exec("DROP TRIGGER refuse_n1", {}).ok());
+  EXPECT_EQ(wait_for_down("n1"), "down");
 }
 
 TEST_F(ApiTest, AdminsDrainNodes) {
