@@ -1,5 +1,6 @@
 // End to end over real HTTP on loopback: a real server (SQLite file in a
 // temp dir) and httplib clients playing users, admins and agents.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -376,25 +377,27 @@ TEST_F(ApiTest, ASilentNodeWhoseDownTheStoreRefusesIsCheckedAgain) {
     }
     return std::string("missing");
   };
-  auto wait_for_down = [&](const std::string& name) {
-    for (int i = 0; i < 300 && node_state(name) != "down"; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return node_state(name);
-  };
   auto stored_state = [&] {
     Result<std::vector<store::SqlRow>> rows =
         (*raw)->Exec("SELECT state FROM jobs WHERE id = $1", {id});
     return rows.ok() && !rows->empty() ? rows->at(0).at(0).value_or("") : std::string("?");
   };
+  // What `read` says once it says `want`, or after 3 s (the checks run on
+  // the scheduler's thread).
+  auto eventually = [](const std::function<std::string()>& read, const std::string& want) {
+    for (int i = 0; i < 300 && read() != want; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return read();
+  };
+  auto wait_for_down = [&](const std::string& name) {
+    return eventually([&] { return node_state(name); }, "down");
+  };
 
   clock_.Advance(core::Duration::Seconds(40));  // both silent past the 30 s timeout
   EXPECT_EQ(wait_for_down("n0"), "down");
   // What n0's loss changed was written although n1's write then failed.
-  for (int i = 0; i < 300 && stored_state() != "failed"; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(stored_state(), "failed");
+  EXPECT_EQ(eventually(stored_state, "failed"), "failed");
   // Several checks later (a tick is 20 ms), n1 is still up: each failed.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(node_state("n1"), "up");
