@@ -7,8 +7,25 @@
 #include "common/check.h"
 
 namespace berth::core {
+namespace {
 
-BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& context) const {
+// Milli-GPUs on the nodes that take work.
+int64_t ClusterMilliGpus(const ClusterState& state) {
+  const NodeTable& nodes = state.nodes();
+  int64_t cluster = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto node = static_cast<NodeId>(i);
+    if (state.capacity().schedulable(node)) {
+      cluster += static_cast<int64_t>(nodes.spec(node).gpus.size()) * 1000;
+    }
+  }
+  return cluster;
+}
+
+}  // namespace
+
+BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& context,
+                                                      int64_t cluster_milli_gpus) const {
   // Only the jobs past the bound are walked (ClusterState::pending_by_wait):
   // the others are the young demand, all of it less theirs.
   std::optional<JobId> oldest;
@@ -26,20 +43,32 @@ BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& contex
     }
   }
   const int64_t young_demand = context.state.pending_milli_gpus() - starving_demand;
-  const NodeTable& nodes = context.state.nodes();
-  int64_t cluster = 0;  // milli-GPUs on nodes that take work
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const auto node = static_cast<NodeId>(i);
-    if (context.state.capacity().schedulable(node)) {
-      cluster += static_cast<int64_t>(nodes.spec(node).gpus.size()) * 1000;
-    }
-  }
   Starvation starvation;
-  starvation.overloaded = young_demand > cluster;
+  starvation.overloaded = young_demand > cluster_milli_gpus;
   if (oldest && (!starvation.overloaded || oldest_waited >= config_.starvation_hard_bound)) {
     starvation.head = oldest;
   }
   return starvation;
+}
+
+std::optional<Duration> BerthOrderer::DrainHorizon(const OrderContext& context,
+                                                   int64_t cluster_milli_gpus) const {
+  const double cluster = static_cast<double>(cluster_milli_gpus);
+  if (cluster <= 0 ||
+      static_cast<double>(context.state.pending_milli_gpus()) > config_.drain_load * cluster) {
+    return std::nullopt;  // a backlog: the order's job is to cut waits
+  }
+  // Outstanding work in milli-GPU-seconds. The walk is as long as the
+  // queue, which is short here, plus the running jobs, whose ends a full
+  // cycle's backfill plans from anyway.
+  double work = 0;
+  for (const JobIndex* jobs : {&context.state.pending(), &context.state.running()}) {
+    for (const auto& [id, job] : *jobs) {
+      work += context.runtimes.Remaining(*job, context.now).seconds() *
+              static_cast<double>(job->spec.total_gpu().value());
+    }
+  }
+  return Duration::Micros(std::llround(work / cluster * 1e6));
 }
 
 bool BerthOrderer::KeepsGuarantee(const Job& job, const Starvation& starvation, Time now) const {
@@ -59,6 +88,11 @@ int64_t BerthOrderer::Score(const Job& job, const OrderContext& context) const {
   return static_cast<int64_t>(std::llround(remaining * penalty / aging * 1000.0));
 }
 
+int64_t BerthOrderer::RemainingWork(const Job& job, const OrderContext& context) {
+  return static_cast<int64_t>(std::llround(context.runtimes.Remaining(job, context.now).seconds() *
+                                           static_cast<double>(job.spec.total_gpu().value())));
+}
+
 Duration BerthOrderer::Waited(const Job& job, Time now) {
   return Max(Duration::Zero(), (now - job.spec.submit_time) - job.RunTime(now));
 }
@@ -71,19 +105,30 @@ void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& co
   // preemptive cycle weighs) does not, and skips the pass over the queue.
   const bool needs_starvation = std::any_of(
       jobs.begin(), jobs.end(), [](const Job* job) { return !job->running() || job->guaranteed; });
-  const Starvation starvation = needs_starvation ? FindStarvation(context) : Starvation{};
+  // Only pending jobs can be drain-long.
+  const bool any_pending =
+      std::any_of(jobs.begin(), jobs.end(), [](const Job* job) { return !job->running(); });
+  const int64_t cluster = needs_starvation ? ClusterMilliGpus(context.state) : 0;
+  const Starvation starvation = needs_starvation ? FindStarvation(context, cluster) : Starvation{};
+  const std::optional<Duration> drain_horizon =
+      any_pending ? DrainHorizon(context, cluster) : std::nullopt;
   keys.clear();
   keys.reserve(jobs.size());
   for (const Job* job : jobs) {
     const int64_t priority = -int64_t{job->spec.priority};
-    if (job->running() && KeepsGuarantee(*job, starvation, context.now)) {
+    if (job->running()) {
       // Started as the head, guarantee in force: ahead of everyone of its
       // class, so never a victim.
-      keys.push_back({priority, 0, std::numeric_limits<int64_t>::min()});
+      keys.push_back(KeepsGuarantee(*job, starvation, context.now)
+                         ? OrderKey{priority, kHeadClass, std::numeric_limits<int64_t>::min()}
+                         : OrderKey{priority, kScoredClass, Score(*job, context)});
+    } else if (job->spec.id == starvation.head) {
+      keys.push_back({priority, kHeadClass, job->spec.submit_time.micros()});
+    } else if (drain_horizon && job->spec.total_gpu().value() > 0 &&
+               context.runtimes.Remaining(*job, context.now) >= *drain_horizon) {
+      keys.push_back({priority, kDrainLongClass, -RemainingWork(*job, context)});
     } else {
-      keys.push_back(job->spec.id == starvation.head
-                         ? OrderKey{priority, 0, job->spec.submit_time.micros()}
-                         : OrderKey{priority, 1, Score(*job, context)});
+      keys.push_back({priority, kScoredClass, Score(*job, context)});
     }
   }
 }

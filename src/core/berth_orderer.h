@@ -3,8 +3,8 @@
 // softened by aging and fair share, with a starvation bound.
 //
 //   key = (priority class,
-//          starving head or guaranteed ? 0 : 1,
-//          starving head ? submit time : score)
+//          starving head or guaranteed ? 0 : drain-long ? 1 : 2,
+//          starving head ? submit time : drain-long ? -remaining GPU-seconds : score)
 //   score = remaining GPU-seconds x fair-share penalty / (1 + waited / aging)
 //
 // - Remaining GPU-seconds come from the policy's estimator (the runtime
@@ -31,6 +31,18 @@
 //   forever.
 // - Fair share: 2^(w_user x U_user/S_user + w_queue x U_queue/S_queue), with U
 //   a user's (queue's) share of decayed usage and S an equal share.
+// - Draining (the pending jobs ask for at most drain_load of the cluster's
+//   GPUs): shortest-first gains little once the queue fits the cluster, and
+//   leaving the longest jobs for last stretches the end of the schedule
+//   (Graham's LPT rule for makespan). The drain horizon is the outstanding
+//   predicted GPU-seconds, running and pending, over the cluster's GPUs: a
+//   pending GPU job predicted to run at least that long would end after
+//   everything else if it waited, so it is drain-long and goes first,
+//   largest first in predicted GPU-seconds, as first-fit decreasing packs
+//   (the first that does not fit gets the reservation). It does not preempt
+//   for that place (PreemptsByOrder; quota reclaim still applies): it goes
+//   first for the schedule's end, not for urgency, and letting it stop
+//   running work multiplied preemptions on Philly 4.5x (docs/evaluation.md).
 #pragma once
 
 #include "core/orderer.h"
@@ -44,6 +56,9 @@ struct BerthOrderConfig {
   Duration aging = Duration::Hours(4);  // a job that waited this long counts half its size
   double user_fair_share_weight = 0.5;
   double queue_fair_share_weight = 0.5;
+  // The queue drains while its pending jobs ask for at most this share of
+  // the cluster's GPUs.
+  double drain_load = 0.75;
 };
 
 class BerthOrderer final : public Orderer {
@@ -56,23 +71,38 @@ class BerthOrderer final : public Orderer {
   std::optional<Time> NextKeyChange(const OrderContext& context) const override;
   bool UsesFairShare() const override { return true; }
   // The starving head starts under the guarantee.
-  bool Guarantees(const OrderKey& key) const override { return key.secondary == 0; }
+  bool Guarantees(const OrderKey& key) const override { return key.secondary == kHeadClass; }
+  // Drain-long jobs go first without stopping anyone.
+  bool PreemptsByOrder(const OrderKey& key) const override {
+    return key.secondary != kDrainLongClass;
+  }
 
   // Time since submission not spent running.
   static Duration Waited(const Job& job, Time now);
 
  private:
+  // OrderKey::secondary: the starving head and guaranteed runs, drain-long
+  // pending jobs, everyone else.
+  static constexpr int64_t kHeadClass = 0;
+  static constexpr int64_t kDrainLongClass = 1;
+  static constexpr int64_t kScoredClass = 2;
+
   struct Starvation {
     std::optional<JobId> head;  // who goes first, if anyone
     bool overloaded = false;    // jobs younger than the bound want more than the cluster
   };
   // One pass over the pending jobs. The head candidate is the starving job
   // submitted first (ties to the lowest id).
-  Starvation FindStarvation(const OrderContext& context) const;
+  Starvation FindStarvation(const OrderContext& context, int64_t cluster_milli_gpus) const;
+  // The drain horizon while the queue drains, else nullopt.
+  std::optional<Duration> DrainHorizon(const OrderContext& context,
+                                       int64_t cluster_milli_gpus) const;
   // Whether a guaranteed run keeps ranking ahead of its class now.
   bool KeepsGuarantee(const Job& job, const Starvation& starvation, Time now) const;
   // Remaining GPU-seconds x fair-share penalty / aging, in milli-units.
   int64_t Score(const Job& job, const OrderContext& context) const;
+  // Predicted GPU-seconds still ahead, in milli-units.
+  static int64_t RemainingWork(const Job& job, const OrderContext& context);
 
   BerthOrderConfig config_;
 };

@@ -250,8 +250,9 @@ TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogLargerThanTheClusterUntilThe
 TEST(BerthPolicyTest, ShortPredictedJobsGoFirstAndWaitingShrinksSize) {
   ClusterState state;
   AddNodes(state, 1, 8);
-  state.Submit(NewJob(1).Gpus(1).Submit(0), At(0));
-  state.Submit(NewJob(2).Gpus(1).Submit(0), At(0));
+  // Together they ask for the whole node: a backlog, so shortest first.
+  state.Submit(NewJob(1).Gpus(4).Submit(0), At(0));
+  state.Submit(NewJob(2).Gpus(4).Submit(0), At(0));
   const Policy policy = Berth({{Id(1), Secs(4000)}, {Id(2), Secs(1000)}});
   const BerthOrderer orderer{BerthOrderConfig{}};
   std::vector<OrderKey> keys;
@@ -264,6 +265,70 @@ TEST(BerthPolicyTest, ShortPredictedJobsGoFirstAndWaitingShrinksSize) {
   const FairShare later_share(state, At(3600));
   orderer.Keys(jobs, OrderContext{state, At(3600), *policy.runtimes, &later_share}, later);
   EXPECT_LT(later[0], keys[0]);
+}
+
+std::vector<OrderKey> KeysAt(const ClusterState& state, Time now, const Policy& policy,
+                             const std::vector<const Job*>& jobs) {
+  const BerthOrderer orderer{BerthOrderConfig{}};
+  const FairShare share(state, now);
+  std::vector<OrderKey> keys;
+  orderer.Keys(jobs, OrderContext{state, now, *policy.runtimes, &share}, keys);
+  return keys;
+}
+
+TEST(BerthPolicyTest, WhileTheQueueDrainsTheJobsThatWouldEndLastGoFirstLargestFirst) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  StartOn(state, NewJob(1).Gpus(8), N(0), 0xff, At(0));
+  state.Submit(NewJob(2).Gpus(2), At(0));
+  state.Submit(NewJob(3).Gpus(6), At(0));
+  state.Submit(NewJob(4).Gpus(2), At(0));
+  const Policy policy = Berth({{Id(1), Secs(1000)},
+                               {Id(2), Secs(100)},
+                               {Id(3), Secs(2000)},
+                               {Id(4), Secs(2500)},
+                               {Id(5), Secs(100)}});
+  // 10 of 16 GPUs pending; the horizon is (8x1000 + 2x100 + 6x2000 +
+  // 2x2500) GPU-seconds / 16 GPUs = 1,575 s: jobs 3 and 4 would end last.
+  std::vector<OrderKey> keys =
+      KeysAt(state, At(0), policy, {&state.Get(Id(2)), &state.Get(Id(3)), &state.Get(Id(4))});
+  EXPECT_LT(keys[1], keys[2]) << "job 3 (12,000 GPU-s) before job 4 (5,000), though shorter";
+  EXPECT_LT(keys[2], keys[0]) << "job 4 before the short job 2";
+
+  // Another 8 GPUs asked for: 18 pending, a backlog; shortest first again.
+  state.Submit(NewJob(5).Gpus(8), At(0));
+  keys = KeysAt(state, At(0), policy, {&state.Get(Id(2)), &state.Get(Id(3)), &state.Get(Id(4))});
+  EXPECT_LT(keys[0], keys[2]);
+  EXPECT_LT(keys[2], keys[1]);
+}
+
+TEST(BerthPolicyTest, ADrainLongJobWaitsForItsReservationInsteadOfPreempting) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  StartOn(state, NewJob(1).Gpus(8).Preemptible(), N(0), 0xff, At(0));
+  StartOn(state, NewJob(2).Gpus(8).Preemptible(), N(1), 0xff, At(0));
+  state.Submit(NewJob(3).Gpus(4).Submit(1000), At(1000));
+  const std::map<JobId, Duration> durations = {
+      {Id(1), Secs(5000)}, {Id(2), Secs(1100)}, {Id(3), Secs(3000)}};
+  // At 1,000 s job 1 has 4,000 s left, job 2 100 s: the horizon is
+  // (8x4000 + 8x100 + 4x3000) / 16 = 2,800 s, and job 3 runs 3,000.
+  Decision decision = Decide(state, At(1000), Berth(durations));
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+  EXPECT_THAT(StartedIds(decision), IsEmpty());
+  ASSERT_EQ(decision.reservations.size(), 1u);
+  EXPECT_EQ(decision.reservations[0].job, Id(3));
+  EXPECT_EQ(decision.reservations[0].start, At(1100)) << "when job 2 ends";
+
+  // Without the drain rule job 3 ranks before job 1 (12,000 GPU-seconds
+  // against 32,000) and stops it.
+  PolicyConfig config;
+  config.berth.drain_load = 0;
+  Policy plain = std::move(MakePolicy("berth", config)).value();
+  plain.runtimes = std::make_shared<TableEstimator>(durations);
+  decision = Decide(state, At(1000), plain);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(3)));
 }
 
 }  // namespace

@@ -53,6 +53,12 @@ class Orderer {
     (void)key;
     return false;
   }
+  // Whether a job with this key may stop the running jobs ordered after it
+  // (preemptive disciplines; quota reclaim does not ask).
+  virtual bool PreemptsByOrder(const OrderKey& key) const {
+    (void)key;
+    return true;
+  }
 };
 
 }  // namespace berth::core

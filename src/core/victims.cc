@@ -186,14 +186,17 @@ int64_t VictimPool::Gpus(const PlacementRequest& request) const {
 std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& candidate,
                                              std::optional<VictimPool>& lazy_pool,
                                              PlacementMemo& memo, Capacity& capacity) {
+  const bool by_order = cycle.policy.orderer->PreemptsByOrder(candidate.key);
+  const bool reclaims =
+      cycle.quota &&
+      cycle.quota->WithinGuarantee(candidate.job->spec.queue, candidate.job->spec.total_gpu());
+  if (!by_order && !reclaims) return std::nullopt;
   if (!lazy_pool) lazy_pool.emplace(cycle);
   VictimPool& pool = *lazy_pool;
   pool.NarrowTo(candidate);
   std::span<Victim> eligible = pool.eligible();
-  std::vector<Victim> with_reclaim;  // copies: only when reclaim widens the set
-  const bool reclaims =
-      cycle.quota &&
-      cycle.quota->WithinGuarantee(candidate.job->spec.queue, candidate.job->spec.total_gpu());
+  if (!by_order) eligible = eligible.first(0);  // reclaim only
+  std::vector<Victim> with_reclaim;             // copies: only when reclaim widens the set
   if (reclaims) {
     // The eligible prefix first, then borrowers beyond it, keeping pool order.
     for (Victim& victim : pool.all()) {
@@ -224,7 +227,9 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
     for (Victim*& victim : order) victim = pool.Same(*victim);
   }
   std::optional<PreemptionPlan> plan = Release(capacity, candidate, order, cycle.place);
-  if (!plan) memo.RecordFailure(candidate.request);
+  // A later candidate with the same request may stop more (its order's
+  // victims) than reclaim alone offered here.
+  if (!plan && by_order) memo.RecordFailure(candidate.request);
   return plan;
 }
 

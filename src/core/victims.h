@@ -58,9 +58,10 @@ struct PreemptionPlan {
 
 // Finds victims in `pool` (built on first use) that make room for
 // `candidate` on `capacity`, the policy's VictimChoice deciding which.
-// Victims are the jobs ordered after the candidate and, when the cluster has
-// team queues and the candidate's queue is within its guarantee, any job of
-// a queue that is borrowing (quota reclaim). On
+// Victims are the jobs ordered after the candidate (unless the orderer says
+// its key does not preempt by order) and, when the cluster has team queues
+// and the candidate's queue is within its guarantee, any job of a queue that
+// is borrowing (quota reclaim). On
 // success the victims are released from `capacity`; on failure it is
 // unchanged and `memo` remembers the request.
 std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& candidate,
