@@ -58,9 +58,9 @@ std::optional<Duration> BerthOrderer::DrainHorizon(const OrderContext& context,
       static_cast<double>(context.state.pending_milli_gpus()) > config_.drain_load * cluster) {
     return std::nullopt;  // a backlog: the order's job is to cut waits
   }
-  // Outstanding work in milli-GPU-seconds. The walk is as long as the
-  // queue, which is short here, plus the running jobs, whose ends a full
-  // cycle's backfill plans from anyway.
+  // Outstanding work in milli-GPU-seconds. Full cycles only: the walk is as
+  // long as the queue, which is short here, plus the running jobs, whose
+  // ends a full cycle plans from anyway.
   double work = 0;
   for (const JobIndex* jobs : {&context.state.pending(), &context.state.running()}) {
     for (const auto& [id, job] : *jobs) {
@@ -105,13 +105,14 @@ void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& co
   // preemptive cycle weighs) does not, and skips the pass over the queue.
   const bool needs_starvation = std::any_of(
       jobs.begin(), jobs.end(), [](const Job* job) { return !job->running() || job->guaranteed; });
-  // Only pending jobs can be drain-long.
+  // Only pending jobs can be drain-long, and only in a cycle that may read
+  // every live job.
   const bool any_pending =
       std::any_of(jobs.begin(), jobs.end(), [](const Job* job) { return !job->running(); });
   const int64_t cluster = needs_starvation ? ClusterMilliGpus(context.state) : 0;
   const Starvation starvation = needs_starvation ? FindStarvation(context, cluster) : Starvation{};
   const std::optional<Duration> drain_horizon =
-      any_pending ? DrainHorizon(context, cluster) : std::nullopt;
+      any_pending && !context.partial ? DrainHorizon(context, cluster) : std::nullopt;
   keys.clear();
   keys.reserve(jobs.size());
   for (const Job* job : jobs) {

@@ -43,6 +43,8 @@
 //   for that place (PreemptsByOrder; quota reclaim still applies): it goes
 //   first for the schedule's end, not for urgency, and letting it stop
 //   running work multiplied preemptions on Philly 4.5x (docs/evaluation.md).
+//   The horizon reads every live job, so only full cycles apply the rule
+//   (OrderContext::partial): between them an arrival ranks by its score.
 #pragma once
 
 #include "core/orderer.h"

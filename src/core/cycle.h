@@ -57,7 +57,7 @@ struct Cycle {
 
   bool explaining() const { return explain != ExplainLevel::kNone; }
   OrderContext order_context() const {
-    return OrderContext{state, now, *policy.runtimes, fair_share ? &*fair_share : nullptr};
+    return OrderContext{state, now, *policy.runtimes, fair_share ? &*fair_share : nullptr, partial};
   }
 
   // Whether the candidate's queue has room under its ceilings; records the
@@ -95,6 +95,7 @@ struct Cycle {
   Capacity work;                                    // live capacity minus this cycle's starts
   std::vector<Candidate> order;                     // pending jobs that can fit, in policy order
   std::vector<const Job*> never_fit;                // pending jobs that can never fit, by id
+  bool partial = false;  // ranks the front only, reusing an order (DecideOptions::reuse)
   // A cycle that reuses an order: the expected ends its full cycle planned
   // (QueueOrder::ends), for the reservation's schedule (eta.h).
   const std::vector<KnownEnd>* known_ends = nullptr;

@@ -224,6 +224,7 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
   // ETAs for every job need the whole order: a kFull cycle never reuses one.
   const bool partial = options.reuse != nullptr && options.explain != ExplainLevel::kFull &&
                        state.pending().size() > options.depth;
+  cycle.partial = partial;
   if (partial) {
     RankFront(cycle, *options.reuse, options.depth);
     cycle.known_ends = &options.reuse->ends;

@@ -247,5 +247,31 @@ TEST(DecideReuseTest, ARunThatStartedSinceItsFullCycleIsEstimatedAnew) {
       << "not the end its first run was expected at (900), nor job 2's (800)";
 }
 
+// The Berth drain rule reads every live job, so event cycles leave it to
+// the next full cycle: between them a drain-long arrival ranks by its score.
+TEST(DecideReuseTest, ADrainLongArrivalGoesFirstFromTheNextFullCycle) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec running = NewJob(1).Gpus(7);
+  state.Submit(running, At(0));
+  state.Start(running.id, *Place(state.capacity(), ResolveRequest(state.nodes(), running).request),
+              At(0));
+  Submit(state, NewJob(101).Submit(10));
+  Submit(state, NewJob(102).Submit(20));
+  const Policy berth = NamedPolicy(
+      "berth",
+      std::make_shared<TableEstimator>(std::map<JobId, Duration>{
+          {Id(1), Secs(1000)}, {Id(101), Secs(100)}, {Id(102), Secs(100)}, {Id(200), Secs(5000)}}));
+  const QueueOrder order = FullOrder(state, At(100), berth);
+
+  // One GPU free, three pending; the horizon at 150 s is (7x850 + 100 +
+  // 100 + 5000) GPU-seconds / 8 GPUs = 1,394 s, and job 200 runs 5,000.
+  Submit(state, NewJob(200).Submit(150));
+  EXPECT_THAT(StartedIds(Decide(state, At(150), berth, Reusing(order, 1))), ElementsAre(Id(101)))
+      << "the event cycle ranks the arrival by its score";
+  EXPECT_THAT(StartedIds(Decide(state, At(150), berth)), ElementsAre(Id(200)))
+      << "a full cycle puts it first";
+}
+
 }  // namespace
 }  // namespace berth::core

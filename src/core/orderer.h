@@ -28,6 +28,10 @@ struct OrderContext {
   const RuntimeEstimator& runtimes;
   // Set by Decide for orderers that UseFairShare(); computed once per cycle.
   const FairShare* fair_share = nullptr;
+  // A cycle that ranks only the jobs that arrived since the last full one
+  // (DecideOptions::reuse): terms that read every live job (the Berth drain
+  // horizon) are left to the next full cycle, as the known jobs' keys are.
+  bool partial = false;
 };
 
 class Orderer {

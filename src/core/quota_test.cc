@@ -96,7 +96,9 @@ TEST(QuotaDecideTest, BorrowersGiveBackWhatTheOwnerNeeds) {
   StartOn(state, NewJob(1).Gpus(8).Queue("borrower").Preemptible(), N(0), 0xff, At(0));
   StartOn(state, NewJob(2).Gpus(8).Queue("borrower").Preemptible(), N(1), 0xff, At(100));
   // The owner's job is long: by the Berth order alone it would not displace
-  // the borrower's shorter jobs, but its guarantee does.
+  // the borrower's shorter jobs, but its guarantee does. (It is drain-long
+  // too, 90,000 s against a horizon of about 45,000, and a drain-long job
+  // does not preempt by order: reclaim alone makes its room.)
   state.Submit(NewJob(3).Gpus(8).Queue("owner").Submit(5000), At(5000));
   const Policy berth = testing::NamedPolicy(
       "berth", std::make_shared<TableEstimator>(std::map<JobId, Duration>{
