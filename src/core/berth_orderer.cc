@@ -100,15 +100,16 @@ Duration BerthOrderer::Waited(const Job& job, Time now) {
 void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& context,
                         std::vector<OrderKey>& keys) const {
   BERTH_CHECK(context.fair_share != nullptr);
-  // A pending job needs it (is it the head?), as does a guaranteed run
-  // (does the guarantee hold?); a batch of other runs (the victims a
-  // preemptive cycle weighs) does not, and skips the pass over the queue.
-  const bool needs_starvation = std::any_of(
-      jobs.begin(), jobs.end(), [](const Job* job) { return !job->running() || job->guaranteed; });
-  // Only pending jobs can be drain-long, and only in a cycle that may read
-  // every live job.
+  // A pending job needs the starvation pass (is it the head?), as does a
+  // guaranteed run (does the guarantee hold?); a batch of other runs (the
+  // victims a preemptive cycle weighs) does not, and skips the pass over
+  // the queue. Only pending jobs can be drain-long, and only in a cycle
+  // that may read every live job.
   const bool any_pending =
       std::any_of(jobs.begin(), jobs.end(), [](const Job* job) { return !job->running(); });
+  const bool needs_starvation =
+      any_pending ||
+      std::any_of(jobs.begin(), jobs.end(), [](const Job* job) { return job->guaranteed; });
   const int64_t cluster = needs_starvation ? ClusterMilliGpus(context.state) : 0;
   const Starvation starvation = needs_starvation ? FindStarvation(context, cluster) : Starvation{};
   const std::optional<Duration> drain_horizon =

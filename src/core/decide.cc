@@ -156,7 +156,7 @@ QueueOrder KeepOrder(const Cycle& cycle) {
 
 // Step 4: a reason and position for every job left pending (of the front
 // only, when the cycle reused an order: held jobs are then left out too).
-void Explain(Cycle& cycle, bool partial, bool defer_etas) {
+void Explain(Cycle& cycle, bool defer_etas) {
   cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size() +
                                  cycle.state.held().size());
   int64_t position = 0;
@@ -169,7 +169,7 @@ void Explain(Cycle& cycle, bool partial, bool defer_etas) {
     cycle.decision.pending.push_back(
         PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
   }
-  if (partial) return;
+  if (cycle.partial) return;
   for (const auto& [id, job] : cycle.state.held()) {
     cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
   }
@@ -222,10 +222,9 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
   BERTH_CHECK(policy.runtimes != nullptr) << "policy " << policy.name << " has no estimator";
   Cycle cycle(state, now, policy, options.explain);
   // ETAs for every job need the whole order: a kFull cycle never reuses one.
-  const bool partial = options.reuse != nullptr && options.explain != ExplainLevel::kFull &&
-                       state.pending().size() > options.depth;
-  cycle.partial = partial;
-  if (partial) {
+  cycle.partial = options.reuse != nullptr && options.explain != ExplainLevel::kFull &&
+                  state.pending().size() > options.depth;
+  if (cycle.partial) {
     RankFront(cycle, *options.reuse, options.depth);
     cycle.known_ends = &options.reuse->ends;
   } else {
@@ -245,8 +244,8 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
       RunPreemptiveBackfill(cycle);
       break;
   }
-  if (cycle.explaining()) Explain(cycle, partial, options.defer_etas);
-  if (partial) {
+  if (cycle.explaining()) Explain(cycle, options.defer_etas);
+  if (cycle.partial) {
     cycle.decision.partial = true;
     cycle.decision.next_decision = options.reuse->next_key_change;
   } else {
