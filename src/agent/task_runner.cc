@@ -85,6 +85,7 @@ void TaskRunner::Adopt(const TaskKey& key, const std::string& dir) {
 }
 
 void TaskRunner::Refresh() {
+  std::erase_if(children_, ReapIfExited);
   for (auto& [key, entry] : entries_) {
     if (entry.task.phase == LocalPhase::kRunning) RefreshOne(entry);
   }
@@ -189,11 +190,12 @@ Status TaskRunner::Start(const server::TaskAssignment& assignment) {
     request.argv = options_.supervisor_command;
     request.argv.push_back(dir);
     request.log_path = dir + "/" + task_files::kLog;
-    request.exec_failure_path = dir + "/" + task_files::kExit;
-    request.exec_failure_content =
-        ExitStatusJson(ExitStatus{127, std::nullopt, "start_failed", SystemClock().Now()});
     pid = SpawnDetached(request);
-    if (!pid.ok()) prepared = pid.status();
+    if (pid.ok()) {
+      children_.push_back(*pid);
+    } else {
+      prepared = pid.status();
+    }
   }
   if (!prepared.ok()) {
     RecordOutcome(entry, ExitStatus{127, std::nullopt, "start_failed", {}},

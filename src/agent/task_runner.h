@@ -42,7 +42,8 @@ class TaskRunner {
  public:
   static Result<std::unique_ptr<TaskRunner>> Open(TaskRunnerOptions options);
 
-  // Looks at the running tasks again: recorded exits, vanished supervisors.
+  // Looks at the running tasks again: recorded exits, vanished supervisors;
+  // reaps the supervisors this runner started that have exited.
   void Refresh();
   // Every task known here, by key.
   std::vector<LocalTask> Tasks() const;
@@ -80,6 +81,9 @@ class TaskRunner {
   TaskRunnerOptions options_;
   std::string tasks_dir_;
   std::map<TaskKey, Entry> entries_;
+  // Supervisors started by this process and not yet reaped (spawn.h): its
+  // children until they exit, whatever happens to their entries.
+  std::vector<pid_t> children_;
 };
 
 }  // namespace berth::agent

@@ -139,5 +139,34 @@ TEST_F(TaskRunnerTest, StartingTheSameAttemptTwiceIsRefused) {
   ASSERT_TRUE(WaitForExit(*runner, core::JobId{1}));
 }
 
+TEST_F(TaskRunnerTest, ASupervisorThatCannotStartIsRecordedAsAStartFailure) {
+  TaskRunnerOptions options = RunnerOptions(dir_.path());
+  options.supervisor_command = {dir_.path() + "/no-such-supervisor"};
+  std::unique_ptr<TaskRunner> runner = TaskRunner::Open(options).value();
+  const Status started = runner->Start(ShellTask(1, "exit 0"));
+  EXPECT_THAT(started.message(), HasSubstr("no-such-supervisor"));
+  const std::optional<LocalTask> task = Find(*runner, core::JobId{1});
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->phase, LocalPhase::kExited);
+  ASSERT_TRUE(task->exit);
+  EXPECT_EQ(task->exit->exit_code, 127);
+  EXPECT_EQ(task->exit->reason, "start_failed");
+  EXPECT_TRUE(std::filesystem::exists(TaskDir() + "/" + task_files::kExit));
+}
+
+TEST_F(TaskRunnerTest, ASupervisorThatHasExitedIsReapedNotLeftAZombie) {
+  std::unique_ptr<TaskRunner> runner = Open();
+  ASSERT_TRUE(runner->Start(ShellTask(1, "exit 0")).ok());
+  const std::optional<ProcessIdentity> supervisor =
+      ProcessIdentity::Parse(Slurp(TaskDir() + "/" + task_files::kSupervisor));
+  ASSERT_TRUE(supervisor);
+  ASSERT_TRUE(WaitForExit(*runner, core::JobId{1}));
+  EXPECT_TRUE(WaitFor([&] {
+    runner->Refresh();
+    const std::optional<ProcStat> stat = ReadProcStat(supervisor->pid);
+    return !stat || stat->start_ticks != supervisor->start_ticks;
+  }));
+}
+
 }  // namespace
 }  // namespace berth::agent
