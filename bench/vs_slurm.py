@@ -149,6 +149,38 @@ def start_rate(a, sched, work, replay_argv, env, pool):
                            "lost_jobs": m["lost_jobs"], "gpu_conflicts": m["gpu_conflicts"]}}
 
 
+def job_only_rate(a, work, runs=3):
+    """The start rate's ceiling on this machine: the same job script, started
+    --burst-jobs times by xargs with one process per CPU at a time, no
+    scheduler at all. Every start of either scheduler runs these processes
+    too (bash, two `date`s, `sleep`), so neither can start jobs faster; on a
+    host slow at creating processes this caps what a ratio between the two
+    can show. Median of `runs`, each measured like start_rate (jobs / (last
+    start mark - launch))."""
+    import replay_common
+    cpus = os.cpu_count() or 1
+    rates = []
+    for i in range(runs):
+        out, marks, jobsh = replay_common.prepare(os.path.join(work, f"job-only-{i + 1}"))
+        ids = "".join(f"{j}\n" for j in range(1, a.burst_jobs + 1))
+        launched = time.time()
+        subprocess.run(["xargs", "-P", str(cpus), "-I{}", jobsh, "{}", "0", marks, "local"],
+                       input=ids, text=True, check=True)
+        starts = []
+        for name in os.listdir(marks):
+            if name.startswith("start."):
+                with open(os.path.join(marks, name)) as fh:
+                    starts.append(float(fh.readline().split()[0]))
+        if len(starts) != a.burst_jobs:
+            raise RuntimeError(f"job-only run: {len(starts)} of {a.burst_jobs} jobs marked a start")
+        rates.append(len(starts) / (max(starts) - launched))
+        time.sleep(1)
+    rates.sort()
+    log(f"  job-only ceiling: {a.burst_jobs} jobs, {cpus} at a time, no scheduler: "
+        + ", ".join(fmt(r) for r in rates) + " starts/s")
+    return {"per_s": rates[len(rates) // 2], "runs": rates, "parallel": cpus, "jobs": a.burst_jobs}
+
+
 def workloads(a, sched, work, replay_argv, env, pool):
     res = start_rate(a, sched, work, replay_argv, env, pool) if a.burst_jobs > 0 else {}
     time.sleep(2)
@@ -161,8 +193,9 @@ def workloads(a, sched, work, replay_argv, env, pool):
         log("  " + metrics.summary_line(f"{sched} wl200 #{i + 1}", m))
         runs.append(m)
         time.sleep(2)
-    res["wl200"] = median_range(runs)
-    res["wl200"]["time_scale"] = a.wl200_time_scale
+    if runs:
+        res["wl200"] = median_range(runs)
+        res["wl200"]["time_scale"] = a.wl200_time_scale
     if a.minutes_time_scale > 0:
         out = os.path.join(work, f"{sched}-wl_minutes")
         run_py(replay_argv(a.wl_minutes, out, a.minutes_time_scale, f"{sched}-wl_minutes"), env,
@@ -460,6 +493,13 @@ def table(res):
         if key.startswith(("cli_", "submit_python_")):  # against sbatch
             sv = s.get(key.replace("cli_", "").replace("python_", ""))
         lines.append(f"| {label} | {fmt(b.get(key), d)} | {fmt(sv, d)} | {fmt(r.get(rk), 2)} |")
+    ceiling = (res.get("job_only_start_rate") or {}).get("per_s")
+    if ceiling:
+        def share(side):
+            rate = side.get("start_rate_per_s")
+            return fmt(rate / ceiling, 2) if rate else "-"
+        lines.append(f"| start rate / job-only ceiling ({fmt(ceiling)} starts/s, no scheduler) | "
+                     f"{share(b)} | {share(s)} | |")
     for wl in ("wl200", "wl_minutes"):
         bw, sw = b.get(wl) or {}, s.get(wl) or {}
         if not bw and not sw:
@@ -537,6 +577,8 @@ def main():
            "wl200_runs": a.runs, "time_scale": {"wl200": a.wl200_time_scale, "wl_minutes": a.minutes_time_scale},
            "command": "bench/vs-slurm.sh " + " ".join(sys.argv[1:])}
     try:
+        if a.burst_jobs > 0:
+            res["job_only_start_rate"] = job_only_rate(a, work)
         if a.only in ("both", "slurm"):
             res["slurm"] = slurm_side(a, work)
         if a.only in ("both", "berth"):
