@@ -26,6 +26,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import intake  # noqa: E402
 import metrics  # noqa: E402
+import replay_common  # noqa: E402
 from berth_client import Berth, admin_token  # noqa: E402
 
 SLURM_TOOLS = os.path.normpath(os.path.join(ROOT, "..", "shared", "tools", "slurm"))
@@ -157,7 +158,6 @@ def job_only_rate(a, work, runs=3):
     host slow at creating processes this caps what a ratio between the two
     can show. Median of `runs`, each measured like start_rate (jobs / (last
     start mark - launch))."""
-    import replay_common
     cpus = os.cpu_count() or 1
     rates = []
     for i in range(runs):
@@ -166,11 +166,8 @@ def job_only_rate(a, work, runs=3):
         launched = time.time()
         subprocess.run(["xargs", "-P", str(cpus), "-I{}", jobsh, "{}", "0", marks, "local"],
                        input=ids, text=True, check=True)
-        starts = []
-        for name in os.listdir(marks):
-            if name.startswith("start."):
-                with open(os.path.join(marks, name)) as fh:
-                    starts.append(float(fh.readline().split()[0]))
+        marked = [metrics.read_marks(marks, j)[0] for j in range(1, a.burst_jobs + 1)]
+        starts = [job_starts[0][0] for job_starts in marked if job_starts]
         if len(starts) != a.burst_jobs:
             raise RuntimeError(f"job-only run: {len(starts)} of {a.burst_jobs} jobs marked a start")
         rates.append(len(starts) / (max(starts) - launched))

@@ -58,12 +58,20 @@ TEST(SpawnTest, TheChildGetsItsOwnSessionTheLogAndOnlyTheStandardDescriptors) {
   EXPECT_EQ(stat->pgrp, *pid);
   EXPECT_EQ(stat->ppid, ::getpid());
 
-  std::set<std::string> fds;
+  // Polled: sleep opens and closes files of its own (the locale) as it
+  // starts; an inherited descriptor would stay.
   const std::string fd_dir = "/proc/" + std::to_string(*pid) + "/fd";
-  for (const fs::directory_entry& entry : fs::directory_iterator(fd_dir)) {
-    fds.insert(entry.path().filename().string());
-  }
-  EXPECT_EQ(fds, (std::set<std::string>{"0", "1", "2"}));
+  std::set<std::string> fds;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        fds.clear();
+        for (const fs::directory_entry& entry : fs::directory_iterator(fd_dir)) {
+          fds.insert(entry.path().filename().string());
+        }
+        return fds == std::set<std::string>{"0", "1", "2"};
+      },
+      std::chrono::seconds(5)))
+      << "descriptors: " << ::testing::PrintToString(fds);
   EXPECT_EQ(fs::read_symlink(fd_dir + "/0"), "/dev/null");
   EXPECT_EQ(fs::read_symlink(fd_dir + "/1"), log);
   EXPECT_EQ(fs::read_symlink(fd_dir + "/2"), log);
