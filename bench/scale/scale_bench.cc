@@ -27,6 +27,7 @@
 //
 // Usage: scale_bench --berth PATH [--sizes 1000x10000,10000x100000]
 //                    [--measure-s 60] [--out FILE] [--quick]
+//                    [--database postgresql://...]  (an empty database, one size)
 #include <httplib.h>
 #include <stdlib.h>
 
@@ -137,13 +138,16 @@ int64_t PendingJobs(const std::string& metrics) {
   return pending;
 }
 
-json RunSize(const std::string& berth, const Size& size, double measure_s) {
+// `database`: a PostgreSQL URL for the store instead of SQLite (empty: SQLite).
+json RunSize(const std::string& berth, const Size& size, double measure_s,
+             const std::string& database) {
   char pattern[] = "/tmp/berth-scale-XXXXXX";
   if (::mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
   const std::string dir = pattern;
   // Agents of 10k nodes heartbeat every 5 s (2,000 heartbeats/s in all).
   const auto interval = std::chrono::milliseconds(std::max(1000, size.nodes / 2));
-  const std::string toml = "[scheduler]\npolicy = \"berth\"\nheartbeat_timeout_s = " +
+  const std::string toml = (database.empty() ? "" : "database = \"" + database + "\"\n") +
+                           "[scheduler]\npolicy = \"berth\"\nheartbeat_timeout_s = " +
                            std::to_string(std::max<int64_t>(30, 6 * interval.count() / 1000)) +
                            "\n";
   std::fprintf(stderr, "[%d nodes, %d pending] server in %s\n", size.nodes, size.pending,
@@ -336,12 +340,15 @@ int main(int argc, char** argv) {
   std::vector<std::string> size_texts = {"1000x10000", "10000x100000"};
   double measure_s = 60;
   bool quick = false;
+  std::string database;
   app.add_option("--berth", berth, "the berth binary")->required();
   app.add_option("--sizes", size_texts, "NODESxPENDING, one run each")->delimiter(',');
   app.add_option("--measure-s", measure_s, "the measured window, seconds")
       ->check(CLI::Range(1.0, 3600.0));
   app.add_option("--out", out_path, "write the results here (JSON)");
   app.add_flag("--quick", quick, "20 nodes x 200 pending, 5 s window (CI smoke)");
+  app.add_option("--database", database,
+                 "PostgreSQL URL for the store instead of SQLite: an empty database, one size");
   CLI11_PARSE(app, argc, argv);
   std::vector<Size> sizes;
   try {
@@ -354,9 +361,16 @@ int main(int argc, char** argv) {
     sizes = {{20, 200}};
     measure_s = 5;
   }
+  if (!database.empty() && sizes.size() != 1) {
+    std::fprintf(stderr,
+                 "scale_bench: --database: one size per run (each needs an empty "
+                 "database), got %zu\n",
+                 sizes.size());
+    return 2;
+  }
   json results = json::array();
   try {
-    for (const Size& size : sizes) results.push_back(RunSize(berth, size, measure_s));
+    for (const Size& size : sizes) results.push_back(RunSize(berth, size, measure_s, database));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "scale_bench: %s\n", error.what());
     return 1;
