@@ -21,7 +21,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-if [ ! -x build/berth ] || [ ! -x build/bench/intake_bench ]; then
+if [ ! -x build/berth ] || [ ! -x build/berthd ] || [ ! -x build/bench/intake_bench ]; then
   cmake --preset default >/dev/null
   cmake --build --preset default --target berth intake_bench -j"$(nproc)"
 fi

@@ -12,12 +12,16 @@ what `berth dev` wrote there), then runs the real `berth` commands:
   - with the node full, `berth why` on a blocked job names what blocks it and
     an ETA; `queue` and `nodes` show both jobs;
   - cancel, release and the exit codes of bad flags, unknown jobs and an
-    unreachable server.
+    unreachable server;
+  - `berth dev` runs as the berthd beside berth under the same pid, --help
+    lists both sides' commands, `token create` issues a working token, and a
+    berth without its berthd names the path it tried.
 
 Usage: cli_test.py BERTH_BINARY
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,6 +62,29 @@ def main():
             wait_until(lambda: os.path.exists(os.path.join(root, ".config/berth/dev.toml")), 10,
                        "berth dev to announce itself")
             wait_until(lambda: "up" in berth("nodes").stdout, 20, "the node to come up")
+
+            # `berth dev` runs in berthd, exec'd in place: same pid, so whoever
+            # started it can stop it by that pid.
+            pid = dev.process.pid
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+            check(comm == "berthd" and os.readlink(f"/proc/{pid}/exe")
+                  == os.path.join(os.path.dirname(binary), "berthd"),
+                  f"berth dev runs as berthd beside berth, same pid: {comm!r}")
+            listed = berth("--help").stdout
+            check(all(f"\n  {name} " in listed for name in
+                      ("server", "dev", "agent", "sim", "submit", "queue", "token")),
+                  f"--help lists the daemon and client commands: {listed!r}")
+            server_help = berth("server", "--help")
+            check(server_help.returncode == 0 and "--config" in server_help.stdout,
+                  f"berth server --help is berthd's: {server_help.stdout!r}")
+            # A token issued by the client side, then used.
+            issued = berth("token", "create", "--user", "bob", "--role", "user")
+            check(issued.returncode == 0 and issued.stdout.strip(),
+                  f"token create: {issued.returncode} {issued.stderr!r}")
+            as_bob = berth("queue", "--server", f"http://127.0.0.1:{port}", "--token",
+                           issued.stdout.strip())
+            check(as_bob.returncode == 0, f"the new token works: {as_bob.stderr!r}")
 
             # The README's acceptance: two GPU indices in the log.
             done = berth("submit", "--gpus", "2", "--", "python3", "-c",
@@ -123,6 +150,16 @@ def main():
                   f"unreachable server: {nowhere.returncode} {nowhere.stderr!r}")
         finally:
             dev.stop()
+
+        # A berth without its berthd says where it looked.
+        alone = os.path.join(root, "alone")
+        os.makedirs(alone)
+        shutil.copy(binary, alone)
+        lost = subprocess.run([os.path.join(alone, os.path.basename(binary)), "server", "--help"],
+                              env=env, capture_output=True, text=True, timeout=60)
+        check(lost.returncode == 127 and os.path.join(alone, "berthd") in lost.stderr
+              and "beside" in lost.stderr,
+              f"no berthd: {lost.returncode} {lost.stderr!r}")
     if failures:
         print(f"{len(failures)} failure(s)")
         sys.exit(1)

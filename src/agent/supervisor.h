@@ -22,7 +22,7 @@
 namespace berth::agent {
 
 // The subcommand the agent execs to become a supervisor: `<binary>
-// supervise-task <task dir>` (berth's CLI and agent_test's main route it to
+// supervise-task <task dir>` (berthd and agent_test's main route it to
 // RunSupervisor).
 inline constexpr char kSuperviseCommand[] = "supervise-task";
 

@@ -14,6 +14,7 @@
 #include "agent/fake_gpus.h"
 #include "agent/nvml_inventory.h"
 #include "agent/supervisor.h"
+#include "cli/daemon_commands.h"
 #include "common/clock.h"
 
 namespace berth::cli {
@@ -163,8 +164,7 @@ Result<std::chrono::milliseconds> ParseDurationFlag(const std::string& text,
 
 void AddAgentCommands(CLI::App& app) {
   auto flags = std::make_shared<AgentFlags>();
-  CLI::App* agent = app.add_subcommand(
-      "agent", "Run the node agent: discover GPUs, run the tasks the server assigns");
+  CLI::App* agent = app.add_subcommand("agent", DaemonDescription("agent"));
   agent->add_option("--server", flags->server, "Server URL, e.g. http://10.0.0.1:8080")->required();
   agent->add_option("--ca-file", flags->ca_file,
                     "With an https server: the CA certificate that signed it");

@@ -1,7 +1,7 @@
 // The user-facing client commands, Slurm-familiar: submit, queue, show,
-// why, cancel, release, logs (jobs) and nodes, drain, undrain, usage
-// (cluster). Human tables by default, --json everywhere, exit codes in
-// api_client.h.
+// why, cancel, release, logs (jobs) and nodes, drain, undrain, usage, token
+// create (cluster). Human tables by default, --json everywhere, exit codes
+// in api_client.h.
 #pragma once
 
 #include <CLI/CLI.hpp>

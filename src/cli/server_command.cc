@@ -14,6 +14,7 @@
 #include "agent/fake_gpus.h"
 #include "cli/agent_command.h"
 #include "cli/api_client.h"
+#include "cli/daemon_commands.h"
 #include "cli/dev_agents.h"
 #include "common/clock.h"
 #include "server/config.h"
@@ -102,18 +103,11 @@ struct DevFlags {
   bool keep_tasks = false;
 };
 
-struct TokenFlags {
-  std::string user;
-  std::string role = "user";
-  std::string node;
-  ClientFlags client;
-};
-
 }  // namespace
 
 void AddServerCommands(CLI::App& app) {
   auto config_path = std::make_shared<std::string>();
-  CLI::App* server_app = app.add_subcommand("server", "Run the control plane (API, scheduler)");
+  CLI::App* server_app = app.add_subcommand("server", DaemonDescription("server"));
   server_app->add_option("--config", *config_path, "TOML configuration file")->required();
   server_app->callback([config_path] {
     Result<server::ServerConfig> config = server::LoadConfig(*config_path);
@@ -122,8 +116,7 @@ void AddServerCommands(CLI::App& app) {
   });
 
   auto dev = std::make_shared<DevFlags>();
-  CLI::App* dev_app = app.add_subcommand(
-      "dev", "Run a local cluster: the server with SQLite in a data dir, and N agents");
+  CLI::App* dev_app = app.add_subcommand("dev", DaemonDescription("dev"));
   dev_app->add_option("--data-dir", dev->data_dir, "State and the admin token live here")
       ->capture_default_str();
   dev_app->add_option("--listen", dev->listen, "Address to serve on (loopback)")
@@ -187,25 +180,6 @@ void AddServerCommands(CLI::App& app) {
     agents.heartbeat_interval = dev->agent_heartbeat_interval;
     agents.stop_tasks_on_exit = !dev->keep_tasks;
     std::exit(RunUntilSignalled(std::move(options), "dev", agents));
-  });
-
-  auto token = std::make_shared<TokenFlags>();
-  CLI::App* token_app = app.add_subcommand("token", "Manage API tokens");
-  token_app->require_subcommand(1);
-  CLI::App* create = token_app->add_subcommand("create", "Issue a token (admins)");
-  create->add_option("--user", token->user, "Who the token speaks for")->required();
-  create->add_option("--role", token->role, "admin, user or agent")->capture_default_str();
-  create->add_option("--node", token->node, "With --role agent: the node it belongs to");
-  AddClientFlags(*create, token->client);
-  create->callback([token] {
-    const ApiClient client = ConnectOrExit("token create", token->client);
-    nlohmann::json body{{"user", token->user}, {"role", token->role}};
-    if (!token->node.empty()) body["node"] = token->node;
-    Result<nlohmann::json> reply = client.Post("/api/v1/tokens", body);
-    if (!reply.ok()) Exit("token create", reply.status());
-    std::printf("%s\n",
-                token->client.json ? reply->dump().c_str() : reply->value("token", "").c_str());
-    std::exit(0);
   });
 }
 

@@ -1,4 +1,4 @@
-// `berth server`, `berth dev` and `berth token create`.
+// `berth server` and `berth dev` (run by berthd: cli/daemon_commands.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cli/daemon_commands.h"
 #include "core/policy.h"
 #include "sim/cluster_spec.h"
 #include "sim/metrics.h"
@@ -294,8 +295,7 @@ void RunPack(const SimFlags& flags) {
 
 void AddSimCommand(CLI::App& app) {
   auto flags = std::make_shared<SimFlags>();
-  CLI::App* sim = app.add_subcommand(
-      "sim", "Replay a cluster trace through the scheduler core and compare policies");
+  CLI::App* sim = app.add_subcommand("sim", DaemonDescription("sim"));
   sim->add_option("--trace", flags->trace, "Trace file (gzip is read directly)")
       ->required()
       ->check(CLI::ExistingFile);

@@ -1,0 +1,49 @@
+#include "cli/daemon_commands.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+#include <string>
+
+#include "common/check.h"
+
+namespace berth::cli {
+
+const char* DaemonDescription(std::string_view name) {
+  for (const DaemonCommand& command : kDaemonCommands) {
+    if (name == command.name) return command.description;
+  }
+  BERTH_CHECK(false) << "not a daemon command: " << name;
+  return "";
+}
+
+void ExecDaemonIfAsked(int argc, char** argv) {
+  if (argc < 2 ||
+      std::none_of(std::begin(kDaemonCommands), std::end(kDaemonCommands),
+                   [&](const DaemonCommand& c) { return argv[1] == std::string_view(c.name); })) {
+    return;
+  }
+  // Beside the binary itself, however it was started (a link in PATH
+  // included): /proc/self/exe is the file, not the name it was run by.
+  std::error_code error;
+  const std::string berthd =
+      std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / "berthd";
+  ::execv(berthd.c_str(), argv);
+  std::fprintf(stderr, "berth %s: cannot run %s: %s (berthd is installed beside berth)\n", argv[1],
+               berthd.c_str(), std::strerror(errno));
+  std::exit(127);  // as a shell does for a command it cannot run
+}
+
+void AddDaemonCommands(CLI::App& app) {
+  for (const DaemonCommand& command : kDaemonCommands) {
+    app.add_subcommand(command.name, command.description)->allow_extras();
+  }
+}
+
+}  // namespace berth::cli
