@@ -1,6 +1,6 @@
 // berth-supervisor TASK_DIR: runs one task to its end (supervisor.h). The
-// agent execs it for every task it starts; `berth supervise-task TASK_DIR`
-// does the same from the big binary.
+// agent execs it for every task it starts; `berthd supervise-task TASK_DIR`
+// does the same from the daemons' binary.
 #include <cstdio>
 
 #include "agent/supervisor.h"

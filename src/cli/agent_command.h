@@ -1,6 +1,7 @@
-// `berth agent`: the node agent (src/agent/agent.h) as a process, and the
-// hidden `berth supervise-task DIR` that the agent execs for each task's
-// supervisor (src/agent/supervisor.h).
+// `berth agent` (run by berthd): the node agent (src/agent/agent.h) as a
+// process, and the hidden `berthd supervise-task DIR`, which the agent execs
+// for a task's supervisor when berth-supervisor is missing
+// (src/agent/supervisor.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
