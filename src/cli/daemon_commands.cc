@@ -2,33 +2,36 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <iterator>
 #include <string>
 
 #include "common/check.h"
 
 namespace berth::cli {
 
-const char* DaemonDescription(std::string_view name) {
+namespace {
+
+const DaemonCommand* FindDaemonCommand(std::string_view name) {
   for (const DaemonCommand& command : kDaemonCommands) {
-    if (name == command.name) return command.description;
+    if (name == command.name) return &command;
   }
-  BERTH_CHECK(false) << "not a daemon command: " << name;
-  return "";
+  return nullptr;
+}
+
+}  // namespace
+
+const char* DaemonDescription(std::string_view name) {
+  const DaemonCommand* command = FindDaemonCommand(name);
+  BERTH_CHECK(command != nullptr) << "not a daemon command: " << name;
+  return command->description;
 }
 
 void ExecDaemonIfAsked(int argc, char** argv) {
-  if (argc < 2 ||
-      std::none_of(std::begin(kDaemonCommands), std::end(kDaemonCommands),
-                   [&](const DaemonCommand& c) { return argv[1] == std::string_view(c.name); })) {
-    return;
-  }
+  if (argc < 2 || FindDaemonCommand(argv[1]) == nullptr) return;
   // Beside the binary itself, however it was started (a link in PATH
   // included): /proc/self/exe is the file, not the name it was run by.
   std::error_code error;
