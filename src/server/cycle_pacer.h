@@ -9,8 +9,9 @@
 // of the time, resting after every cycle was a third of the event-to-decision
 // p99. So the loop rests only while it is saturated: when the cycles of the
 // last `window` (exponentially weighted) took more than `max_busy_share` of
-// it. A full pass (one every explain_every) sets no rest: resting as long as
-// one would only delay the events it kept waiting.
+// it. A full pass (one every explain_every) sets no rest, and its time is not
+// counted: resting as long as one would only delay the events it kept
+// waiting, and counting it would make the event cycles after it rest.
 //
 // Not thread-safe: the scheduler loop's own. Pure: time comes in as values.
 #pragma once
