@@ -103,7 +103,7 @@ void ClusterState::Release(JobId id) {
 }
 
 void ClusterState::Start(JobId id, Placement placement, Time now) {
-  Start(JobStart{id, std::move(placement), {}, false}, now);
+  Start(JobStart{id, std::move(placement), {}, false, std::nullopt}, now);
 }
 
 void ClusterState::Start(const JobStart& start, Time now) {
@@ -126,7 +126,9 @@ void ClusterState::Start(const JobStart& start, Time now) {
   RemovePending(job);
   running_.Insert(id, &job);
   if (job.spec.preemptible) running_preemptible_.Insert(id, &job);
-  run_starts_.insert(RunStartOf(run_starts_, id), RunStart{id, now});
+  std::optional<Time> expected_end;
+  if (start.expected_remaining) expected_end = now + *start.expected_remaining;
+  run_starts_.insert(RunStartOf(run_starts_, id), RunStart{id, now, expected_end});
   CountWaiting(job.spec, -1);
 }
 

@@ -85,13 +85,17 @@ class ClusterState {
   // policies may choose, so a preemptive cycle walks these, not every run.
   const JobIndex& running_preemptible() const { return running_preemptible_; }
   const JobIndex& held() const { return held_; }
-  // When each running job's current run began: the jobs of running(), in
-  // the same order. A plan kept across cycles (QueueOrder::ends) tells the
-  // run it knows from a later run of the same job by this, without reading
-  // every job's memory.
+  // When each running job's current run began, and when the decision that
+  // started it expected it to end: the jobs of running(), in the same
+  // order. A plan kept across cycles (QueueOrder::ends) tells the run it
+  // knows from a later run of the same job by this, and plans a run started
+  // since with its expected end, without reading every job's memory.
   struct RunStart {
     JobId id;
     Time started;
+    // JobStart::expected_remaining after `started`; none for a start that
+    // came without one (an owner that places jobs itself, a restart).
+    std::optional<Time> expected_end;
   };
   const std::vector<RunStart>& run_starts() const { return run_starts_; }
   const UsageLedger& usage() const { return usage_; }

@@ -77,7 +77,8 @@ struct Cycle {
     candidate.started = true;
     decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
                                        std::move(preempts),
-                                       policy.orderer->Guarantees(candidate.key)});
+                                       policy.orderer->Guarantees(candidate.key),
+                                       policy.runtimes->Remaining(*candidate.job, now)});
   }
   // Records why a candidate stays pending, when someone will read it.
   void Blocked(Candidate& candidate, const Capacity& capacity) {

@@ -247,6 +247,41 @@ TEST(DecideReuseTest, ARunThatStartedSinceItsFullCycleIsEstimatedAnew) {
       << "not the end its first run was expected at (900), nor job 2's (800)";
 }
 
+TEST(DecideReuseTest, ARunAnEventCycleStartedIsPlannedWithTheEndItsStartExpected) {
+  // Two busy nodes; jobs 101 and 102 (8 GPUs each) wait for a whole node,
+  // five one-GPU jobs behind them (a queue longer than the walk's depth).
+  ClusterState state;
+  TwoBusyNodes(state);
+  Submit(state, NewJob(101).Gpus(8).Submit(1).Limit(5000));
+  Submit(state, NewJob(102).Gpus(8).Submit(2).Limit(5000));
+  for (int i = 0; i < 5; ++i) Submit(state, NewJob(103 + i).Submit(3 + i).Limit(5000));
+  const std::shared_ptr<SettableEstimator> runtimes = RunTimes(500, 900);
+  runtimes->Set(101, 300);
+  const Policy policy = BackfillWith(runtimes);
+  const QueueOrder order = FullOrder(state, At(100), policy);
+
+  // Job 1 ends at 500 and an event cycle starts 101, expected to take 300 s.
+  state.Finish(Id(1), At(500));
+  const Decision started = Decide(state, At(500), policy, Reusing(order, 3));
+  ASSERT_THAT(StartedIds(started), ElementsAre(Id(101)));
+  EXPECT_EQ(started.starts[0].expected_remaining, Secs(300));
+  Apply(state, started, At(500));
+
+  runtimes->Set(101, 600);  // learnt since: 101 is now expected to end at 1100
+  auto reserved_for_102 = [&](const Decision& decision) {
+    EXPECT_EQ(decision.reservations.size(), 1u);
+    if (decision.reservations.empty()) return At(-1);
+    EXPECT_EQ(decision.reservations[0].job, Id(102));
+    return decision.reservations[0].start;
+  };
+  EXPECT_EQ(reserved_for_102(Decide(state, At(600), policy)), At(900))
+      << "a full cycle asks again: job 2's end (900) comes before 101's (1100)";
+  EXPECT_EQ(reserved_for_102(Decide(state, At(600), policy, Reusing(order, 3))), At(800))
+      << "an event cycle plans 101's run as the cycle that started it did";
+  // Past the end its start expected, 101 still runs: estimated anew.
+  EXPECT_EQ(reserved_for_102(Decide(state, At(850), policy, Reusing(order, 3))), At(900));
+}
+
 // The Berth drain rule reads every live job, so event cycles leave it to
 // the next full cycle: between them a drain-long arrival ranks by its score.
 TEST(DecideReuseTest, ADrainLongArrivalGoesFirstFromTheNextFullCycle) {

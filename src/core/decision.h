@@ -22,6 +22,11 @@ struct JobStart {
   std::vector<JobId> preempts;
   // It starts under the policy's starvation guarantee (Job::guaranteed).
   bool guaranteed = false;
+  // How long the policy's estimator expected it to run from the start
+  // (RuntimeEstimator::Remaining then). The state keeps it with the run
+  // (ClusterState::RunStart), so that a cycle reusing an order plans the
+  // run's end without reading the job again (eta.cc).
+  std::optional<Duration> expected_remaining;
 };
 
 struct Preemption {
