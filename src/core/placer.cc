@@ -279,8 +279,10 @@ std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest&
 
 bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request) {
   const TaskShape& shape = request.shape;
-  int64_t tasks_fit = 0;
-  // Per model, since a gang never mixes models.
+  // Per model, since a gang never mixes models. Stops at the first model
+  // with room for every task: for most requests the first node that fits
+  // one task, where walking every node cost each event cycle a pass over
+  // the cluster per distinct request (7% of `Decide` at 10k nodes).
   std::map<GpuTypeId, int64_t> by_type;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const NodeId node = static_cast<NodeId>(n);
@@ -294,12 +296,9 @@ bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request) {
     }
     if (shape.cpu.value() > 0) fit = std::min(fit, spec.cpu.value() / shape.cpu.value());
     if (shape.memory.value() > 0) fit = std::min(fit, spec.memory.value() / shape.memory.value());
-    by_type[nodes.type_of(node)] += fit;
+    if ((by_type[nodes.type_of(node)] += fit) >= request.tasks) return true;
   }
-  for (const auto& [type, fit] : by_type) {
-    tasks_fit = std::max(tasks_fit, fit);
-  }
-  return tasks_fit >= request.tasks;
+  return false;
 }
 
 ReasonCode DiagnoseBlocked(const Capacity& capacity, const PlacementRequest& request) {

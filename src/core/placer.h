@@ -68,7 +68,8 @@ std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest&
                                const PlaceOptions& options = {});
 
 // Whether the request would fit if every node were up, healthy and empty.
-// O(nodes); callers cache by shape.
+// O(nodes) at worst (it stops at the first model with room); callers cache
+// by shape.
 bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request);
 
 // Why Place failed on this capacity: resources, fragmentation or unavailable

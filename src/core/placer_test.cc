@@ -202,5 +202,15 @@ TEST(PlacerTest, FeasibilityIsAgainstTheEmptyCluster) {
   EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Request(1, 16)));
 }
 
+TEST(PlacerTest, AGangFitsTheEmptyClusterOnlyOnNodesOfOneModel) {
+  ClusterState state;
+  AddNodes(state, 2, 8, "V100");
+  AddNodes(state, 1, 8, "A100");
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Request(2, 8)));
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Request(3, 8))) << "three nodes, but of two models";
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Request(4, 4)));
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Request(5, 4)));
+}
+
 }  // namespace
 }  // namespace berth::core
