@@ -13,7 +13,7 @@ CyclePacer::Clock::duration CyclePacer::Record(Clock::time_point start, Clock::t
   // the load, so it says nothing about whether events saturate the loop.
   // Counted, each one (0.6 s at 10k nodes) kept the loop resting after every
   // event cycle for the next two seconds, while those cycles held the
-  // controller well under half the time.
+  // controller well under the bound.
   busy_ = busy_ * decay + (full ? std::chrono::duration<double>::zero()
                                 : std::chrono::duration<double>(end - start));
   last_end_ = end;
