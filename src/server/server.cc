@@ -276,9 +276,9 @@ void Server::SchedulerLoop() {
     // A heartbeat may have been the one to find the store failed.
     if (Status failure = store_->write_failure(); !failure.ok()) FailStop(failure);
     // Events that arrive during a cycle are batched into the next one. While
-    // cycles hold the controller more than 30% of the time, the loop also
-    // rests as long as its last cycle took (CyclePacer), so that submits and
-    // heartbeats keep getting it.
+    // cycles hold the controller more than the pacer's bound allows
+    // (CyclePacer::Options::max_busy_share), the loop also rests as long as
+    // its last cycle took, so that submits and heartbeats keep getting it.
     const auto woke = std::chrono::steady_clock::now();
     std::this_thread::sleep_until(not_before);
     if (options_.coalesce.count() > 0) std::this_thread::sleep_for(options_.coalesce);
