@@ -4,7 +4,9 @@
 // clients. Each client is a thread with one kept-alive connection that
 // submits held jobs (so scheduling does not blur it) one after another, as
 // fast as the answers come; concurrent submits share group commits. Each
-// client count runs on a fresh server and store.
+// client count runs on a fresh server and store, and reports the CPU each
+// job cost the server (user space and kernel apart) and the clients: on one
+// machine, their sum bounds the rate its CPUs allow.
 //
 // With --port it measures a server that is already running instead (the
 // Slurm comparison's API intake, bench/vs_slurm.py: one token for every
@@ -15,6 +17,7 @@
 //                     [--out FILE] [--quick]
 //        intake_bench --port PORT --token TOKEN [--clients 1,8] [--jobs N]
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -37,6 +40,16 @@ using berth::bench::PostAll;
 using berth::bench::ServerProcess;
 using nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
+
+// CPU seconds (user and kernel) this process has used, every thread.
+double OwnCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 double Quantile(std::vector<double> sorted, double q) {
   if (sorted.empty()) return 0;
@@ -83,7 +96,16 @@ json RunClients(const std::string& berth, int clients, int jobs) {
         IssueTokens(server.port(), server.admin_token(), std::min(clients, 16), [](int i) {
           return json{{"user", "user" + std::to_string(i)}, {"role", "user"}};
         });
+    // While Measure runs, this process's CPU is the clients'.
+    const ServerProcess::CpuTime server_before = server.Cpu();
+    const double clients_before = OwnCpuSeconds();
     out = Measure(server.port(), users, clients, jobs);
+    const double clients_after = OwnCpuSeconds();
+    const ServerProcess::CpuTime server_after = server.Cpu();
+    const double per_job_us = 1e6 / jobs;
+    out["server_user_us_per_job"] = (server_after.user_s - server_before.user_s) * per_job_us;
+    out["server_kernel_us_per_job"] = (server_after.kernel_s - server_before.kernel_s) * per_job_us;
+    out["clients_cpu_us_per_job"] = (clients_after - clients_before) * per_job_us;
     out["server_peak_rss_mib"] = server.PeakRssMib();
     server.Stop();
   }
@@ -142,13 +164,19 @@ int main(int argc, char** argv) {
     std::printf("%s\n", results.dump().c_str());
     return 0;
   }
-  std::printf("%8s %8s %10s %10s %10s %10s\n", "clients", "jobs", "jobs/s", "ack_p50", "ack_p99",
-              "ack_max");
-  std::printf("%8s %8s %10s %10s %10s %10s\n", "", "", "", "(ms)", "(ms)", "(ms)");
+  // CPU columns: microseconds per job of the server in user space and in
+  // the kernel, and of the clients.
+  std::printf("%8s %8s %10s %10s %10s %10s %10s %10s %10s\n", "clients", "jobs", "jobs/s",
+              "ack_p50", "ack_p99", "ack_max", "srv_user", "srv_kern", "clients");
+  std::printf("%8s %8s %10s %10s %10s %10s %10s %10s %10s\n", "", "", "", "(ms)", "(ms)", "(ms)",
+              "(us/job)", "(us/job)", "(us/job)");
   for (const json& r : results) {
-    std::printf("%8d %8d %10.0f %10.2f %10.2f %10.2f\n", r["clients"].get<int>(),
-                r["jobs"].get<int>(), r["jobs_per_s"].get<double>(), r["ack_p50_ms"].get<double>(),
-                r["ack_p99_ms"].get<double>(), r["ack_max_ms"].get<double>());
+    std::printf("%8d %8d %10.0f %10.2f %10.2f %10.2f %10.1f %10.1f %10.1f\n",
+                r["clients"].get<int>(), r["jobs"].get<int>(), r["jobs_per_s"].get<double>(),
+                r["ack_p50_ms"].get<double>(), r["ack_p99_ms"].get<double>(),
+                r["ack_max_ms"].get<double>(), r["server_user_us_per_job"].get<double>(),
+                r["server_kernel_us_per_job"].get<double>(),
+                r["clients_cpu_us_per_job"].get<double>());
   }
   if (!out_path.empty()) {
     std::ofstream out(out_path);

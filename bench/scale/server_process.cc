@@ -126,4 +126,22 @@ double ServerProcess::PeakRssMib() const {
   return 0;
 }
 
+ServerProcess::CpuTime ServerProcess::Cpu() const {
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  // The command name (field 2) may hold spaces: fields are counted after
+  // its closing parenthesis. utime and stime are fields 14 and 15.
+  const size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) throw std::runtime_error("cannot read /proc stat of server");
+  std::istringstream fields(stat.substr(name_end + 2));
+  std::string field;
+  for (int i = 3; i < 14; ++i) fields >> field;
+  double utime = 0;
+  double stime = 0;
+  fields >> utime >> stime;
+  const auto ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return {utime / ticks, stime / ticks};
+}
+
 }  // namespace berth::bench

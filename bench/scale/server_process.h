@@ -32,6 +32,12 @@ class ServerProcess {
   std::string admin_token() const;
   // The peak resident set (VmHWM) of the running process, in MiB.
   double PeakRssMib() const;
+  // CPU time the running process has used so far, all its threads.
+  struct CpuTime {
+    double user_s = 0;
+    double kernel_s = 0;
+  };
+  CpuTime Cpu() const;
 
  private:
   void Spawn();
