@@ -6,6 +6,8 @@
 #include <array>
 #include <cctype>
 
+#include "common/check.h"
+
 namespace berth::server {
 namespace {
 
@@ -31,9 +33,18 @@ Result<std::string> RandomHex(size_t bytes) {
 }
 
 std::string Sha256Hex(std::string_view text) {
+  // Every request hashes its token. Fetched once: with EVP_sha256(),
+  // OpenSSL 3 looks the implementation up in its providers on each call
+  // (a lock and a table walk, most of the hash's cost on a cold thread).
+  static EVP_MD* const kFetched = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
+  const EVP_MD* sha256 = kFetched != nullptr ? kFetched : EVP_sha256();
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int size = 0;
-  EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr);
+  // A hash that failed must not read as the empty hash, which every other
+  // failure would share: stop instead.
+  BERTH_CHECK(EVP_Digest(text.data(), text.size(), digest.data(), &size, sha256, nullptr) == 1 &&
+              size > 0)
+      << "SHA-256 failed";
   return Hex(digest.data(), size);
 }
 
