@@ -17,7 +17,6 @@
 //                     [--out FILE] [--quick]
 //        intake_bench --port PORT --token TOKEN [--clients 1,8] [--jobs N]
 #include <stdlib.h>
-#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -36,20 +35,11 @@
 namespace {
 
 using berth::bench::IssueTokens;
+using berth::bench::OwnCpuSeconds;
 using berth::bench::PostAll;
 using berth::bench::ServerProcess;
 using nlohmann::json;
 using SteadyClock = std::chrono::steady_clock;
-
-// CPU seconds (user and kernel) this process has used, every thread.
-double OwnCpuSeconds() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 double Quantile(std::vector<double> sorted, double q) {
   if (sorted.empty()) return 0;

@@ -22,6 +22,8 @@
 //   store_writer     the store's writer over the window, per transaction:
 //                    its oldest write's wait for the writer, the transaction
 //                    (writes and flush), writes per transaction, rate.
+//   cpu_cores        cores busy over the window: the server's (user space,
+//                    kernel) and the benchmark's own (agents, submits).
 //   rss_mib          the server's peak RSS (VmHWM) after the window.
 //   restart_s        SIGTERM, start again on the same store, until /readyz.
 //
@@ -63,6 +65,7 @@ namespace {
 using berth::bench::Bearer;
 using berth::bench::FleetOptions;
 using berth::bench::IssueTokens;
+using berth::bench::OwnCpuSeconds;
 using berth::bench::ParsePromHistogram;
 using berth::bench::PostAll;
 using berth::bench::PromHistogram;
@@ -224,6 +227,8 @@ json RunSize(const std::string& berth, const Size& size, double measure_s,
   // Steady state: tasks end and as many new jobs arrive (every 100 ms, one
   // per task that ended, at least one), so the queue stays near `pending`.
   const std::string before = Scrape(server.port());
+  const ServerProcess::CpuTime server_cpu_before = server.Cpu();
+  const double bench_cpu_before = OwnCpuSeconds();
   const auto window_start = SteadyClock::now();
   std::atomic<bool> trickling{true};
   std::thread trickle([&] {
@@ -248,8 +253,16 @@ json RunSize(const std::string& berth, const Size& size, double measure_s,
   trickling = false;
   trickle.join();
   const std::string after = Scrape(server.port());
+  const ServerProcess::CpuTime server_cpu_after = server.Cpu();
+  const double bench_cpu_after = OwnCpuSeconds();
   // Longer than `measure_s`: the trickle finishes the submits it began.
   const double window_s = Seconds(SteadyClock::now() - window_start);
+  // Cores busy over the window: the server's in user space and in the
+  // kernel, and this process's (the simulated agents and the submits).
+  const json cpu_cores{
+      {"server_user", (server_cpu_after.user_s - server_cpu_before.user_s) / window_s},
+      {"server_kernel", (server_cpu_after.kernel_s - server_cpu_before.kernel_s) / window_s},
+      {"fleet", (bench_cpu_after - bench_cpu_before) / window_s}};
   const int64_t window_exits = fleet.exits() - exits_before;
   const PromHistogram decisions =
       ParsePromHistogram(after, "berth_event_to_decision_seconds")
@@ -303,6 +316,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s,
            {"full_passes", full.count},
            {"cycle_parts", parts},
            {"store_writer", store_writer},
+           {"cpu_cores", cpu_cores},
            {"rss_mib", rss},
            {"restart_s", restart},
            {"starts_per_s", static_cast<double>(fill_starts) / fill_s},
@@ -405,6 +419,13 @@ int main(int argc, char** argv) {
                 w["write_wait"]["p50_ms"].get<double>(), w["write_wait"]["p99_ms"].get<double>(),
                 w["transaction"]["p50_ms"].get<double>(), w["transaction"]["p99_ms"].get<double>(),
                 w["writes_per_transaction"].get<double>(), w["transactions_per_s"].get<double>());
+  }
+  std::printf("\ncores busy over the window\n%7s %12s %14s %8s\n", "nodes", "server_user",
+              "server_kernel", "fleet");
+  for (const json& r : results) {
+    const json& c = r["cpu_cores"];
+    std::printf("%7d %12.2f %14.2f %8.2f\n", r["nodes"].get<int>(), c["server_user"].get<double>(),
+                c["server_kernel"].get<double>(), c["fleet"].get<double>());
   }
   if (!out_path.empty()) {
     std::ofstream out(out_path);

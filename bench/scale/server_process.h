@@ -50,6 +50,10 @@ class ServerProcess {
   pid_t pid_ = -1;
 };
 
+// CPU seconds (user and kernel) this process has used, every thread: the
+// benchmark's own clients, to set beside the server's.
+double OwnCpuSeconds();
+
 // A free TCP port on 127.0.0.1 (bound and released; racy only against
 // other programs picking ports at the same moment).
 int FreeLoopbackPort();
