@@ -10,6 +10,7 @@ Output folder: meta.json, jobs.csv, job.sh, marks/.
 """
 import csv
 import json
+import math
 import os
 import time
 
@@ -22,6 +23,12 @@ echo "$(date +%s.%N) ${node:-?} ${CUDA_VISIBLE_DEVICES:-none}" >> "$3/start.$1"
 sleep "$2"
 date +%s.%N > "$3/end.$1"
 """
+
+
+def slurm_minutes(limit_s):
+    """The time limit Slurm enforces for a job that declares `limit_s`: whole
+    minutes, rounded up, at least one. Berth gets the same hard limit."""
+    return max(1, math.ceil(limit_s / 60.0))
 
 
 def read_workload(path, time_scale=1.0):

@@ -17,7 +17,6 @@ Limits (--limits):
 Then: bench/metrics.py OUT
 """
 import argparse
-import math
 import os
 import sys
 
@@ -55,7 +54,7 @@ def main():
         body = {"name": f"wl{j['id']}", "gpus": j["gpus"],
                 "command": [jobsh, str(j["id"]), f"{j['duration_s']:.3f}", marks]}
         if a.limits == "slurm":
-            body["time_limit_s"] = 60.0 * max(1, math.ceil(j["limit_s"] / 60.0))
+            body["time_limit_s"] = 60.0 * rc.slurm_minutes(j["limit_s"])
             body["estimate_s"] = round(j["limit_s"], 3)
         else:
             body["time_limit_s"] = round(j["limit_s"], 3)

@@ -11,7 +11,6 @@ not when it was called, and overwrites a second start mark.
   SLURM_CONF=/tmp/slurm-bench/etc/slurm.conf bench/run_workload_slurm.py WL.csv --out OUT
 """
 import argparse
-import math
 import os
 import re
 import subprocess
@@ -56,7 +55,7 @@ def main():
         print(f"[{a.label}] warning: queue not empty at start", file=sys.stderr)
 
     def submit(j):
-        minutes = max(1, math.ceil(j["limit_s"] / 60.0))
+        minutes = rc.slurm_minutes(j["limit_s"])
         cmd = ["sbatch", "--parsable", f"--gres=gpu:{j['gpus']}", f"--time={minutes}",
                "-J", f"wl{j['id']}", "-o", "/dev/null", "-e", "/dev/null",
                jobsh, str(j["id"]), f"{j['duration_s']:.3f}", marks]

@@ -16,7 +16,6 @@ backfill on time limits), and in how many seeds its makespan was no longer.
 """
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
@@ -25,19 +24,19 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_wl_minutes  # noqa: E402
+import replay_common as rc  # noqa: E402
 
 BASELINE = "slurm"
 
 
-def write_sim_csv(rows, time_scale, path):
-    """The workload as the server receives it from run_workload_berth.py --limits slurm."""
+def write_sim_csv(workload, time_scale, path):
+    """The workload as the server receives it from run_workload_berth.py --limits slurm:
+    the hard limit in Slurm's whole minutes, the declared limit as the estimate."""
     with open(path, "w") as fh:
         fh.write("id,submit_s,gpus,duration_s,limit_s,estimate_s\n")
-        for r in rows:
-            limit = r["limit_s"] * time_scale
-            hard = 60 * max(1, math.ceil(limit / 60.0))
-            fh.write(f"{r['id']},{r['submit_s'] * time_scale:.3f},{r['gpus']},"
-                     f"{r['duration_s'] * time_scale:.3f},{hard},{limit:.3f}\n")
+        for j in rc.read_workload(workload, time_scale):
+            fh.write(f"{j['id']},{j['submit_s']:.3f},{j['gpus']},{j['duration_s']:.3f},"
+                     f"{60 * rc.slurm_minutes(j['limit_s'])},{j['limit_s']:.3f}\n")
 
 
 def simulate(berth, trace, nodes, policies):
@@ -90,9 +89,12 @@ def main():
     results = {p: [] for p in policies}
     with tempfile.TemporaryDirectory(prefix="wl-minutes-seeds-") as tmp:
         for seed in seeds:
-            rows = gen_wl_minutes.generate(seed=seed, pool_gpus=8 * a.nodes)
-            trace = os.path.join(tmp, f"seed{seed}.csv")
-            write_sim_csv(rows, a.time_scale, trace)
+            workload = os.path.join(tmp, f"wl_minutes_seed{seed}.csv")
+            with open(workload, "w") as fh:
+                gen_wl_minutes.write_csv(
+                    gen_wl_minutes.generate(seed=seed, pool_gpus=8 * a.nodes), fh)
+            trace = os.path.join(tmp, f"sim_seed{seed}.csv")
+            write_sim_csv(workload, a.time_scale, trace)
             summaries = simulate(a.berth, trace, a.nodes, policies)
             for p in policies:
                 results[p].append(summaries[p])

@@ -40,11 +40,10 @@ std::string Sha256Hex(std::string_view text) {
   const EVP_MD* sha256 = kFetched != nullptr ? kFetched : EVP_sha256();
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int size = 0;
+  const int hashed = EVP_Digest(text.data(), text.size(), digest.data(), &size, sha256, nullptr);
   // A hash that failed must not read as the empty hash, which every other
   // failure would share: stop instead.
-  BERTH_CHECK(EVP_Digest(text.data(), text.size(), digest.data(), &size, sha256, nullptr) == 1 &&
-              size > 0)
-      << "SHA-256 failed";
+  BERTH_CHECK(hashed == 1 && size > 0) << "SHA-256 failed";
   return Hex(digest.data(), size);
 }
 
