@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "agent/task_env.h"
+#include "common/listen_address.h"
 #include "server/api_json.h"
-#include "server/server.h"
 
 extern char** environ;
 
@@ -55,7 +55,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   if (options.supervisor_command.empty()) {
     return InvalidArgument("supervisor_command: required (the binary that runs supervise-task)");
   }
-  BERTH_ASSIGN_OR_RETURN(auto listen, server::ParseListen(options.listen, "--listen"));
+  BERTH_ASSIGN_OR_RETURN(auto listen, ParseListen(options.listen, "--listen"));
   if (options.advertise.empty() && (listen.first == "0.0.0.0" || listen.first.empty())) {
     return InvalidArgument("--advertise: required when --listen is " + options.listen +
                            " (the server must know one address that reaches this node)");

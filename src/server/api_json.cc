@@ -1,8 +1,8 @@
 #include "server/api_json.h"
 
 #include <charconv>
-#include <set>
 
+#include "common/json_fields.h"
 #include "common/time_format.h"
 
 namespace berth::server {
@@ -27,65 +27,7 @@ std::string_view DependencyKindName(store::DependencyKind kind) {
   return "afterok";
 }
 
-// Strict object reader: remembers which fields were read and rejects the rest.
-class Fields {
- public:
-  Fields(const json& body, std::string prefix) : body_(body), prefix_(std::move(prefix)) {}
-
-  Status CheckObject() const {
-    if (!body_.is_object()) return InvalidArgument(Name("") + "expected a JSON object");
-    return Status::Ok();
-  }
-  const json* Get(const std::string& key) {
-    known_.insert(key);
-    auto it = body_.find(key);
-    return it == body_.end() || it->is_null() ? nullptr : &*it;
-  }
-  Result<std::string> String(const std::string& key, bool required) {
-    const json* value = Get(key);
-    if (value == nullptr) {
-      if (required) return InvalidArgument(Name(key) + "is required");
-      return std::string();
-    }
-    if (!value->is_string()) return InvalidArgument(Name(key) + "expected a string");
-    return value->get<std::string>();
-  }
-  Result<int64_t> Int(const std::string& key, int64_t fallback, int64_t lo, int64_t hi) {
-    const json* value = Get(key);
-    if (value == nullptr) return fallback;
-    if (!value->is_number_integer()) return InvalidArgument(Name(key) + "expected an integer");
-    const int64_t number = value->get<int64_t>();
-    if (number < lo || number > hi) {
-      return InvalidArgument(Name(key) + "must be " + std::to_string(lo) + ".." +
-                             std::to_string(hi) + ", got " + std::to_string(number));
-    }
-    return number;
-  }
-  Result<bool> Bool(const std::string& key, bool fallback) {
-    const json* value = Get(key);
-    if (value == nullptr) return fallback;
-    if (!value->is_boolean()) return InvalidArgument(Name(key) + "expected true or false");
-    return value->get<bool>();
-  }
-  Status Finish() const {
-    for (const auto& [key, value] : body_.items()) {
-      if (!known_.contains(key)) return InvalidArgument(Name(key) + "unknown field");
-    }
-    return Status::Ok();
-  }
-  std::string Name(const std::string& key) const {
-    std::string name = prefix_;
-    if (!key.empty()) name += (name.empty() ? "" : ".") + key;
-    return name.empty() ? "" : name + ": ";
-  }
-
- private:
-  const json& body_;
-  std::string prefix_;
-  std::set<std::string> known_;
-};
-
-Result<std::vector<GpuReport>> ParseGpus(Fields& fields) {
+Result<std::vector<GpuReport>> ParseGpus(JsonFields& fields) {
   std::vector<GpuReport> gpus;
   const json* list = fields.Get("gpus");
   if (list == nullptr) return gpus;
@@ -95,8 +37,7 @@ Result<std::vector<GpuReport>> ParseGpus(Fields& fields) {
                            std::to_string(core::kMaxGpusPerNode) + " GPUs");
   }
   for (size_t i = 0; i < list->size(); ++i) {
-    Fields gpu((*list)[i], fields.Name("gpus").substr(0, fields.Name("gpus").size() - 2) + "[" +
-                               std::to_string(i) + "]");
+    JsonFields gpu((*list)[i], fields.Path("gpus") + "[" + std::to_string(i) + "]");
     BERTH_RETURN_IF_ERROR(gpu.CheckObject());
     GpuReport report;
     BERTH_ASSIGN_OR_RETURN(int64_t index, gpu.Int("index", -1, 0, core::kMaxGpusPerNode - 1));
@@ -256,7 +197,7 @@ json HistoryJson(const std::vector<HistorySample>& samples, core::Duration every
 }
 
 Result<NodeRegistration> ParseRegistration(const json& body) {
-  Fields fields(body, "");
+  JsonFields fields(body, "");
   BERTH_RETURN_IF_ERROR(fields.CheckObject());
   NodeRegistration registration;
   BERTH_ASSIGN_OR_RETURN(registration.node, fields.String("node", true));
@@ -283,7 +224,7 @@ Result<NodeRegistration> ParseRegistration(const json& body) {
 }
 
 Result<Heartbeat> ParseHeartbeat(const json& body) {
-  Fields fields(body, "");
+  JsonFields fields(body, "");
   BERTH_RETURN_IF_ERROR(fields.CheckObject());
   Heartbeat heartbeat;
   BERTH_ASSIGN_OR_RETURN(heartbeat.node, fields.String("node", true));
@@ -291,7 +232,7 @@ Result<Heartbeat> ParseHeartbeat(const json& body) {
   if (const json* tasks = fields.Get("tasks")) {
     if (!tasks->is_array()) return InvalidArgument("tasks: expected an array");
     for (size_t i = 0; i < tasks->size(); ++i) {
-      Fields task((*tasks)[i], "tasks[" + std::to_string(i) + "]");
+      JsonFields task((*tasks)[i], "tasks[" + std::to_string(i) + "]");
       BERTH_RETURN_IF_ERROR(task.CheckObject());
       TaskReport report;
       BERTH_ASSIGN_OR_RETURN(int64_t job, task.Int("job", -1, 1, INT64_MAX));
@@ -412,7 +353,7 @@ Result<DesiredState> ParseDesired(const json& body) {
 }
 
 Result<std::vector<core::QueueSpec>> ParseQueues(const json& body) {
-  Fields fields(body, "");
+  JsonFields fields(body, "");
   BERTH_RETURN_IF_ERROR(fields.CheckObject());
   const json* list = fields.Get("queues");
   BERTH_RETURN_IF_ERROR(fields.Finish());
@@ -420,7 +361,7 @@ Result<std::vector<core::QueueSpec>> ParseQueues(const json& body) {
   if (list->size() > 10000) return InvalidArgument("queues: at most 10000");
   std::vector<core::QueueSpec> queues;
   for (size_t i = 0; i < list->size(); ++i) {
-    Fields queue((*list)[i], "queues[" + std::to_string(i) + "]");
+    JsonFields queue((*list)[i], "queues[" + std::to_string(i) + "]");
     BERTH_RETURN_IF_ERROR(queue.CheckObject());
     core::QueueSpec spec;
     BERTH_ASSIGN_OR_RETURN(spec.name, queue.String("name", true));

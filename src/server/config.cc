@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/listen_address.h"
+
 namespace berth::server {
 namespace {
 

@@ -111,7 +111,4 @@ class Server {
   std::string admin_token_path_;
 };
 
-// Parses "host:port" (IPv4 or a name); InvalidArgument names `flag`.
-Result<std::pair<std::string, int>> ParseListen(const std::string& text, const std::string& flag);
-
 }  // namespace berth::server
