@@ -9,8 +9,8 @@
 #include <set>
 #include <tuple>
 
-#include "server/api_json.h"
-#include "server/controller.h"
+#include "protocol/desired_json.h"
+#include "protocol/report_json.h"
 
 namespace berth::bench {
 
@@ -35,10 +35,10 @@ struct SimFleet::Node {
 namespace {
 
 // How long a task "runs": the S of `sleep S`, else a minute.
-std::chrono::milliseconds Duration(const store::JobRequest& request) {
-  if (request.command.size() == 2 && request.command[0] == "sleep") {
+std::chrono::milliseconds Duration(const protocol::TaskLaunch& launch) {
+  if (launch.command.size() == 2 && launch.command[0] == "sleep") {
     try {
-      return std::chrono::milliseconds(static_cast<int64_t>(std::stod(request.command[1]) * 1000));
+      return std::chrono::milliseconds(static_cast<int64_t>(std::stod(launch.command[1]) * 1000));
     } catch (const std::exception&) {
     }
   }
@@ -84,20 +84,20 @@ void SimFleet::Run(int thread) {
     mine.push_back(nodes_[i].get());
   }
   for (Node* node : mine) {
-    server::NodeRegistration registration;
+    protocol::NodeRegistration registration;
     registration.node = node->name;
     registration.address = "";  // serves no logs and takes no wake calls
     registration.logs_key = "unused";
     registration.gpu_type = options_.gpu_type;
     for (int g = 0; g < options_.gpus_per_node; ++g) {
-      registration.gpus.push_back(server::GpuReport{g, g / 4, true});
+      registration.gpus.push_back(protocol::GpuReport{g, g / 4, true});
     }
     registration.cpu = core::MilliCpu(128'000);
     registration.memory = core::MemoryMiB(1'024'000);
     while (!stopping_) {
       auto result =
           client.Post("/api/v1/agent/register", {{"Authorization", "Bearer " + node->token}},
-                      server::RegistrationJson(registration).dump(), "application/json");
+                      protocol::RegistrationJson(registration).dump(), "application/json");
       if (result && result->status == 200) break;
       ++failures_;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -120,7 +120,7 @@ void SimFleet::Run(int thread) {
 
 void SimFleet::Heartbeat(Node& node, httplib::Client& client) {
   const auto now = Clock::now();
-  server::Heartbeat heartbeat;
+  protocol::Heartbeat heartbeat;
   heartbeat.node = node.name;
   std::vector<Key> reported_exits;
   for (auto& [key, task] : node.tasks) {
@@ -130,43 +130,43 @@ void SimFleet::Heartbeat(Node& node, httplib::Client& client) {
       busy_gpus_ -= task.gpus;
       ++exits_;
     }
-    server::TaskReport report;
+    protocol::TaskReport report;
     report.job = static_cast<core::JobId>(std::get<0>(key));
     report.task = std::get<1>(key);
     report.attempt = std::get<2>(key);
-    report.phase = task.exited ? server::TaskPhase::kExited : server::TaskPhase::kRunning;
+    report.phase = task.exited ? protocol::TaskPhase::kExited : protocol::TaskPhase::kRunning;
     report.exit_code = task.exit_code;
     report.signal = task.signal;
     heartbeat.tasks.push_back(report);
     if (task.exited) reported_exits.push_back(key);
   }
   auto result = client.Post("/api/v1/agent/heartbeat", {{"Authorization", "Bearer " + node.token}},
-                            server::HeartbeatJson(heartbeat).dump(), "application/json");
+                            protocol::HeartbeatJson(heartbeat).dump(), "application/json");
   if (!result || result->status != 200) {
     ++failures_;
     return;
   }
   ++heartbeats_;
-  Result<server::DesiredState> desired =
-      server::ParseDesired(nlohmann::json::parse(result->body, nullptr, false));
+  Result<protocol::DesiredState> desired =
+      protocol::ParseDesired(nlohmann::json::parse(result->body, nullptr, false));
   if (!desired.ok()) {
     ++failures_;
     return;
   }
   std::set<Key> wanted;
-  for (const server::TaskAssignment& run : desired->run) {
+  for (const protocol::TaskAssignment& run : desired->run) {
     const Key key{core::Value(run.job), run.task, run.attempt};
     wanted.insert(key);
     if (node.tasks.contains(key)) continue;
     Task task;
-    task.ends = now + Duration(run.request);
+    task.ends = now + Duration(run.launch);
     task.gpus = static_cast<int32_t>(run.gpus.size());
     node.tasks.emplace(key, task);
     busy_gpus_ += task.gpus;
     ++starts_;
     last_start_ = now.time_since_epoch().count();
   }
-  for (const server::TaskStop& stop : desired->stop) {
+  for (const protocol::TaskStop& stop : desired->stop) {
     auto it = node.tasks.find(Key{core::Value(stop.job), stop.task, stop.attempt});
     if (it == node.tasks.end() || it->second.exited) continue;
     it->second.exited = true;

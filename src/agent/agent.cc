@@ -12,7 +12,8 @@
 
 #include "agent/task_env.h"
 #include "common/listen_address.h"
-#include "server/api_json.h"
+#include "protocol/desired_json.h"
+#include "protocol/report_json.h"
 
 extern char** environ;
 
@@ -209,7 +210,7 @@ void Agent::ConfigureClient(httplib::Client& client) const {
 }
 
 bool Agent::Register() {
-  server::NodeRegistration registration;
+  protocol::NodeRegistration registration;
   registration.node = options_.node;
   registration.address = address_;
   registration.logs_key = logs_key_;
@@ -222,12 +223,13 @@ bool Agent::Register() {
     for (const GpuSample& sample : last_samples_) {
       if (sample.index == gpu.index) healthy = sample.healthy;
     }
-    registration.gpus.push_back(server::GpuReport{gpu.index, gpu.interconnect_group, healthy});
+    registration.gpus.push_back(protocol::GpuReport{gpu.index, gpu.interconnect_group, healthy});
   }
   httplib::Client client(options_.server_url);
   ConfigureClient(client);
-  httplib::Result result = client.Post(
-      "/api/v1/agent/register", server::RegistrationJson(registration).dump(), "application/json");
+  httplib::Result result =
+      client.Post("/api/v1/agent/register", protocol::RegistrationJson(registration).dump(),
+                  "application/json");
   std::lock_guard lock(mutex_);
   if (!result || result->status != 200) {
     ++stats_.heartbeats_failed;
@@ -258,12 +260,12 @@ Agent::RoundResult Agent::Round() {
     if (!samples.empty()) last_samples_ = samples;
     tasks_running_ = running;
   }
-  const server::Heartbeat heartbeat =
+  const protocol::Heartbeat heartbeat =
       BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
   httplib::Client client(options_.server_url);
   ConfigureClient(client);
-  httplib::Result result = client.Post("/api/v1/agent/heartbeat",
-                                       server::HeartbeatJson(heartbeat).dump(), "application/json");
+  httplib::Result result = client.Post(
+      "/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump(), "application/json");
   if (result && result->status == 404) {
     // The server does not know this node (a new database, or it was
     // removed): register again, at once.
@@ -273,9 +275,9 @@ Agent::RoundResult Agent::Round() {
   }
   const json body =
       result && result->status == 200 ? json::parse(result->body, nullptr, false) : json();
-  Result<server::DesiredState> desired =
-      body.is_object() ? server::ParseDesired(body)
-                       : Result<server::DesiredState>(Unavailable(Describe(result)));
+  Result<protocol::DesiredState> desired =
+      body.is_object() ? protocol::ParseDesired(body)
+                       : Result<protocol::DesiredState>(Unavailable(Describe(result)));
   if (!desired.ok()) {
     std::lock_guard lock(mutex_);
     ++stats_.heartbeats_failed;
@@ -306,7 +308,7 @@ Agent::RoundResult Agent::Round() {
 }
 
 void Agent::Apply(const ReconcilePlan& plan) {
-  for (const server::TaskStop& stop : plan.stop) {
+  for (const protocol::TaskStop& stop : plan.stop) {
     const TaskKey key{stop.job, stop.task, stop.attempt};
     spdlog::info("agent {}: stopping {} (grace {} ms)", options_.node, ToString(key),
                  stop.grace.micros() / 1000);
@@ -317,7 +319,7 @@ void Agent::Apply(const ReconcilePlan& plan) {
     std::lock_guard lock(mutex_);
     ++stats_.tasks_stopped;
   }
-  for (const server::TaskAssignment& task : plan.start) {
+  for (const protocol::TaskAssignment& task : plan.start) {
     const TaskKey key{task.job, task.task, task.attempt};
     spdlog::info("agent {}: starting {} on GPUs [{}]", options_.node, ToString(key),
                  JoinIndices(task.gpus));

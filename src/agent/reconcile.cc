@@ -7,7 +7,7 @@
 namespace berth::agent {
 namespace {
 
-TaskKey KeyOf(const server::TaskAssignment& task) {
+TaskKey KeyOf(const protocol::TaskAssignment& task) {
   return TaskKey{task.job, task.task, task.attempt};
 }
 
@@ -20,16 +20,17 @@ bool Overlap(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
 
 }  // namespace
 
-ReconcilePlan Reconcile(const server::DesiredState& desired, const std::vector<LocalTask>& local) {
+ReconcilePlan Reconcile(const protocol::DesiredState& desired,
+                        const std::vector<LocalTask>& local) {
   ReconcilePlan plan;
   std::map<TaskKey, const LocalTask*> by_key;
   for (const LocalTask& task : local) by_key[task.key] = &task;
   std::set<TaskKey> wanted;
-  for (const server::TaskAssignment& task : desired.run) wanted.insert(KeyOf(task));
+  for (const protocol::TaskAssignment& task : desired.run) wanted.insert(KeyOf(task));
 
   // Stops first: their decisions decide which starts must wait.
   std::map<TaskKey, core::Duration> stops;  // the shortest grace asked for, per task
-  for (const server::TaskStop& stop : desired.stop) {
+  for (const protocol::TaskStop& stop : desired.stop) {
     const TaskKey key{stop.job, stop.task, stop.attempt};
     auto it = stops.find(key);
     if (it == stops.end() || stop.grace < it->second) stops[key] = stop.grace;
@@ -42,13 +43,13 @@ ReconcilePlan Reconcile(const server::DesiredState& desired, const std::vector<L
     const core::Duration grace =
         stops.contains(task.key) ? stops.at(task.key) : core::Duration::Zero();
     if (task.stop_grace && *task.stop_grace <= grace) continue;  // already stopping, sooner
-    plan.stop.push_back(server::TaskStop{task.key.job, task.key.task, task.key.attempt, grace});
+    plan.stop.push_back(protocol::TaskStop{task.key.job, task.key.task, task.key.attempt, grace});
   }
   // An explicit stop for a task that is wanted running (a contradiction the
   // server does not send) or not running here needs nothing.
 
   std::set<TaskKey> starting;
-  for (const server::TaskAssignment& task : desired.run) {
+  for (const protocol::TaskAssignment& task : desired.run) {
     const TaskKey key = KeyOf(task);
     // At most once per attempt: running, stopping or exited, it has run.
     if (by_key.contains(key) || starting.contains(key)) continue;
@@ -65,28 +66,28 @@ ReconcilePlan Reconcile(const server::DesiredState& desired, const std::vector<L
   return plan;
 }
 
-server::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<LocalTask>& local,
-                                 const GpuInventoryInfo& inventory,
-                                 const std::vector<GpuSample>& samples) {
-  server::Heartbeat heartbeat;
+protocol::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<LocalTask>& local,
+                                   const GpuInventoryInfo& inventory,
+                                   const std::vector<GpuSample>& samples) {
+  protocol::Heartbeat heartbeat;
   heartbeat.node = node;
   for (const LocalTask& task : local) {
-    server::TaskReport report;
+    protocol::TaskReport report;
     report.job = task.key.job;
     report.task = task.key.task;
     report.attempt = task.key.attempt;
     if (task.phase == LocalPhase::kRunning) {
-      report.phase = server::TaskPhase::kRunning;
+      report.phase = protocol::TaskPhase::kRunning;
     } else {
       if (task.acked || !task.exit) continue;
-      report.phase = server::TaskPhase::kExited;
+      report.phase = protocol::TaskPhase::kExited;
       report.exit_code = task.exit->exit_code;
       report.signal = task.exit->signal;
     }
     heartbeat.tasks.push_back(report);
   }
   for (const GpuSample& sample : samples) {
-    server::GpuReport gpu;
+    protocol::GpuReport gpu;
     gpu.index = sample.index;
     gpu.healthy = sample.healthy;
     for (const GpuInfo& info : inventory.gpus) {
@@ -97,13 +98,13 @@ server::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<Loca
   return heartbeat;
 }
 
-std::vector<TaskKey> AcknowledgedExits(const server::Heartbeat& sent,
-                                       const server::DesiredState& reply) {
+std::vector<TaskKey> AcknowledgedExits(const protocol::Heartbeat& sent,
+                                       const protocol::DesiredState& reply) {
   std::set<TaskKey> still_wanted;
-  for (const server::TaskAssignment& task : reply.run) still_wanted.insert(KeyOf(task));
+  for (const protocol::TaskAssignment& task : reply.run) still_wanted.insert(KeyOf(task));
   std::vector<TaskKey> acked;
-  for (const server::TaskReport& report : sent.tasks) {
-    if (report.phase != server::TaskPhase::kExited) continue;
+  for (const protocol::TaskReport& report : sent.tasks) {
+    if (report.phase != protocol::TaskPhase::kExited) continue;
     const TaskKey key{report.job, report.task, report.attempt};
     if (!still_wanted.contains(key)) acked.push_back(key);
   }

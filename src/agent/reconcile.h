@@ -25,7 +25,8 @@
 
 #include "agent/gpu_inventory.h"
 #include "agent/task_dir.h"
-#include "server/controller.h"
+#include "protocol/desired_state.h"
+#include "protocol/node_report.h"
 
 namespace berth::agent {
 
@@ -42,22 +43,22 @@ struct LocalTask {
 };
 
 struct ReconcilePlan {
-  std::vector<server::TaskAssignment> start;
-  std::vector<server::TaskStop> stop;
+  std::vector<protocol::TaskAssignment> start;
+  std::vector<protocol::TaskStop> stop;
 };
 
-ReconcilePlan Reconcile(const server::DesiredState& desired, const std::vector<LocalTask>& local);
+ReconcilePlan Reconcile(const protocol::DesiredState& desired, const std::vector<LocalTask>& local);
 
 // Running tasks, and exited ones the server has not acknowledged; the health
 // of every GPU.
-server::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<LocalTask>& local,
-                                 const GpuInventoryInfo& inventory,
-                                 const std::vector<GpuSample>& samples);
+protocol::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<LocalTask>& local,
+                                   const GpuInventoryInfo& inventory,
+                                   const std::vector<GpuSample>& samples);
 
 // The exits a successful heartbeat carried that the server has now recorded:
 // those it does not ask to run again. (One it still lists lost its exit,
 // e.g. in a server restart; it stays reported until the server has it.)
-std::vector<TaskKey> AcknowledgedExits(const server::Heartbeat& sent,
-                                       const server::DesiredState& reply);
+std::vector<TaskKey> AcknowledgedExits(const protocol::Heartbeat& sent,
+                                       const protocol::DesiredState& reply);
 
 }  // namespace berth::agent

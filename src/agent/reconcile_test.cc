@@ -9,9 +9,9 @@ namespace {
 using core::Duration;
 using core::JobId;
 
-server::TaskAssignment Want(int64_t job, int32_t task, int32_t attempt,
-                            std::vector<int32_t> gpus = {0}) {
-  server::TaskAssignment assignment;
+protocol::TaskAssignment Want(int64_t job, int32_t task, int32_t attempt,
+                              std::vector<int32_t> gpus = {0}) {
+  protocol::TaskAssignment assignment;
   assignment.job = JobId{job};
   assignment.task = task;
   assignment.attempt = attempt;
@@ -19,8 +19,8 @@ server::TaskAssignment Want(int64_t job, int32_t task, int32_t attempt,
   return assignment;
 }
 
-server::TaskStop StopOf(int64_t job, int32_t task, int32_t attempt, Duration grace) {
-  return server::TaskStop{JobId{job}, task, attempt, grace};
+protocol::TaskStop StopOf(int64_t job, int32_t task, int32_t attempt, Duration grace) {
+  return protocol::TaskStop{JobId{job}, task, attempt, grace};
 }
 
 LocalTask Running(int64_t job, int32_t task, int32_t attempt, std::vector<int32_t> gpus = {0}) {
@@ -64,7 +64,7 @@ TEST(ReconcileTest, Scenarios) {
   const Duration grace = Duration::Seconds(30);
   const struct {
     std::string name;
-    server::DesiredState desired;
+    protocol::DesiredState desired;
     std::vector<LocalTask> local;
     Plan expected;
   } cases[] = {
@@ -149,11 +149,11 @@ TEST(ReconcileTest, HeartbeatCarriesRunningAndUnacknowledgedExits) {
   inventory.gpus = {GpuInfo{0, "", "", 0, 0, true}, GpuInfo{1, "", "", 0, 1, true}};
   const std::vector<GpuSample> samples = {GpuSample{0, true, "", 0, 0, 0},
                                           GpuSample{1, false, "ECC", 0, 0, 0}};
-  const server::Heartbeat heartbeat = BuildHeartbeat("node-1", local, inventory, samples);
+  const protocol::Heartbeat heartbeat = BuildHeartbeat("node-1", local, inventory, samples);
   EXPECT_EQ(heartbeat.node, "node-1");
   ASSERT_EQ(heartbeat.tasks.size(), 3u);
-  EXPECT_EQ(heartbeat.tasks[0].phase, server::TaskPhase::kRunning);
-  EXPECT_EQ(heartbeat.tasks[1].phase, server::TaskPhase::kExited);
+  EXPECT_EQ(heartbeat.tasks[0].phase, protocol::TaskPhase::kRunning);
+  EXPECT_EQ(heartbeat.tasks[1].phase, protocol::TaskPhase::kExited);
   EXPECT_EQ(heartbeat.tasks[1].exit_code, 3);
   EXPECT_EQ(heartbeat.tasks[2].signal, 9);
   EXPECT_FALSE(heartbeat.tasks[2].exit_code);
@@ -164,13 +164,13 @@ TEST(ReconcileTest, HeartbeatCarriesRunningAndUnacknowledgedExits) {
 }
 
 TEST(ReconcileTest, ExitsAreAcknowledgedUnlessTheServerStillWantsThem) {
-  server::Heartbeat sent;
-  sent.tasks = {
-      server::TaskReport{JobId{1}, 0, 1, server::TaskPhase::kExited, 0, std::nullopt},
-      server::TaskReport{JobId{2}, 0, 1, server::TaskPhase::kExited, 1, std::nullopt},
-      server::TaskReport{JobId{3}, 0, 1, server::TaskPhase::kRunning, std::nullopt, std::nullopt}};
+  protocol::Heartbeat sent;
+  sent.tasks = {protocol::TaskReport{JobId{1}, 0, 1, protocol::TaskPhase::kExited, 0, std::nullopt},
+                protocol::TaskReport{JobId{2}, 0, 1, protocol::TaskPhase::kExited, 1, std::nullopt},
+                protocol::TaskReport{JobId{3}, 0, 1, protocol::TaskPhase::kRunning, std::nullopt,
+                                     std::nullopt}};
   // The server lost job 2's exit (it restarted) and lists it to run again.
-  server::DesiredState reply{{Want(2, 0, 1), Want(3, 0, 1)}, {}};
+  protocol::DesiredState reply{{Want(2, 0, 1), Want(3, 0, 1)}, {}};
   EXPECT_THAT(AcknowledgedExits(sent, reply), ::testing::ElementsAre(Key(1, 0, 1)));
 }
 

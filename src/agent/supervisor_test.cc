@@ -98,8 +98,9 @@ TEST_F(SupervisorTest, WhatTheTaskLeavesBehindIsStoppedWhenItExits) {
 }
 
 TEST_F(SupervisorTest, TimeLimitIsEnforced) {
-  server::TaskAssignment assignment = ShellTask(1, "exec sleep 1000", core::Duration::Millis(200));
-  assignment.request.time_limit = core::Duration::Millis(300);
+  protocol::TaskAssignment assignment =
+      ShellTask(1, "exec sleep 1000", core::Duration::Millis(200));
+  assignment.launch.time_limit = core::Duration::Millis(300);
   ASSERT_TRUE(runner_->Start(assignment).ok());
   std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
   ASSERT_TRUE(task && task->exit);
@@ -109,12 +110,13 @@ TEST_F(SupervisorTest, TimeLimitIsEnforced) {
 }
 
 TEST_F(SupervisorTest, RunsCommandsScriptsAndShebangsWithTheTaskEnvironment) {
-  server::TaskAssignment command = ShellTask(1, "");
-  command.request.command = {"sh", "-c", "echo \"gpus=$CUDA_VISIBLE_DEVICES rank=$RANK\"; pwd"};
-  command.request.workdir = dir_.path();
+  protocol::TaskAssignment command = ShellTask(1, "");
+  command.launch.command = {"sh", "-c", "echo \"gpus=$CUDA_VISIBLE_DEVICES rank=$RANK\"; pwd"};
+  command.launch.workdir = dir_.path();
   command.gpus = {2, 3};
   ASSERT_TRUE(runner_->Start(command).ok());
-  server::TaskAssignment shebang = ShellTask(2, "#!/bin/sh\necho \"shebang job $BERTH_JOB_ID\"\n");
+  protocol::TaskAssignment shebang =
+      ShellTask(2, "#!/bin/sh\necho \"shebang job $BERTH_JOB_ID\"\n");
   ASSERT_TRUE(runner_->Start(shebang).ok());
   ASSERT_TRUE(WaitForExit(*runner_, core::JobId{1}));
   ASSERT_TRUE(WaitForExit(*runner_, core::JobId{2}));
@@ -123,8 +125,8 @@ TEST_F(SupervisorTest, RunsCommandsScriptsAndShebangsWithTheTaskEnvironment) {
 }
 
 TEST_F(SupervisorTest, AMissingProgramExitsWith127) {
-  server::TaskAssignment task = ShellTask(1, "");
-  task.request.command = {"/nonexistent/program"};
+  protocol::TaskAssignment task = ShellTask(1, "");
+  task.launch.command = {"/nonexistent/program"};
   ASSERT_TRUE(runner_->Start(task).ok());
   std::optional<LocalTask> done = WaitForExit(*runner_, core::JobId{1});
   ASSERT_TRUE(done && done->exit);

@@ -26,10 +26,10 @@ std::map<std::string, std::string> PassThroughEnvironment(char** environ) {
   return out;
 }
 
-std::map<std::string, std::string> TaskEnvironment(const server::TaskAssignment& assignment,
+std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignment& assignment,
                                                    const TaskContext& context) {
   std::map<std::string, std::string> env = context.base_env;
-  for (const auto& [name, value] : assignment.request.env) env[name] = value;
+  for (const auto& [name, value] : assignment.launch.env) env[name] = value;
   const std::string gpus = JoinIndices(assignment.gpus);
   env["CUDA_VISIBLE_DEVICES"] = gpus;
   // The NVIDIA container runtime reads "void" as "no GPU", and "" as "not set".
@@ -46,32 +46,32 @@ std::map<std::string, std::string> TaskEnvironment(const server::TaskAssignment&
   env["BERTH_TASK"] = std::to_string(assignment.task);
   env["BERTH_ATTEMPT"] = std::to_string(assignment.attempt);
   env["BERTH_USER"] = assignment.user;
-  env["BERTH_JOB_NAME"] = assignment.request.name;
+  env["BERTH_JOB_NAME"] = assignment.launch.name;
   env["BERTH_NODE"] = context.node;
   env["BERTH_GPUS"] = gpus;
   env["BERTH_TASK_DIR"] = context.task_dir;
   return env;
 }
 
-TaskSpec BuildTaskSpec(const server::TaskAssignment& assignment, const TaskContext& context) {
+TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskContext& context) {
   TaskSpec spec;
   spec.key = TaskKey{assignment.job, assignment.task, assignment.attempt};
-  if (!assignment.request.script.empty()) {
+  if (!assignment.launch.script.empty()) {
     const std::string script = context.task_dir + "/" + task_files::kScript;
-    if (assignment.request.script.rfind("#!", 0) == 0) {
+    if (assignment.launch.script.rfind("#!", 0) == 0) {
       spec.argv = {script};
     } else {
       spec.argv = {"/bin/sh", script};
     }
   } else {
-    spec.argv = assignment.request.command;
+    spec.argv = assignment.launch.command;
   }
   for (const auto& [name, value] : TaskEnvironment(assignment, context)) {
     spec.env.push_back(name + "=" + value);
   }
-  spec.workdir = assignment.request.workdir.empty() ? context.task_dir : assignment.request.workdir;
-  spec.time_limit = assignment.request.time_limit;
-  spec.grace = assignment.request.grace;
+  spec.workdir = assignment.launch.workdir.empty() ? context.task_dir : assignment.launch.workdir;
+  spec.time_limit = assignment.launch.time_limit;
+  spec.grace = assignment.launch.grace;
   spec.gpus = assignment.gpus;
   return spec;
 }

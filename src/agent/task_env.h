@@ -23,7 +23,7 @@
 #include <string>
 
 #include "agent/task_dir.h"
-#include "server/controller.h"
+#include "protocol/desired_state.h"
 
 namespace berth::agent {
 
@@ -36,14 +36,14 @@ struct TaskContext {
 // Layer 1 from an environ-style array.
 std::map<std::string, std::string> PassThroughEnvironment(char** environ);
 
-std::map<std::string, std::string> TaskEnvironment(const server::TaskAssignment& assignment,
+std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignment& assignment,
                                                    const TaskContext& context);
 
 // The supervisor's instructions for one task. A script job runs
 // `<task_dir>/script` (the runner writes it): directly when it starts with
 // "#!", else through /bin/sh. The working directory is the job's, or the
 // task's directory when the job named none.
-TaskSpec BuildTaskSpec(const server::TaskAssignment& assignment, const TaskContext& context);
+TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskContext& context);
 
 // "0,1,2,3"
 std::string JoinIndices(const std::vector<int32_t>& indices);

@@ -10,15 +10,15 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::Not;
 
-server::TaskAssignment GangTask() {
-  server::TaskAssignment task;
+protocol::TaskAssignment GangTask() {
+  protocol::TaskAssignment task;
   task.job = core::JobId{42};
   task.task = 1;
   task.attempt = 3;
   task.user = "alice";
-  task.request.name = "train";
-  task.request.command = {"python", "train.py"};
-  task.request.env = {{"LR", "0.1"}, {"PATH", "/opt/venv/bin:/usr/bin"}};
+  task.launch.name = "train";
+  task.launch.command = {"python", "train.py"};
+  task.launch.env = {{"LR", "0.1"}, {"PATH", "/opt/venv/bin:/usr/bin"}};
   task.gpus = {4, 5, 6, 7};
   task.world_size = 2;
   task.master_addr = "10.0.0.1";
@@ -62,8 +62,8 @@ TEST(TaskEnvTest, GangVariablesFollowTheAssignment) {
 }
 
 TEST(TaskEnvTest, JobEnvOverridesTheAgentsAndBerthOverridesBoth) {
-  server::TaskAssignment task = GangTask();
-  task.request.env["RANK"] = "99";  // the server refuses BERTH_*; RANK is ours too
+  protocol::TaskAssignment task = GangTask();
+  task.launch.env["RANK"] = "99";  // the server refuses BERTH_*; RANK is ours too
   const std::map<std::string, std::string> env = TaskEnvironment(task, Context());
   EXPECT_EQ(env.at("PATH"), "/opt/venv/bin:/usr/bin");
   EXPECT_EQ(env.at("HOME"), "/root");
@@ -72,7 +72,7 @@ TEST(TaskEnvTest, JobEnvOverridesTheAgentsAndBerthOverridesBoth) {
 }
 
 TEST(TaskEnvTest, NoGpusHidesEveryGpu) {
-  server::TaskAssignment task = GangTask();
+  protocol::TaskAssignment task = GangTask();
   task.gpus.clear();
   const std::map<std::string, std::string> env = TaskEnvironment(task, Context());
   EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "");
@@ -92,9 +92,9 @@ TEST(TaskEnvTest, OnlyListedVariablesPassThrough) {
 }
 
 TEST(TaskEnvTest, SpecRunsTheCommandOrTheScript) {
-  server::TaskAssignment task = GangTask();
-  task.request.time_limit = core::Duration::Seconds(60);
-  task.request.grace = core::Duration::Seconds(5);
+  protocol::TaskAssignment task = GangTask();
+  task.launch.time_limit = core::Duration::Seconds(60);
+  task.launch.grace = core::Duration::Seconds(5);
   TaskSpec spec = BuildTaskSpec(task, Context());
   EXPECT_EQ(spec.key, (TaskKey{core::JobId{42}, 1, 3}));
   EXPECT_THAT(spec.argv, ElementsAre("python", "train.py"));
@@ -104,21 +104,21 @@ TEST(TaskEnvTest, SpecRunsTheCommandOrTheScript) {
   EXPECT_THAT(spec.env, Contains("CUDA_VISIBLE_DEVICES=4,5,6,7"));
   EXPECT_THAT(spec.env, Not(Contains("BERTH_TOKEN=secret")));
 
-  task.request.command.clear();
-  task.request.script = "echo hi\n";
-  task.request.workdir = "/data";
+  task.launch.command.clear();
+  task.launch.script = "echo hi\n";
+  task.launch.workdir = "/data";
   spec = BuildTaskSpec(task, Context());
   EXPECT_THAT(spec.argv, ElementsAre("/bin/sh", "/state/tasks/42-1-3/script"));
   EXPECT_EQ(spec.workdir, "/data");
 
-  task.request.script = "#!/usr/bin/env python3\nprint('hi')\n";
+  task.launch.script = "#!/usr/bin/env python3\nprint('hi')\n";
   spec = BuildTaskSpec(task, Context());
   EXPECT_THAT(spec.argv, ElementsAre("/state/tasks/42-1-3/script"));
 }
 
 TEST(TaskEnvTest, SpecSurvivesItsJsonForm) {
-  server::TaskAssignment task = GangTask();
-  task.request.time_limit = core::Duration::Millis(1500);
+  protocol::TaskAssignment task = GangTask();
+  task.launch.time_limit = core::Duration::Millis(1500);
   const TaskSpec spec = BuildTaskSpec(task, Context());
   Result<TaskSpec> parsed = ParseTaskSpec(TaskSpecJson(spec));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();

@@ -160,7 +160,7 @@ std::vector<std::string> TaskRunner::RunningTaskDirs() const {
   return dirs;
 }
 
-Status TaskRunner::Start(const server::TaskAssignment& assignment) {
+Status TaskRunner::Start(const protocol::TaskAssignment& assignment) {
   const TaskKey key{assignment.job, assignment.task, assignment.attempt};
   if (entries_.contains(key)) return Status(StatusCode::kAlreadyExists, ToString(key) + " exists");
   const std::string dir = tasks_dir_ + "/" + key.DirName();
@@ -178,9 +178,9 @@ Status TaskRunner::Start(const server::TaskAssignment& assignment) {
   const TaskContext context{options_.node, dir, options_.base_env};
   const TaskSpec spec = BuildTaskSpec(assignment, context);
   Status prepared = Status::Ok();
-  if (!assignment.request.script.empty()) {
+  if (!assignment.launch.script.empty()) {
     const std::string script = dir + "/" + task_files::kScript;
-    prepared = WriteFileAtomic(script, assignment.request.script);
+    prepared = WriteFileAtomic(script, assignment.launch.script);
     if (prepared.ok()) ::chmod(script.c_str(), 0755);
   }
   if (prepared.ok()) prepared = WriteFileAtomic(dir + "/" + task_files::kSpec, TaskSpecJson(spec));

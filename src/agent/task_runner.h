@@ -25,7 +25,7 @@
 #include "agent/proc.h"
 #include "agent/reconcile.h"
 #include "agent/task_dir.h"
-#include "server/controller.h"
+#include "protocol/desired_state.h"
 
 namespace berth::agent {
 
@@ -52,7 +52,7 @@ class TaskRunner {
 
   // Starts a task. A failure after its directory exists is recorded as the
   // task's outcome (exit code 127, reason "start_failed") and returned.
-  Status Start(const server::TaskAssignment& assignment);
+  Status Start(const protocol::TaskAssignment& assignment);
   // Asks a running task to stop: SIGTERM, SIGKILL after `grace`.
   Status Stop(const TaskKey& key, core::Duration grace);
   // The server has recorded this exit.

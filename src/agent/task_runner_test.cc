@@ -41,7 +41,7 @@ TEST_F(TaskRunnerTest, ARestartedRunnerAdoptsRunningTasks) {
   pid_t task_pid = 0;
   {
     std::unique_ptr<TaskRunner> first = Open();
-    server::TaskAssignment task = ShellTask(1, "echo $$ > pid; exec sleep 1000");
+    protocol::TaskAssignment task = ShellTask(1, "echo $$ > pid; exec sleep 1000");
     task.gpus = {2, 3};
     ASSERT_TRUE(first->Start(task).ok());
     ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir() + "/pid").size() == 1; }));

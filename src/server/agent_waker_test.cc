@@ -95,7 +95,8 @@ TEST_F(ApiTest, TheServerWakesTheAgentOfANodeWithNewWork) {
   registration.address = fake.address();
   registration.logs_key = "s3cret";
   registration.gpus = {GpuReport{0, 0, true}};
-  ASSERT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(registration)).status, 200);
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration)).status,
+            200);
   EXPECT_EQ(fake.calls(), 0u);
 
   Client alice = As(NewToken("alice", "user"));

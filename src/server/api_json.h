@@ -1,6 +1,7 @@
-// The JSON shapes of the HTTP API: jobs, explanations and nodes going out,
-// and the agent protocol both ways. Parsing is strict: unknown fields and
-// wrong types are InvalidArgument naming the field.
+// The JSON shapes of the user API: jobs, explanations and nodes going out,
+// queues and list filters coming in. Parsing is strict: unknown fields and
+// wrong types are InvalidArgument naming the field. The agent protocol's
+// JSON is protocol/ (report_json.h, desired_json.h).
 #pragma once
 
 #include <map>
@@ -26,14 +27,6 @@ nlohmann::json NodeJson(const NodeView& node);
 // are kept, and the wait buckets' upper bounds.
 nlohmann::json HistoryJson(const std::vector<HistorySample>& samples, core::Duration every,
                            size_t capacity);
-
-Result<NodeRegistration> ParseRegistration(const nlohmann::json& body);
-Result<Heartbeat> ParseHeartbeat(const nlohmann::json& body);
-nlohmann::json DesiredJson(const DesiredState& desired);
-// The agent side of the same protocol (the agent and tests use these).
-nlohmann::json RegistrationJson(const NodeRegistration& registration);
-nlohmann::json HeartbeatJson(const Heartbeat& heartbeat);
-Result<DesiredState> ParseDesired(const nlohmann::json& body);
 
 // PUT /api/v1/queues: {"queues": [{"name", "parent", "guaranteed_gpus", "ceiling_gpus"}]}.
 Result<std::vector<core::QueueSpec>> ParseQueues(const nlohmann::json& body);

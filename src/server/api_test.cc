@@ -36,7 +36,7 @@ TEST_F(ApiTest, RolesLimitWhatEachTokenMayDo) {
   // An agent speaks only for its own node.
   NodeRegistration other;
   other.node = "n1";
-  EXPECT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(other)).status, 403);
+  EXPECT_EQ(agent.Post("/api/v1/agent/register", protocol::RegistrationJson(other)).status, 403);
 }
 
 TEST_F(ApiTest, SubmitShowListCancel) {
@@ -426,7 +426,8 @@ TEST_F(ApiTest, RestartKeepsJobsAndRunningWorkRunning) {
   registration.node = "n0";
   registration.address = "";  // serves nothing: no logs, no wake calls
   for (int i = 0; i < 8; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
-  ASSERT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(registration)).status, 200);
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration)).status,
+            200);
   const int64_t running =
       alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}}).body["id"];
   const int64_t waiting =
@@ -543,7 +544,8 @@ TEST_F(ApiTest, LogsComeFromTheAgentThatRanTheTaskAndOnlyToTheOwner) {
   registration.logs_key = "s3cret";
   registration.gpu_type = "H100";
   registration.gpus = {GpuReport{0, 0, true}};
-  ASSERT_EQ(agent.Post("/api/v1/agent/register", RegistrationJson(registration)).status, 200);
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration)).status,
+            200);
 
   const int64_t id =
       alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"hold", true}}).body["id"];

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/testing/temp_dir.h"
+#include "protocol/report_json.h"
 #include "server/api_json.h"
 #include "server/server.h"
 
@@ -102,13 +103,14 @@ class ApiTest : public ::testing::Test {
     registration.address = "";  // serves nothing: no logs, no wake calls
     registration.gpu_type = "H100";
     for (int i = 0; i < gpus; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
-    Reply reply = agent.Post("/api/v1/agent/register", RegistrationJson(registration));
+    Reply reply = agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration));
     EXPECT_EQ(reply.status, 200) << reply.body.dump();
     return agent;
   }
 
   Reply Heartbeat(Client& agent, const std::string& node, const std::vector<TaskReport>& tasks) {
-    return agent.Post("/api/v1/agent/heartbeat", HeartbeatJson(server::Heartbeat{node, tasks, {}}));
+    return agent.Post("/api/v1/agent/heartbeat",
+                      protocol::HeartbeatJson(server::Heartbeat{node, tasks, {}}));
   }
 
   // Moves the fake clock on by `by` in steps well below the heartbeat

@@ -38,6 +38,8 @@
 #include "core/decision.h"
 #include "core/paged_id_map.h"
 #include "core/policy.h"
+#include "protocol/desired_state.h"
+#include "protocol/node_report.h"
 #include "server/auth.h"
 #include "server/history.h"
 #include "server/job_request.h"
@@ -69,72 +71,15 @@ struct ControllerOptions {
   size_t ended_kept = 100'000;
 };
 
-// --- what agents send and receive ---
-
-struct GpuReport {
-  int32_t index = 0;
-  int32_t interconnect_group = 0;
-  bool healthy = true;
-};
-
-struct NodeRegistration {
-  std::string node;
-  std::string address;   // where the agent listens (logs)
-  std::string logs_key;  // the bearer secret the agent wants on log requests
-  std::string gpu_type;
-  std::vector<GpuReport> gpus;
-  core::MilliCpu cpu;
-  core::MemoryMiB memory;
-  std::map<std::string, std::string> labels;
-};
-
-enum class TaskPhase { kRunning, kExited };
-
-// One task as an agent sees it. `attempt` is the job's run number the task
-// belongs to, so a task of an earlier run (a job requeued elsewhere while
-// its node was away) is recognised and stopped.
-struct TaskReport {
-  core::JobId job{};
-  int32_t task = 0;
-  int32_t attempt = 0;
-  TaskPhase phase = TaskPhase::kRunning;
-  std::optional<int32_t> exit_code;
-  std::optional<int32_t> signal;
-};
-
-struct Heartbeat {
-  std::string node;
-  std::vector<TaskReport> tasks;
-  std::vector<GpuReport> gpus;  // health now; empty: unchanged
-};
-
-// A task an agent must run.
-struct TaskAssignment {
-  core::JobId job{};
-  int32_t task = 0;
-  int32_t attempt = 0;
-  std::string user;
-  store::JobRequest request;
-  std::vector<int32_t> gpus;  // device indices on the node
-  int32_t world_size = 1;     // tasks in the gang
-  std::string master_addr;    // the node of task 0
-  int32_t master_port = 0;
-  int32_t node_rank = 0;   // index of this node among the job's nodes
-  int32_t local_rank = 0;  // index of this task among the job's tasks on this node
-  int32_t local_world_size = 1;
-};
-
-struct TaskStop {
-  core::JobId job{};
-  int32_t task = 0;
-  int32_t attempt = 0;
-  core::Duration grace;
-};
-
-struct DesiredState {
-  std::vector<TaskAssignment> run;
-  std::vector<TaskStop> stop;
-};
+// --- what agents send and receive: the protocol's messages (protocol/) ---
+using protocol::DesiredState;
+using protocol::GpuReport;
+using protocol::Heartbeat;
+using protocol::NodeRegistration;
+using protocol::TaskAssignment;
+using protocol::TaskPhase;
+using protocol::TaskReport;
+using protocol::TaskStop;
 
 // What `explain` answers.
 struct Explanation {

@@ -7,6 +7,7 @@
 #include "common/check.h"
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/task_launch.h"
 
 namespace berth::server {
 
@@ -270,7 +271,7 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
       assignment.task = task_id;
       assignment.attempt = job.attempts;
       assignment.user = job.user;
-      assignment.request = job.request;
+      assignment.launch = TaskLaunchFor(job);
       assignment.gpus = placed.gpus;
       assignment.world_size = job.request.tasks;
       assignment.master_addr = master_addr.substr(0, master_addr.rfind(':'));

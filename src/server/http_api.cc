@@ -3,6 +3,8 @@
 #include <charconv>
 #include <chrono>
 
+#include "protocol/desired_json.h"
+#include "protocol/report_json.h"
 #include "server/api_json.h"
 
 namespace berth::server {
@@ -252,7 +254,7 @@ void HttpApi::Install(httplib::Server& server) {
       Route("/api/v1/agent/register", Access::kAgent, [this](auto& who, auto& req, auto& res) {
         Result<json> body = Body(req);
         if (!body.ok()) return Fail(res, body.status());
-        Result<NodeRegistration> registration = ParseRegistration(*body);
+        Result<NodeRegistration> registration = protocol::ParseRegistration(*body);
         if (!registration.ok()) return Fail(res, registration.status());
         Status status = controller_.RegisterNode(who, std::move(*registration));
         if (!status.ok()) return Fail(res, status);
@@ -263,11 +265,11 @@ void HttpApi::Install(httplib::Server& server) {
       Route("/api/v1/agent/heartbeat", Access::kAgent, [this](auto& who, auto& req, auto& res) {
         Result<json> body = Body(req);
         if (!body.ok()) return Fail(res, body.status());
-        Result<Heartbeat> heartbeat = ParseHeartbeat(*body);
+        Result<Heartbeat> heartbeat = protocol::ParseHeartbeat(*body);
         if (!heartbeat.ok()) return Fail(res, heartbeat.status());
         Result<DesiredState> desired = controller_.HandleHeartbeat(who, std::move(*heartbeat));
         if (!desired.ok()) return Fail(res, desired.status());
-        Json(res, 200, DesiredJson(*desired));
+        Json(res, 200, protocol::DesiredJson(*desired));
       }));
 }
 

@@ -21,15 +21,15 @@ inline TaskRunnerOptions RunnerOptions(const std::string& state_dir) {
   return options;
 }
 
-inline server::TaskAssignment ShellTask(int64_t job, const std::string& script,
-                                        core::Duration grace = core::Duration::Seconds(5)) {
-  server::TaskAssignment task;
+inline protocol::TaskAssignment ShellTask(int64_t job, const std::string& script,
+                                          core::Duration grace = core::Duration::Seconds(5)) {
+  protocol::TaskAssignment task;
   task.job = core::JobId{job};
   task.task = 0;
   task.attempt = 1;
   task.user = "alice";
-  task.request.script = script;
-  task.request.grace = grace;
+  task.launch.script = script;
+  task.launch.grace = grace;
   task.gpus = {0};
   return task;
 }

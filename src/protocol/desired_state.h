@@ -1,0 +1,51 @@
+// What the server answers every heartbeat with: the tasks the node must
+// run and those it must stop. Agents act only on this answer (and the
+// server sends it only once everything it says is durable).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/time.h"
+#include "protocol/task_launch.h"
+
+namespace berth::protocol {
+
+// A task an agent must run: which one, where it stands in its gang, and
+// how to start it.
+struct TaskAssignment {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  std::string user;  // the job's owner (BERTH_USER)
+  TaskLaunch launch;
+  std::vector<int32_t> gpus;  // device indices on the node
+  int32_t world_size = 1;     // tasks in the gang
+  std::string master_addr;    // the node of task 0
+  int32_t master_port = 0;
+  int32_t node_rank = 0;   // index of this node among the job's nodes
+  int32_t local_rank = 0;  // index of this task among the job's tasks on this node
+  int32_t local_world_size = 1;
+
+  bool operator==(const TaskAssignment&) const = default;
+};
+
+struct TaskStop {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  core::Duration grace;
+
+  bool operator==(const TaskStop&) const = default;
+};
+
+struct DesiredState {
+  std::vector<TaskAssignment> run;
+  std::vector<TaskStop> stop;
+
+  bool operator==(const DesiredState&) const = default;
+};
+
+}  // namespace berth::protocol

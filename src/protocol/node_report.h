@@ -1,0 +1,63 @@
+// What an agent tells the server: its node once at registration (what the
+// node has), then on every heartbeat what is true there (its tasks, the
+// health of its GPUs). The server converges to these reports; they are
+// the node's truth.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ids.h"
+#include "core/resources.h"
+
+namespace berth::protocol {
+
+struct GpuReport {
+  int32_t index = 0;
+  int32_t interconnect_group = 0;
+  bool healthy = true;
+
+  bool operator==(const GpuReport&) const = default;
+};
+
+struct NodeRegistration {
+  std::string node;
+  std::string address;   // where the agent listens (logs, wake)
+  std::string logs_key;  // the bearer secret the agent wants on its requests
+  std::string gpu_type;
+  std::vector<GpuReport> gpus;
+  core::MilliCpu cpu;
+  core::MemoryMiB memory;
+  std::map<std::string, std::string> labels;
+
+  bool operator==(const NodeRegistration&) const = default;
+};
+
+enum class TaskPhase { kRunning, kExited };
+
+// One task as an agent sees it. `attempt` is the job's run number the task
+// belongs to, so a task of an earlier run (a job requeued elsewhere while
+// its node was away) is recognised and stopped.
+struct TaskReport {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  TaskPhase phase = TaskPhase::kRunning;
+  std::optional<int32_t> exit_code;  // exited: one of these two is set
+  std::optional<int32_t> signal;
+
+  bool operator==(const TaskReport&) const = default;
+};
+
+struct Heartbeat {
+  std::string node;
+  std::vector<TaskReport> tasks;
+  std::vector<GpuReport> gpus;  // health now; empty: unchanged
+
+  bool operator==(const Heartbeat&) const = default;
+};
+
+}  // namespace berth::protocol

@@ -1,0 +1,130 @@
+#include "protocol/report_json.h"
+
+#include <cstdint>
+#include <string>
+
+#include "common/json_fields.h"
+#include "core/node.h"  // kMaxGpusPerNode, a constant only
+
+namespace berth::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+json GpusJson(const std::vector<GpuReport>& gpus) {
+  json out = json::array();
+  for (const GpuReport& gpu : gpus) {
+    out.push_back(
+        {{"index", gpu.index}, {"group", gpu.interconnect_group}, {"healthy", gpu.healthy}});
+  }
+  return out;
+}
+
+Result<GpuReport> ParseGpu(const json& body, const std::string& path) {
+  JsonFields gpu(body, path);
+  BERTH_RETURN_IF_ERROR(gpu.CheckObject());
+  BERTH_ASSIGN_OR_RETURN(int64_t index, gpu.Int("index", -1, 0, core::kMaxGpusPerNode - 1));
+  BERTH_ASSIGN_OR_RETURN(int64_t group, gpu.Int("group", 0, 0, 1024));
+  BERTH_ASSIGN_OR_RETURN(bool healthy, gpu.Bool("healthy", true));
+  BERTH_RETURN_IF_ERROR(gpu.Finish());
+  if (index < 0) return InvalidArgument(gpu.Name("index") + "is required");
+  return GpuReport{static_cast<int32_t>(index), static_cast<int32_t>(group), healthy};
+}
+
+Result<std::vector<GpuReport>> ParseGpus(JsonFields& fields) {
+  BERTH_ASSIGN_OR_RETURN(std::vector<GpuReport> gpus, fields.List<GpuReport>("gpus", ParseGpu));
+  if (gpus.size() > static_cast<size_t>(core::kMaxGpusPerNode)) {
+    return InvalidArgument(fields.Name("gpus") + "at most " +
+                           std::to_string(core::kMaxGpusPerNode) + " GPUs");
+  }
+  return gpus;
+}
+
+Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
+  JsonFields task(body, path);
+  BERTH_RETURN_IF_ERROR(task.CheckObject());
+  TaskReport report;
+  BERTH_ASSIGN_OR_RETURN(int64_t job, task.Int("job", -1, 1, INT64_MAX));
+  BERTH_ASSIGN_OR_RETURN(int64_t index, task.Int("task", 0, 0, 1 << 20));
+  BERTH_ASSIGN_OR_RETURN(int64_t attempt, task.Int("attempt", 0, 0, 1 << 20));
+  BERTH_ASSIGN_OR_RETURN(std::string phase, task.String("phase", true));
+  BERTH_ASSIGN_OR_RETURN(int64_t exit_code, task.Int("exit_code", -1000, -1000, 255));
+  BERTH_ASSIGN_OR_RETURN(int64_t signal, task.Int("signal", 0, 0, 128));
+  BERTH_RETURN_IF_ERROR(task.Finish());
+  if (job < 1) return InvalidArgument(task.Name("job") + "is required");
+  if (phase != "running" && phase != "exited") {
+    return InvalidArgument(task.Name("phase") + "expected running or exited, got '" + phase + "'");
+  }
+  report.job = static_cast<core::JobId>(job);
+  report.task = static_cast<int32_t>(index);
+  report.attempt = static_cast<int32_t>(attempt);
+  report.phase = phase == "running" ? TaskPhase::kRunning : TaskPhase::kExited;
+  if (exit_code != -1000) report.exit_code = static_cast<int32_t>(exit_code);
+  if (signal != 0) report.signal = static_cast<int32_t>(signal);
+  if (report.phase == TaskPhase::kExited && !report.exit_code && !report.signal) {
+    return InvalidArgument(task.Name("exit_code") + "an exited task needs exit_code or signal");
+  }
+  return report;
+}
+
+}  // namespace
+
+json RegistrationJson(const NodeRegistration& registration) {
+  return json{{"node", registration.node},
+              {"address", registration.address},
+              {"logs_key", registration.logs_key},
+              {"gpu_type", registration.gpu_type},
+              {"gpus", GpusJson(registration.gpus)},
+              {"cpu_milli", registration.cpu.value()},
+              {"memory_mib", registration.memory.value()},
+              {"labels", registration.labels}};
+}
+
+Result<NodeRegistration> ParseRegistration(const json& body) {
+  JsonFields fields(body, "");
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  NodeRegistration registration;
+  BERTH_ASSIGN_OR_RETURN(registration.node, fields.String("node", true));
+  BERTH_ASSIGN_OR_RETURN(registration.address, fields.String("address", false));
+  BERTH_ASSIGN_OR_RETURN(registration.logs_key, fields.String("logs_key", false));
+  BERTH_ASSIGN_OR_RETURN(registration.gpu_type, fields.String("gpu_type", false));
+  BERTH_ASSIGN_OR_RETURN(registration.gpus, ParseGpus(fields));
+  BERTH_ASSIGN_OR_RETURN(int64_t cpu, fields.Int("cpu_milli", 0, 0, int64_t{1} << 40));
+  BERTH_ASSIGN_OR_RETURN(int64_t memory, fields.Int("memory_mib", 0, 0, int64_t{1} << 40));
+  registration.cpu = core::MilliCpu(cpu);
+  registration.memory = core::MemoryMiB(memory);
+  BERTH_ASSIGN_OR_RETURN(registration.labels, fields.StringMap("labels"));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  if (registration.node.empty() || registration.node.size() > 64) {
+    return InvalidArgument("node: 1..64 characters");
+  }
+  return registration;
+}
+
+json HeartbeatJson(const Heartbeat& heartbeat) {
+  json tasks = json::array();
+  for (const TaskReport& task : heartbeat.tasks) {
+    json entry{{"job", core::Value(task.job)},
+               {"task", task.task},
+               {"attempt", task.attempt},
+               {"phase", task.phase == TaskPhase::kRunning ? "running" : "exited"}};
+    if (task.exit_code) entry["exit_code"] = *task.exit_code;
+    if (task.signal) entry["signal"] = *task.signal;
+    tasks.push_back(entry);
+  }
+  return json{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};
+}
+
+Result<Heartbeat> ParseHeartbeat(const json& body) {
+  JsonFields fields(body, "");
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  Heartbeat heartbeat;
+  BERTH_ASSIGN_OR_RETURN(heartbeat.node, fields.String("node", true));
+  BERTH_ASSIGN_OR_RETURN(heartbeat.gpus, ParseGpus(fields));
+  BERTH_ASSIGN_OR_RETURN(heartbeat.tasks, fields.List<TaskReport>("tasks", ParseTaskReport));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  return heartbeat;
+}
+
+}  // namespace berth::protocol

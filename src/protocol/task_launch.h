@@ -1,0 +1,77 @@
+// TaskLaunch: everything a node needs to start one task of a job, and
+// nothing of how the server keeps the job (no queue, priority, retries or
+// dependencies). The server builds it from its job record
+// (server/task_launch.h); the agent starts the task from it alone.
+//
+// Some parts are carried before anything acts on them, so that the wire
+// format is settled once:
+//   - run_as: the agent runs every task as its own user today;
+//   - limits: the job's per-task CPU and memory request; not enforced yet;
+//   - container: always absent today (the task runs on the host).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/resources.h"
+#include "core/time.h"
+
+namespace berth::protocol {
+
+// Who the task runs as. The account name now (the job's owner); room for
+// a numeric uid, gid and supplementary groups once the server resolves
+// them.
+struct RunAs {
+  std::string user;
+
+  bool operator==(const RunAs&) const = default;
+};
+
+// What the task may use on the node: the job's per-task request. Zero: the
+// job asked for none of it.
+struct ResourceLimits {
+  core::MilliCpu cpu;
+  core::MemoryMiB memory;
+
+  bool operator==(const ResourceLimits&) const = default;
+};
+
+// A host path made visible inside a container.
+struct Mount {
+  std::string source;  // on the node
+  std::string target;  // in the container
+  bool read_only = false;
+
+  bool operator==(const Mount&) const = default;
+};
+
+// The container a task runs in.
+struct Container {
+  std::string image;
+  std::vector<Mount> mounts;
+  std::string workdir;  // empty: the image's
+  std::map<std::string, std::string> env;
+  std::vector<std::string> entrypoint;  // empty: the image's
+
+  bool operator==(const Container&) const = default;
+};
+
+struct TaskLaunch {
+  std::string name;                  // the job's name
+  std::vector<std::string> command;  // argv; empty when `script` is set
+  std::string script;                // a script body; empty when `command` is set
+  std::map<std::string, std::string> env;
+  std::string workdir;  // empty: the task's directory on the node
+  std::optional<core::Duration> time_limit;
+  core::Duration grace = core::Duration::Seconds(30);  // between SIGTERM and SIGKILL
+  RunAs run_as;
+  ResourceLimits limits;
+  std::optional<Container> container;  // none: the task runs on the host
+
+  bool operator==(const TaskLaunch&) const = default;
+};
+
+}  // namespace berth::protocol

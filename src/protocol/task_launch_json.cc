@@ -1,0 +1,112 @@
+#include "protocol/task_launch_json.h"
+
+#include <cstdint>
+#include <string>
+
+#include "protocol/seconds_json.h"
+
+namespace berth::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kMaxQuantity = int64_t{1} << 40;
+
+json ContainerJson(const Container& container) {
+  json mounts = json::array();
+  for (const Mount& mount : container.mounts) {
+    mounts.push_back(
+        {{"source", mount.source}, {"target", mount.target}, {"read_only", mount.read_only}});
+  }
+  return json{{"image", container.image},
+              {"mounts", mounts},
+              {"workdir", container.workdir},
+              {"env", container.env},
+              {"entrypoint", container.entrypoint}};
+}
+
+Result<Mount> ParseMount(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  Mount mount;
+  BERTH_ASSIGN_OR_RETURN(mount.source, fields.String("source", true));
+  BERTH_ASSIGN_OR_RETURN(mount.target, fields.String("target", true));
+  BERTH_ASSIGN_OR_RETURN(mount.read_only, fields.Bool("read_only", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  return mount;
+}
+
+Result<Container> ParseContainer(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  Container container;
+  BERTH_ASSIGN_OR_RETURN(container.image, fields.String("image", true));
+  BERTH_ASSIGN_OR_RETURN(container.mounts, fields.List<Mount>("mounts", ParseMount));
+  BERTH_ASSIGN_OR_RETURN(container.workdir, fields.String("workdir", false));
+  BERTH_ASSIGN_OR_RETURN(container.env, fields.StringMap("env"));
+  BERTH_ASSIGN_OR_RETURN(container.entrypoint, fields.Strings("entrypoint"));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  if (container.image.empty()) return InvalidArgument(fields.Name("image") + "must not be empty");
+  return container;
+}
+
+Result<RunAs> ParseRunAs(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  RunAs run_as;
+  BERTH_ASSIGN_OR_RETURN(run_as.user, fields.String("user", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  return run_as;
+}
+
+Result<ResourceLimits> ParseLimits(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  BERTH_ASSIGN_OR_RETURN(int64_t cpu, fields.Int("cpu_milli", 0, 0, kMaxQuantity));
+  BERTH_ASSIGN_OR_RETURN(int64_t memory, fields.Int("memory_mib", 0, 0, kMaxQuantity));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  return ResourceLimits{core::MilliCpu(cpu), core::MemoryMiB(memory)};
+}
+
+}  // namespace
+
+void AddTaskLaunchJson(const TaskLaunch& launch, json& entry) {
+  entry["name"] = launch.name;
+  entry["command"] = launch.command;
+  entry["script"] = launch.script;
+  entry["env"] = launch.env;
+  entry["workdir"] = launch.workdir;
+  entry["time_limit_s"] = launch.time_limit ? SecondsJson(*launch.time_limit) : json(nullptr);
+  entry["grace_s"] = SecondsJson(launch.grace);
+  entry["run_as"] = json{{"user", launch.run_as.user}};
+  entry["limits"] =
+      json{{"cpu_milli", launch.limits.cpu.value()}, {"memory_mib", launch.limits.memory.value()}};
+  entry["container"] = launch.container ? ContainerJson(*launch.container) : json(nullptr);
+}
+
+// A launch with neither command nor script is not refused here: the agent
+// fails that task's start (exit 127) instead of the whole answer.
+Result<TaskLaunch> ParseTaskLaunch(JsonFields& entry) {
+  TaskLaunch launch;
+  BERTH_ASSIGN_OR_RETURN(launch.name, entry.String("name", false));
+  BERTH_ASSIGN_OR_RETURN(launch.command, entry.Strings("command"));
+  BERTH_ASSIGN_OR_RETURN(launch.script, entry.String("script", false));
+  BERTH_ASSIGN_OR_RETURN(launch.env, entry.StringMap("env"));
+  BERTH_ASSIGN_OR_RETURN(launch.workdir, entry.String("workdir", false));
+  BERTH_ASSIGN_OR_RETURN(launch.time_limit, ReadSeconds(entry, "time_limit_s"));
+  BERTH_ASSIGN_OR_RETURN(std::optional<core::Duration> grace, ReadSeconds(entry, "grace_s"));
+  if (grace) launch.grace = *grace;
+  if (const json* run_as = entry.Get("run_as")) {
+    BERTH_ASSIGN_OR_RETURN(launch.run_as, ParseRunAs(*run_as, entry.Path("run_as")));
+  }
+  if (const json* limits = entry.Get("limits")) {
+    BERTH_ASSIGN_OR_RETURN(launch.limits, ParseLimits(*limits, entry.Path("limits")));
+  }
+  if (const json* container = entry.Get("container")) {
+    BERTH_ASSIGN_OR_RETURN(launch.container, ParseContainer(*container, entry.Path("container")));
+  }
+  return launch;
+}
+
+}  // namespace berth::protocol

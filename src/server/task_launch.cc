@@ -1,0 +1,21 @@
+#include "server/task_launch.h"
+
+namespace berth::server {
+
+protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
+  const store::JobRequest& request = job.request;
+  protocol::TaskLaunch launch;
+  launch.name = request.name;
+  launch.command = request.command;
+  launch.script = request.script;
+  launch.env = request.env;
+  launch.workdir = request.workdir;
+  launch.time_limit = request.time_limit;
+  launch.grace = request.grace;
+  launch.run_as.user = job.user;
+  launch.limits.cpu = request.task.cpu;
+  launch.limits.memory = request.task.memory;
+  return launch;
+}
+
+}  // namespace berth::server

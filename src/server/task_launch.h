@@ -1,0 +1,16 @@
+// How the server tells a node to start a task of a job: the job's record,
+// reduced to what the node needs (protocol::TaskLaunch). The one place the
+// store's job fields map onto the protocol's.
+#pragma once
+
+#include "protocol/task_launch.h"
+#include "store/records.h"
+
+namespace berth::server {
+
+// The command or script, env, workdir, time limit and grace of the job's
+// request; run as its owner; limited to its per-task CPU and memory
+// request; on the host (no container yet).
+protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job);
+
+}  // namespace berth::server

@@ -1,0 +1,56 @@
+// The job record's fields land where the node reads them.
+#include "server/task_launch.h"
+
+#include <gtest/gtest.h>
+
+namespace berth::server {
+namespace {
+
+TEST(TaskLaunchTest, ANodeGetsWhatTheJobAskedToRun) {
+  store::JobRecord job;
+  job.id = core::JobId{7};
+  job.user = "alice";
+  job.request.name = "train";
+  job.request.command = {"python", "train.py"};
+  job.request.env = {{"LR", "0.1"}};
+  job.request.workdir = "/data/alice";
+  job.request.time_limit = core::Duration::Hours(2);
+  job.request.grace = core::Duration::Seconds(10);
+  job.request.task =
+      core::TaskShape{core::WholeGpus(4), core::MilliCpu(16000), core::MemoryMiB(131072)};
+  job.request.queue = "research";  // the node needs none of these
+  job.request.priority = 5;
+  job.request.retries = 2;
+
+  const protocol::TaskLaunch launch = TaskLaunchFor(job);
+
+  EXPECT_EQ(launch.name, "train");
+  EXPECT_EQ(launch.command, job.request.command);
+  EXPECT_EQ(launch.script, "");
+  EXPECT_EQ(launch.env, job.request.env);
+  EXPECT_EQ(launch.workdir, "/data/alice");
+  EXPECT_EQ(launch.time_limit, core::Duration::Hours(2));
+  EXPECT_EQ(launch.grace, core::Duration::Seconds(10));
+  EXPECT_EQ(launch.run_as.user, "alice");
+  EXPECT_EQ(launch.limits.cpu, core::MilliCpu(16000));
+  EXPECT_EQ(launch.limits.memory, core::MemoryMiB(131072));
+  EXPECT_FALSE(launch.container.has_value());
+}
+
+TEST(TaskLaunchTest, AScriptJobWithoutATimeLimit) {
+  store::JobRecord job;
+  job.user = "bob";
+  job.request.script = "#!/bin/sh\necho hi\n";
+  job.request.command.clear();
+  job.request.time_limit.reset();
+
+  const protocol::TaskLaunch launch = TaskLaunchFor(job);
+
+  EXPECT_EQ(launch.script, job.request.script);
+  EXPECT_TRUE(launch.command.empty());
+  EXPECT_FALSE(launch.time_limit.has_value());
+  EXPECT_EQ(launch.limits, protocol::ResourceLimits{});
+}
+
+}  // namespace
+}  // namespace berth::server
