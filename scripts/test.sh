@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds Berth and runs every test: the lints (core purity, formatting), the
-# optimized build with warnings as errors and all tests (including the trace
-# validation against the independent reference replay), then the unit tests
+# Builds Berth and runs every test: the lints (core purity, layers,
+# formatting), the optimized build with warnings as errors and all tests
+# (including the trace validation against the independent reference
+# replay), then the unit tests
 # again under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
 # libFuzzer run over the job submission parser.
 set -euo pipefail
@@ -9,8 +10,9 @@ cd "$(dirname "$0")/.."
 
 jobs=$(nproc)
 
-echo "== lint: the core stays pure, the tree stays formatted"
+echo "== lint: the core stays pure, the agent stays off the server, the tree stays formatted"
 bash scripts/lint-core.sh
+bash scripts/lint-layers.sh
 bash scripts/lint-format.sh
 
 echo "== build (RelWithDebInfo, -Werror)"
