@@ -96,6 +96,10 @@ TEST(ReportJsonTest, AMalformedHeartbeatIsRefusedNamingTheField) {
        "tasks[0].exit_code: must be -1000..255, got 256"},
       {R"({"node": "n", "gpus": [{"index": 0, "healthy": "yes"}]})",
        "gpus[0].healthy: expected true or false"},
+      // Above INT64_MAX: refused, not wrapped around to -1 (a valid exit code).
+      {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited",
+                                   "exit_code": 18446744073709551615}]})",
+       "tasks[0].exit_code: must be -1000..255, got 18446744073709551615"},
   };
   for (const BadReport& c : cases) {
     Result<Heartbeat> parsed = ParseHeartbeat(json::parse(c.body));
