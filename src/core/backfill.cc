@@ -64,7 +64,7 @@ void RunBackfill(Cycle& cycle) {
         Reservation{head.job->spec.id, reserved->at, reserved->placement});
   } else {
     // Its nodes are down or draining: nothing to protect yet.
-    cycle.Blocked(head, cycle.work);
+    cycle.Blocked(head);
   }
 
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
@@ -97,7 +97,7 @@ void RunBackfill(Cycle& cycle) {
       candidate.reason = ReasonCode::kReservation;
       candidate.blocker = head.job->spec.id;
     } else {
-      cycle.Blocked(candidate, cycle.work);
+      cycle.Blocked(candidate);
     }
   }
 }

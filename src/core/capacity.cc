@@ -61,9 +61,9 @@ void Capacity::Refresh(NodeId node) {
   for (size_t g = 0; g < gpu_count; ++g) {
     if (use.used_milli[g] == 0) unused |= GpuMask{1} << g;
   }
-  use.free = use.schedulable ? (use.usable & unused & AllDevices(gpu_count)) : 0;
+  use.free = use.schedulable() ? (use.usable & unused & AllDevices(gpu_count)) : 0;
 
-  const int count = use.schedulable ? CountGpus(use.free) : -1;
+  const int count = use.schedulable() ? CountGpus(use.free) : -1;
   int& indexed = indexed_count_[Index(node)];
   if (indexed == count) return;
   const GpuTypeId type = nodes_->type_of(node);
@@ -80,8 +80,8 @@ void Capacity::Refresh(NodeId node) {
   indexed = count;
 }
 
-void Capacity::SetSchedulable(NodeId node, bool schedulable) {
-  use_[Index(node)].schedulable = schedulable;
+void Capacity::SetNodeState(NodeId node, NodeState state) {
+  use_[Index(node)].state = state;
   Refresh(node);
 }
 
@@ -98,7 +98,7 @@ void Capacity::SetGpuUsable(NodeId node, int gpu, bool usable) {
 
 int64_t Capacity::free_milli(NodeId node, int gpu) const {
   const NodeUse& use = use_[Index(node)];
-  if (!use.schedulable || (use.usable & (GpuMask{1} << gpu)) == 0) return 0;
+  if (!use.schedulable() || (use.usable & (GpuMask{1} << gpu)) == 0) return 0;
   return 1000 - use.used_milli[static_cast<size_t>(gpu)];
 }
 
@@ -109,7 +109,7 @@ bool Capacity::CanAllocate(const Placement& placement) const {
     const TaskPlacement& task = placement.tasks[i];
     if (Index(task.node) >= use_.size()) return false;
     const NodeUse& use = use_[Index(task.node)];
-    if (!use.schedulable) return false;
+    if (!use.schedulable()) return false;
     int64_t cpu = 0;
     int64_t memory = 0;
     GpuMask whole = 0;

@@ -34,9 +34,9 @@ class Capacity {
   // apart from the original table (eta_plan.h).
   void Rebind(const NodeTable* nodes);
 
-  // Administrative and health changes. A node that is not schedulable keeps
-  // its allocations (running work continues) but offers nothing new.
-  void SetSchedulable(NodeId node, bool schedulable);
+  // Administrative and health changes. A node that is not up keeps its
+  // allocations (running work continues) but offers nothing new.
+  void SetNodeState(NodeId node, NodeState state);
   void SetGpuUsable(NodeId node, int gpu, bool usable);
 
   // REQUIRES: CanAllocate(placement).
@@ -51,7 +51,8 @@ class Capacity {
 
   const NodeTable& nodes() const { return *nodes_; }
   size_t node_count() const { return use_.size(); }
-  bool schedulable(NodeId node) const { return use_[Index(node)].schedulable; }
+  NodeState state(NodeId node) const { return use_[Index(node)].state; }
+  bool schedulable(NodeId node) const { return state(node) == NodeState::kUp; }
   // Devices that are usable and hold nothing.
   GpuMask free_gpus(NodeId node) const { return use_[Index(node)].free; }
   int free_gpu_count(NodeId node) const { return CountGpus(use_[Index(node)].free); }
@@ -91,7 +92,8 @@ class Capacity {
     GpuMask free = 0;    // usable, schedulable and holding nothing
     MilliCpu cpu_free;
     MemoryMiB memory_free;
-    bool schedulable = true;
+    NodeState state = NodeState::kUp;
+    bool schedulable() const { return state == NodeState::kUp; }
   };
 
   size_t BucketOffset(GpuTypeId type, int free_count) const {

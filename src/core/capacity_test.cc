@@ -66,11 +66,11 @@ TEST_F(CapacityTest, ReserveHidesDevicesWhetherOrNotTheyAreFree) {
 TEST_F(CapacityTest, UnschedulableNodesOfferNothingButKeepAllocations) {
   const Placement two = Whole(NodeId{2}, 0b11, 2);
   capacity_.Allocate(two);
-  capacity_.SetSchedulable(NodeId{2}, false);
+  capacity_.SetNodeState(NodeId{2}, NodeState::kDraining);
   EXPECT_EQ(capacity_.free_gpu_count(NodeId{2}), 0);
   EXPECT_EQ(capacity_.schedulable_nodes_of_type(GpuTypeId{0}), 2);
   capacity_.Release(two);  // running work can still end there
-  capacity_.SetSchedulable(NodeId{2}, true);
+  capacity_.SetNodeState(NodeId{2}, NodeState::kUp);
   EXPECT_EQ(capacity_.free_gpu_count(NodeId{2}), 8);
 }
 

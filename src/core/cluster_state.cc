@@ -19,7 +19,7 @@ NodeId ClusterState::AddNode(NodeSpec spec) {
 
 void ClusterState::SetNodeState(NodeId node, NodeState state) {
   node_states_[Index(node)] = state;
-  capacity_.SetSchedulable(node, state == NodeState::kUp);
+  capacity_.SetNodeState(node, state);
 }
 
 void ClusterState::SetGpuHealth(NodeId node, int gpu, GpuHealth health) {
@@ -81,7 +81,7 @@ void ClusterState::CountWaiting(const JobSpec& spec, int64_t delta) {
     it->second += delta;
     if (it->second == 0) counts->erase(it);
   }
-  auto shape = waiting_shapes_.try_emplace(WaitingShape{spec.task, spec.gpu_type}, 0).first;
+  auto shape = waiting_shapes_.try_emplace(WaitingShape{spec.task, spec.gpu_types}, 0).first;
   shape->second += delta * spec.tasks;
   if (shape->second == 0) waiting_shapes_.erase(shape);
 }

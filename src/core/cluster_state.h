@@ -125,7 +125,7 @@ class ClusterState {
   // workload a fragmentation-aware placement keeps room for.
   struct WaitingShape {
     TaskShape task;
-    std::string gpu_type;  // empty: any model
+    std::vector<std::string> gpu_types;  // empty: any model
     auto operator<=>(const WaitingShape&) const = default;
   };
   using ShapeCounts = std::map<WaitingShape, int64_t>;

@@ -19,8 +19,7 @@ using testing::NewJob;
 using testing::Secs;
 
 Placement PlaceOrDie(const ClusterState& state, const JobSpec& spec) {
-  std::optional<Placement> placement =
-      Place(state.capacity(), ResolveRequest(state.nodes(), spec).request);
+  std::optional<Placement> placement = Place(state.capacity(), ResolveRequest(state.nodes(), spec));
   EXPECT_TRUE(placement);
   return *placement;
 }
@@ -82,14 +81,14 @@ TEST(ClusterStateTest, CountsTheWaitingJobsOfEachUserQueueAndTaskShape) {
   state.Hold(Id(3));  // held jobs wait too
   EXPECT_EQ(state.waiting_users(), (Counts{{"ann", 1}, {"bob", 2}}));
   EXPECT_EQ(state.waiting_queues(), (Counts{{"nlp", 1}, {"vision", 2}}));
-  EXPECT_EQ(state.waiting_shapes(), (Shapes{{{a.task, ""}, 2}, {{b.task, "H100"}, 3}}))
+  EXPECT_EQ(state.waiting_shapes(), (Shapes{{{a.task, {}}, 2}, {{b.task, {"H100"}}, 3}}))
       << "tasks, not jobs, per shape and model";
 
   state.Start(Id(1), PlaceOrDie(state, a), At(1));
   state.Cancel(Id(3), At(2));
   EXPECT_EQ(state.waiting_users(), (Counts{{"bob", 1}}));
   EXPECT_EQ(state.waiting_queues(), (Counts{{"vision", 1}}));
-  EXPECT_EQ(state.waiting_shapes(), (Shapes{{{b.task, "H100"}, 3}}));
+  EXPECT_EQ(state.waiting_shapes(), (Shapes{{{b.task, {"H100"}}, 3}}));
 
   state.Preempt(Id(1), At(3));
   EXPECT_EQ(state.waiting_users(), (Counts{{"ann", 1}, {"bob", 1}}));

@@ -22,8 +22,18 @@ struct Candidate {
   PlacementRequest request;
   OrderKey key;
   bool started = false;
+  // It did not fit where the discipline looked (Cycle::Blocked): Explain
+  // asks the node pipeline why, on the capacity the cycle leaves.
+  bool unplaced = false;
   ReasonCode reason = ReasonCode::kResources;
   std::optional<JobId> blocker;
+};
+
+// A pending job that no node could ever host, with its request for the
+// explanation.
+struct NeverFit {
+  const Job* job = nullptr;
+  PlacementRequest request;
 };
 
 // The waiting jobs' task shapes as a workload for the fragmentation model
@@ -80,9 +90,11 @@ struct Cycle {
                                        policy.orderer->Guarantees(candidate.key),
                                        policy.runtimes->Remaining(*candidate.job, now)});
   }
-  // Records why a candidate stays pending, when someone will read it.
-  void Blocked(Candidate& candidate, const Capacity& capacity) {
-    if (explaining()) candidate.reason = DiagnoseBlocked(capacity, candidate.request);
+  // Records that a candidate did not fit the free capacity; Explain says
+  // why, when someone will read it.
+  void Blocked(Candidate& candidate) {
+    candidate.reason = ReasonCode::kResources;
+    candidate.unplaced = true;
   }
 
   const ClusterState& state;
@@ -95,7 +107,7 @@ struct Cycle {
   PlaceOptions place;                               // the policy's placement rule
   Capacity work;                                    // live capacity minus this cycle's starts
   std::vector<Candidate> order;                     // pending jobs that can fit, in policy order
-  std::vector<const Job*> never_fit;                // pending jobs that can never fit, by id
+  std::vector<NeverFit> never_fit;                  // pending jobs that can never fit, by id
   bool partial = false;  // ranks the front only, reusing an order (DecideOptions::reuse)
   // A cycle that reuses an order: the expected ends its full cycle planned
   // (QueueOrder::ends), for the reservation's schedule (eta.h).

@@ -17,36 +17,42 @@ namespace {
 // the request and the node table, so it is computed once per distinct request.
 class Feasibility {
  public:
-  explicit Feasibility(const NodeTable& nodes) : nodes_(nodes) {}
+  explicit Feasibility(const NodeTable& nodes) : nodes_(nodes), resolver_(nodes) {}
   Feasibility(const Feasibility&) = delete;
   Feasibility& operator=(const Feasibility&) = delete;
 
-  // The job's request, or nullopt when it can never fit.
-  std::optional<PlacementRequest> Admit(const Job& job) {
-    const ResolvedRequest resolved = ResolveRequest(nodes_, job.spec);
-    if (!resolved.known_type) return std::nullopt;
-    const PlacementRequest& r = resolved.request;
-    auto [it, inserted] = fits_.try_emplace(RequestKey{r.type, r.tasks, r.shape}, false);
-    if (inserted) it->second = FitsEmptyCluster(nodes_, r);
-    if (!it->second) return std::nullopt;
-    return r;
+  struct Admission {
+    PlacementRequest request;
+    bool can_fit = false;
+  };
+  Admission Admit(const Job& job) {
+    PlacementRequest request = resolver_.Resolve(job.spec);
+    auto [it, inserted] = fits_.try_emplace(
+        RequestKey{request.type, request.eligibility.get(), request.tasks, request.shape}, false);
+    if (inserted) it->second = FitsEmptyCluster(nodes_, request);
+    return Admission{std::move(request), it->second};
   }
 
  private:
-  using RequestKey = std::tuple<std::optional<GpuTypeId>, int32_t, TaskShape>;
+  // Requests of one set of constraints share their eligibility (the
+  // resolver's memory), so its address tells constraints apart.
+  using RequestKey =
+      std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, int32_t, TaskShape>;
   const NodeTable& nodes_;
+  RequestResolver resolver_;
   std::map<RequestKey, bool> fits_;
 };
 
 void Collect(Cycle& cycle, Feasibility& feasible, const Job* job, std::vector<Candidate>& out) {
-  if (std::optional<PlacementRequest> request = feasible.Admit(*job)) {
-    Candidate candidate;
-    candidate.job = job;
-    candidate.request = std::move(*request);
-    out.push_back(std::move(candidate));
-  } else {
-    cycle.never_fit.push_back(job);
+  Feasibility::Admission admission = feasible.Admit(*job);
+  if (!admission.can_fit) {
+    cycle.never_fit.push_back(NeverFit{job, std::move(admission.request)});
+    return;
   }
+  Candidate candidate;
+  candidate.job = job;
+  candidate.request = std::move(admission.request);
+  out.push_back(std::move(candidate));
 }
 
 // Step 2: the policy's order; equal keys fall back to the job id. Sorts
@@ -122,11 +128,11 @@ void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
     const Job* job = still_pending[ranked.known_index];
     if (job == nullptr) continue;  // started, ended or held since: not in line any more
     // Its nodes left since: the next full cycle tells it can never fit.
-    std::optional<PlacementRequest> request = feasible.Admit(*job);
-    if (!request) continue;
+    Feasibility::Admission admission = feasible.Admit(*job);
+    if (!admission.can_fit) continue;
     Candidate candidate;
     candidate.job = job;
-    candidate.request = std::move(*request);
+    candidate.request = std::move(admission.request);
     candidate.key = ranked.key;
     cycle.order.push_back(std::move(candidate));
   }
@@ -154,24 +160,60 @@ QueueOrder KeepOrder(const Cycle& cycle) {
   return order;
 }
 
+// The pipeline's tally for each distinct request of a cycle, so that a
+// queue of thousands of jobs of a few shapes costs a few passes over the
+// nodes.
+class Diagnoses {
+ public:
+  std::shared_ptr<const NodeTally> Now(const Capacity& capacity, const PlacementRequest& request) {
+    return Find(now_, request, [&] { return TallyNow(capacity, request); });
+  }
+  std::shared_ptr<const NodeTally> Ever(const NodeTable& nodes, const PlacementRequest& request) {
+    return Find(ever_, request, [&] { return TallyEver(nodes, request); });
+  }
+
+ private:
+  using Key = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, int32_t, TaskShape>;
+  using Memo = std::map<Key, std::shared_ptr<const NodeTally>>;
+  template <typename Make>
+  static std::shared_ptr<const NodeTally> Find(Memo& memo, const PlacementRequest& request,
+                                               Make make) {
+    auto [it, inserted] = memo.try_emplace(
+        Key{request.type, request.eligibility.get(), request.tasks, request.shape});
+    if (inserted) it->second = std::make_shared<const NodeTally>(make());
+    return it->second;
+  }
+  Memo now_;
+  Memo ever_;
+};
+
 // Step 4: a reason and position for every job left pending (of the front
 // only, when the cycle reused an order: held jobs are then left out too).
+// A job that did not fit is diagnosed here, on the capacity left once the
+// cycle's starts are placed: what stops it is what the next cycle sees.
 void Explain(Cycle& cycle, bool defer_etas) {
   cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size() +
                                  cycle.state.held().size());
+  Diagnoses diagnoses;
   int64_t position = 0;
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;
-    cycle.decision.pending.push_back(PendingJob{
-        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {}});
+    PendingJob pending{
+        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {}, {}};
+    if (candidate.unplaced) {
+      pending.nodes = diagnoses.Now(cycle.work, candidate.request);
+      pending.reason = BlockedReason(*pending.nodes, candidate.request);
+    }
+    cycle.decision.pending.push_back(std::move(pending));
   }
-  for (const Job* job : cycle.never_fit) {
-    cycle.decision.pending.push_back(
-        PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
+  for (const NeverFit& never : cycle.never_fit) {
+    PendingJob pending{never.job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}, {}};
+    pending.nodes = diagnoses.Ever(cycle.state.nodes(), never.request);
+    cycle.decision.pending.push_back(std::move(pending));
   }
   if (cycle.partial) return;
   for (const auto& [id, job] : cycle.state.held()) {
-    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
+    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}, {}});
   }
   if (cycle.explain != ExplainLevel::kFull) return;
   if (defer_etas) {
@@ -192,7 +234,7 @@ void RunStrict(Cycle& cycle) {
       cycle.Start(candidate, std::move(*placement));
       continue;
     }
-    cycle.Blocked(candidate, cycle.work);
+    cycle.Blocked(candidate);
     if (!cycle.explaining()) return;
     for (size_t j = i + 1; j < cycle.order.size(); ++j) {
       Candidate& behind = cycle.order[j];
@@ -208,9 +250,17 @@ FragmentationModel WaitingWorkload(const ClusterState& state) {
   std::vector<WorkloadShape> workload;
   for (const auto& [waiting, tasks] : state.waiting_shapes()) {
     WorkloadShape shape{waiting.task, std::nullopt, tasks};
-    if (!waiting.gpu_type.empty()) {
-      shape.type = state.nodes().FindType(waiting.gpu_type);
-      if (!shape.type) continue;  // no node has the model: it needs no room here
+    // The model the shape needs room on: its model when it names one the
+    // cluster has. A set of several is modelled as any model, and node
+    // constraints are not modelled: the model is a heuristic for where
+    // room is kept, never a rule on where a job may go.
+    if (!waiting.gpu_types.empty()) {
+      std::vector<GpuTypeId> known;
+      for (const std::string& name : waiting.gpu_types) {
+        if (std::optional<GpuTypeId> type = state.nodes().FindType(name)) known.push_back(*type);
+      }
+      if (known.empty()) continue;  // no node has the model: it needs no room here
+      if (known.size() == 1) shape.type = known.front();
     }
     workload.push_back(shape);
   }

@@ -228,7 +228,9 @@ std::optional<FragmentationChoice> ChooseWholeGpusByBucket(const Capacity& capac
     if (request.type && type != *request.type) continue;
     for (int free = shape.whole_gpus(); free <= nodes.max_gpus(type); ++free) {
       capacity.ForEachWithFree(type, free, [&](NodeId node) {
-        if (shape.cpu > capacity.free_cpu(node) || shape.memory > capacity.free_memory(node)) {
+        // The bucket has the GPUs; the rest of the pipeline (constraints,
+        // CPU, memory) may still rule the node out.
+        if (TasksThatFit(capacity, node, request) < 1) {
           return false;  // the bucket's next node may have the room
         }
         const Score score{
@@ -265,11 +267,7 @@ std::optional<FragmentationChoice> ChooseByFragmentation(const Capacity& capacit
   SeenStates seen_states(capacity.node_count());
   for (size_t n = 0; n < capacity.node_count(); ++n) {
     const NodeId node = static_cast<NodeId>(n);
-    // Cheap filters first: most nodes fail one of them once a cluster fills.
-    if (!capacity.schedulable(node)) continue;
-    if (request.type && capacity.nodes().type_of(node) != *request.type) continue;
-    if (shape.cpu > capacity.free_cpu(node) || shape.memory > capacity.free_memory(node)) continue;
-    if (whole > 0 && capacity.free_gpu_count(node) < whole) continue;
+    if (TasksThatFit(capacity, node, request) < 1) continue;
 
     FragmentationModel::NodeView view = FragmentationModel::ViewOf(capacity, node);
     if (seen_states.SeenBefore(capacity, node, view)) continue;

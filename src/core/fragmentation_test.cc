@@ -118,7 +118,7 @@ TEST(FragmentationModelTest, FullAndUnschedulableNodesHaveNoFragmentation) {
   const NodeId full = cluster.Add("V100", 2);
   const NodeId drained = cluster.Add("V100", 2);
   cluster.UseWhole(full, 2);
-  cluster.mutable_capacity().SetSchedulable(drained, false);
+  cluster.mutable_capacity().SetNodeState(drained, NodeState::kDraining);
   const FragmentationModel model({Weighted(1000, 1), Weighted(0, 1)});
   EXPECT_EQ(model.NodeFragmentation(cluster.capacity(), full), 0);
   EXPECT_EQ(model.NodeFragmentation(cluster.capacity(), drained), 0);

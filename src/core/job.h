@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/ids.h"
 #include "core/job_state.h"
@@ -16,6 +17,17 @@
 #include "core/time.h"
 
 namespace berth::core {
+
+// Where a job may run, beyond its GPU model: Slurm's --constraint,
+// --nodelist and --exclude. Names are node names as registered.
+struct NodeConstraints {
+  std::string features;               // a FeatureExpression (constraint.h); empty: any
+  std::vector<std::string> nodelist;  // only these nodes; empty: any node
+  std::vector<std::string> exclude;   // never these nodes
+
+  bool empty() const { return features.empty() && nodelist.empty() && exclude.empty(); }
+  auto operator<=>(const NodeConstraints&) const = default;
+};
 
 struct JobSpec {
   JobId id{};
@@ -27,8 +39,11 @@ struct JobSpec {
   int32_t priority = 0;
   // A job of several tasks is a gang: all tasks start together or none does.
   int32_t tasks = 1;
-  TaskShape task;                      // per task
-  std::string gpu_type;                // required GPU model; empty = any
+  TaskShape task;  // per task
+  // The GPU models it accepts (any one of them; a gang still gets one
+  // model for all its tasks); empty: any model.
+  std::vector<std::string> gpu_types;
+  NodeConstraints constraints;
   std::optional<Duration> time_limit;  // hard limit; the job is stopped there
   std::optional<Duration> estimate;    // the user's own runtime estimate
   bool preemptible = false;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,7 @@ namespace berth::core {
 // 64-bit mask (GpuMask).
 inline constexpr int kMaxGpusPerNode = 64;
 
-enum class NodeState {
+enum class NodeState : uint8_t {
   kUp,        // schedulable
   kDraining,  // running work continues; nothing new is placed
   kDown,      // not reachable; nothing is placed and its jobs are requeued by the owner
@@ -43,6 +44,9 @@ struct NodeSpec {
   MilliCpu cpu;
   MemoryMiB memory;
   std::map<std::string, std::string> labels;  // zone, rack, switch, ...
+  // What the node offers that jobs may ask for by name (Slurm's node
+  // features: "ib", "nvlink", "a100"); constraint.h matches them.
+  std::set<std::string, std::less<>> features;
 };
 
 // A node of `gpu_count` GPUs of one type, all in interconnect group 0.

@@ -19,19 +19,6 @@ std::vector<GpuTypeId> CandidateTypes(const NodeTable& nodes, const PlacementReq
   return types;
 }
 
-// How many tasks of `shape` fit on the node's free capacity (whole-GPU and
-// CPU-only shapes).
-int64_t TasksThatFit(const Capacity& capacity, NodeId node, const TaskShape& shape) {
-  int64_t fit = shape.whole_gpus() > 0 ? capacity.free_gpu_count(node) / shape.whole_gpus()
-                                       : int64_t{1} << 30;
-  if (shape.cpu.value() > 0)
-    fit = std::min(fit, capacity.free_cpu(node).value() / shape.cpu.value());
-  if (shape.memory.value() > 0) {
-    fit = std::min(fit, capacity.free_memory(node).value() / shape.memory.value());
-  }
-  return fit;
-}
-
 GpuMask LowestBits(GpuMask mask, int count) {
   GpuMask out = 0;
   for (int i = 0; i < count; ++i) {
@@ -100,7 +87,7 @@ std::optional<NodeId> BestSingleNode(const Capacity& capacity, const PlacementRe
       if (free > capacity.nodes().max_gpus(type)) continue;
       capacity.ForEachWithFree(type, free, [&](NodeId node) {
         if (best && *best < node) return true;  // cannot beat the best of another model
-        if (TasksThatFit(capacity, node, request.shape) < request.tasks) return false;
+        if (TasksThatFit(capacity, node, request) < request.tasks) return false;
         best = node;
         return true;
       });
@@ -119,7 +106,7 @@ std::optional<Placement> PlaceGangOnType(const Capacity& capacity, const Placeme
   int64_t left = request.tasks;
   for (int free = capacity.nodes().max_gpus(type); free >= per_task && left > 0; --free) {
     capacity.ForEachWithFree(type, free, [&](NodeId node) {
-      const int64_t take = std::min(left, TasksThatFit(capacity, node, request.shape));
+      const int64_t take = std::min(left, TasksThatFit(capacity, node, request));
       if (take <= 0) return false;
       chosen.emplace_back(node, take);
       left -= take;
@@ -134,7 +121,7 @@ std::optional<Placement> PlaceGangOnType(const Capacity& capacity, const Placeme
   const int last_free = capacity.free_gpu_count(last_node);
   for (int free = static_cast<int>(last_tasks) * per_task; free < last_free; ++free) {
     const bool found = capacity.ForEachWithFree(type, free, [&](NodeId node) {
-      if (TasksThatFit(capacity, node, request.shape) < last_tasks) return false;
+      if (TasksThatFit(capacity, node, request) < last_tasks) return false;
       last_node = node;
       return true;
     });
@@ -173,7 +160,6 @@ std::optional<Placement> PlaceWholeGpus(const Capacity& capacity, const Placemen
 // Shares of one GPU and CPU-only tasks: few enough in practice that a scan
 // of the nodes is fine. Each task independently takes the tightest fit.
 std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRequest& request) {
-  const std::vector<GpuTypeId> types = CandidateTypes(capacity.nodes(), request);
   const bool share = request.shape.wants_share();
   const int64_t want = request.shape.gpu.value();
   std::map<std::pair<NodeId, int>, int64_t> taken_milli;  // by this job so far
@@ -186,17 +172,12 @@ std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRe
     int64_t best_left = 0;
     for (size_t n = 0; n < capacity.node_count(); ++n) {
       const NodeId node = static_cast<NodeId>(n);
-      if (!capacity.schedulable(node)) continue;
-      if (std::find(types.begin(), types.end(), capacity.nodes().type_of(node)) == types.end()) {
-        continue;
-      }
       // find, not operator[]: a scan must not grow the maps by every node.
       const auto taken_here = taken_tasks.find(node);
       const int64_t tasks_here = (taken_here == taken_tasks.end() ? 0 : taken_here->second) + 1;
-      if (request.shape.cpu.value() * tasks_here > capacity.free_cpu(node).value() ||
-          request.shape.memory.value() * tasks_here > capacity.free_memory(node).value()) {
-        continue;
-      }
+      // Each task this job placed here took a share from one device, so the
+      // node has room for one more exactly when it hosts tasks_here of them.
+      if (TasksThatFit(capacity, node, request) < tasks_here) continue;
       if (!share) {
         // CPU-only: the node with the least CPU left that fits.
         const int64_t left =
@@ -253,17 +234,6 @@ std::optional<Placement> PlaceByFragmentation(const Capacity& capacity,
 
 }  // namespace
 
-ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec) {
-  ResolvedRequest resolved;
-  resolved.request.tasks = spec.tasks;
-  resolved.request.shape = spec.task;
-  if (!spec.gpu_type.empty()) {
-    resolved.request.type = nodes.FindType(spec.gpu_type);
-    resolved.known_type = resolved.request.type.has_value();
-  }
-  return resolved;
-}
-
 std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request,
                                const PlaceOptions& options) {
   BERTH_CHECK(request.tasks >= 1 && request.shape.valid());
@@ -278,39 +248,49 @@ std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest&
 }
 
 bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request) {
-  const TaskShape& shape = request.shape;
   // Per model, since a gang never mixes models. Stops at the first model
   // with room for every task: for most requests the first node that fits
   // one task, where walking every node cost each event cycle a pass over
   // the cluster per distinct request (7% of `Decide` at 10k nodes).
-  std::map<GpuTypeId, int64_t> by_type;
+  std::vector<int64_t> by_type(nodes.type_count(), 0);
   for (size_t n = 0; n < nodes.size(); ++n) {
     const NodeId node = static_cast<NodeId>(n);
-    if (request.type && nodes.type_of(node) != *request.type) continue;
-    const NodeSpec& spec = nodes.spec(node);
-    int64_t fit = int64_t{1} << 30;
-    if (shape.whole_gpus() > 0) {
-      fit = static_cast<int64_t>(spec.gpus.size()) / shape.whole_gpus();
-    } else if (shape.wants_share()) {
-      fit = static_cast<int64_t>(spec.gpus.size()) * (1000 / shape.gpu.value());
-    }
-    if (shape.cpu.value() > 0) fit = std::min(fit, spec.cpu.value() / shape.cpu.value());
-    if (shape.memory.value() > 0) fit = std::min(fit, spec.memory.value() / shape.memory.value());
-    if ((by_type[nodes.type_of(node)] += fit) >= request.tasks) return true;
+    const int64_t fit = FitOn(EmptyNode(nodes, node), request).tasks;
+    if ((by_type[Index(nodes.type_of(node))] += fit) >= request.tasks) return true;
   }
   return false;
 }
 
-ReasonCode DiagnoseBlocked(const Capacity& capacity, const PlacementRequest& request) {
-  const std::vector<GpuTypeId> types = CandidateTypes(capacity.nodes(), request);
-  int64_t schedulable = 0;
-  for (GpuTypeId type : types) schedulable += capacity.schedulable_nodes_of_type(type);
-  if (schedulable == 0) return ReasonCode::kNodesUnavailable;
+ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request) {
+  const int64_t eligible_but_unavailable =
+      tally.rejected_by(NodeRejection::kDown) + tally.rejected_by(NodeRejection::kDraining);
+  int64_t static_rejections = 0;
+  for (NodeRejection rejection : {NodeRejection::kGpuModel, NodeRejection::kNodeList,
+                                  NodeRejection::kExcluded, NodeRejection::kFeatures}) {
+    static_rejections += tally.rejected_by(rejection);
+  }
+  // Down and draining nodes are counted before the static filters, so some
+  // of them may not be eligible at all: unavailable means that no node is
+  // both up and eligible.
+  if (tally.nodes - eligible_but_unavailable - static_rejections <= 0) {
+    return ReasonCode::kNodesUnavailable;
+  }
   if (request.shape.whole_gpus() == 0) return ReasonCode::kResources;
-  int64_t free = 0;
-  for (GpuTypeId type : types) free = std::max(free, capacity.free_gpus_of_type(type));
   const int64_t need = static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks;
-  return free >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
+  return tally.free_gpus >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
+}
+
+PlacementOutcome PlaceOrExplain(const Capacity& capacity, const PlacementRequest& request,
+                                const PlaceOptions& options) {
+  if (std::optional<Placement> placement = Place(capacity, request, options)) {
+    return Placed{std::move(*placement)};
+  }
+  if (!FitsEmptyCluster(capacity.nodes(), request)) {
+    return Infeasible{TallyEver(capacity.nodes(), request)};
+  }
+  NodeTally tally = TallyNow(capacity, request);
+  const ReasonCode reason = BlockedReason(tally, request);
+  return Blocked{reason, std::move(tally)};
 }
 
 }  // namespace berth::core

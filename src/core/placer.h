@@ -2,8 +2,9 @@
 //
 // The rule (the "consolidated" rule every reference policy uses, so results
 // can be checked against other simulators):
-//   1. Filter: nodes that are schedulable, of the requested GPU model, with
-//      enough free whole GPUs, CPU and memory for the tasks they would host.
+//   1. Filter: the node feasibility pipeline (node_filters.h) says how many
+//      of the tasks each node can host: up, of an accepted GPU model, within
+//      the job's constraints, with the free GPUs, CPU and memory.
 //   2. A job whose tasks all fit on one node goes to the node with the fewest
 //      free GPUs that still fits it (best fit: the least unusable remainder),
 //      ties to the lowest node id.
@@ -27,26 +28,13 @@
 
 #include "core/capacity.h"
 #include "core/job.h"
+#include "core/node_filters.h"
 #include "core/node_table.h"
 #include "core/placement.h"
+#include "core/placement_request.h"
 #include "core/reason.h"
 
 namespace berth::core {
-
-struct PlacementRequest {
-  int32_t tasks = 1;
-  TaskShape shape;
-  // nullopt: any GPU model (all tasks still get one model).
-  std::optional<GpuTypeId> type;
-};
-
-// A job's request with its model name resolved against the cluster;
-// known_type is false when no node has the model the job names.
-struct ResolvedRequest {
-  PlacementRequest request;
-  bool known_type = true;
-};
-ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec);
 
 class FragmentationModel;
 
@@ -69,24 +57,33 @@ std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest&
 
 // Whether the request would fit if every node were up, healthy and empty.
 // O(nodes) at worst (it stops at the first model with room); callers cache
-// by shape.
+// by request.
 bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request);
 
-// Why Place failed on this capacity: resources, fragmentation or unavailable
-// nodes. REQUIRES: FitsEmptyCluster(request) and !Place(capacity, request).
-ReasonCode DiagnoseBlocked(const Capacity& capacity, const PlacementRequest& request);
+// Why a request that fits the empty cluster does not fit now, from the
+// pipeline's tally on the capacity: every eligible node is down or
+// draining (kNodesUnavailable), enough GPUs of one model are free but not
+// on few enough nodes (kFragmentation), or too few are (kResources).
+ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request);
 
 // Placement outcomes as values: Placed, Blocked (fits the cluster, not free
-// now) or Infeasible (can never fit).
+// now) or Infeasible (can never fit), with the pipeline's tally over every
+// node saying why.
 struct Placed {
   Placement placement;
 };
 struct Blocked {
   ReasonCode reason;
+  NodeTally nodes;
 };
 struct Infeasible {
-  std::string why;
+  NodeTally nodes;  // as if every node were up and empty
 };
 using PlacementOutcome = std::variant<Placed, Blocked, Infeasible>;
+
+// Place, and when it fails, why. O(nodes) when the request does not fit
+// now: the fast paths call Place, explanations call this.
+PlacementOutcome PlaceOrExplain(const Capacity& capacity, const PlacementRequest& request,
+                                const PlaceOptions& options = {});
 
 }  // namespace berth::core

@@ -38,6 +38,11 @@ PlacementRequest Request(int tasks, int gpus_per_task) {
   return request;
 }
 
+// Why the request does not fit now, as an explaining cycle concludes it.
+ReasonCode Diagnose(const Capacity& capacity, const PlacementRequest& request) {
+  return BlockedReason(TallyNow(capacity, request), request);
+}
+
 TEST(PlacerTest, SingleTaskGoesToTheFullestNodeThatFits) {
   ClusterState state;
   AddNodes(state, 3, 8);
@@ -106,21 +111,23 @@ TEST(PlacerTest, GangIsAllOrNothing) {
   // 8 free GPUs in total, but no node has 8.
   EXPECT_FALSE(Place(state.capacity(), Request(1, 8)));
   EXPECT_FALSE(Place(state.capacity(), Request(2, 8)));
-  EXPECT_EQ(DiagnoseBlocked(state.capacity(), Request(1, 8)), ReasonCode::kFragmentation);
-  EXPECT_EQ(DiagnoseBlocked(state.capacity(), Request(2, 8)), ReasonCode::kResources);
+  EXPECT_EQ(Diagnose(state.capacity(), Request(1, 8)), ReasonCode::kFragmentation);
+  EXPECT_EQ(Diagnose(state.capacity(), Request(2, 8)), ReasonCode::kResources);
 }
 
 TEST(PlacerTest, RespectsGpuModel) {
   ClusterState state;
   AddNodes(state, 1, 8, "V100");
   AddNodes(state, 1, 8, "A100");
-  ResolvedRequest resolved = ResolveRequest(state.nodes(), NewJob(1).Gpus(2).Type("A100"));
-  ASSERT_TRUE(resolved.known_type);
-  std::optional<Placement> placement = Place(state.capacity(), resolved.request);
+  PlacementRequest resolved = ResolveRequest(state.nodes(), NewJob(1).Gpus(2).Type("A100"));
+  std::optional<Placement> placement = Place(state.capacity(), resolved);
   ASSERT_TRUE(placement);
   EXPECT_EQ(placement->tasks[0].node, N(1));
 
-  EXPECT_FALSE(ResolveRequest(state.nodes(), NewJob(2).Type("H100")).known_type);
+  // A model no node has: every node is rejected by the model filter.
+  const PlacementRequest unknown = ResolveRequest(state.nodes(), NewJob(2).Type("H100"));
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), unknown));
+  EXPECT_EQ(TallyEver(state.nodes(), unknown).rejected_by(NodeRejection::kGpuModel), 2);
 }
 
 TEST(PlacerTest, KeepsATaskInsideOneInterconnectGroup) {
@@ -157,7 +164,7 @@ TEST(PlacerTest, SkipsUnhealthyGpusAndUnschedulableNodes) {
   state.SetNodeState(N(1), NodeState::kDraining);
   EXPECT_FALSE(Place(state.capacity(), Request(1, 8)));
   state.SetNodeState(N(0), NodeState::kDown);
-  EXPECT_EQ(DiagnoseBlocked(state.capacity(), Request(1, 1)), ReasonCode::kNodesUnavailable);
+  EXPECT_EQ(Diagnose(state.capacity(), Request(1, 1)), ReasonCode::kNodesUnavailable);
 }
 
 TEST(PlacerTest, ChecksCpuAndMemoryPerNode) {

@@ -24,7 +24,7 @@ void RunPreemptive(Cycle& cycle) {
       free_memo.RecordFailure(candidate.request);
     }
     if (!StartByPreempting(cycle, candidate, pool, victims_memo)) {
-      cycle.Blocked(candidate, cycle.work);
+      cycle.Blocked(candidate);
       continue;
     }
     // Victims may have freed more than the job took.

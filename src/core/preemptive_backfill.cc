@@ -74,7 +74,7 @@ bool Backfill(Cycle& cycle, Candidate& candidate, std::optional<VictimPool>& poo
     candidate.reason = ReasonCode::kReservation;
     candidate.blocker = reservation.job;
   } else {
-    cycle.Blocked(candidate, cycle.work);
+    cycle.Blocked(candidate);
   }
   return false;
 }
@@ -114,7 +114,7 @@ void RunPreemptiveBackfill(Cycle& cycle) {
       reservation.emplace(
           ReservationState{std::move(*planned), candidate.job->spec.id, std::move(shadow), {}, {}});
     } else {
-      cycle.Blocked(candidate, cycle.work);  // its nodes are down or draining
+      cycle.Blocked(candidate);  // its nodes are down or draining
     }
   }
 }

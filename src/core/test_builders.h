@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/cluster_state.h"
 #include "core/decide.h"
@@ -83,7 +84,23 @@ class JobBuilder {
     return *this;
   }
   JobBuilder& Type(std::string type) {
-    spec_.gpu_type = std::move(type);
+    spec_.gpu_types = {std::move(type)};
+    return *this;
+  }
+  JobBuilder& Types(std::vector<std::string> types) {
+    spec_.gpu_types = std::move(types);
+    return *this;
+  }
+  JobBuilder& Constraint(std::string features) {
+    spec_.constraints.features = std::move(features);
+    return *this;
+  }
+  JobBuilder& NodeList(std::vector<std::string> nodes) {
+    spec_.constraints.nodelist = std::move(nodes);
+    return *this;
+  }
+  JobBuilder& Exclude(std::vector<std::string> nodes) {
+    spec_.constraints.exclude = std::move(nodes);
     return *this;
   }
   operator JobSpec() const { return spec_; }  // NOLINT: builder

@@ -30,8 +30,15 @@ int64_t FreeGpus(const Capacity& capacity, const PlacementRequest& request) {
   return total;
 }
 
-bool Fits(const Victim& victim, const PlacementRequest& request) {
-  return !victim.taken && (!request.type || victim.type == *request.type);
+// Whether stopping the victim frees room the request may use: its model,
+// and at least one of its nodes within the request's constraints.
+bool Fits(const Victim& victim, const PlacementRequest& request, const NodeTable& nodes) {
+  if (victim.taken || (request.type && victim.type != *request.type)) return false;
+  if (request.eligibility == nullptr) return true;
+  for (const TaskPlacement& task : victim.job->placement.tasks) {
+    if (!StaticFilters(nodes, task.node, request)) return true;
+  }
+  return false;
 }
 
 // Fewest victims, then least lost work: for a job that fits one node, the
@@ -41,7 +48,7 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
                                    std::span<Victim> eligible) {
   std::vector<Victim*> by_loss;
   for (Victim& victim : eligible) {
-    if (Fits(victim, candidate.request)) by_loss.push_back(&victim);
+    if (Fits(victim, candidate.request, capacity.nodes())) by_loss.push_back(&victim);
   }
   std::stable_sort(by_loss.begin(), by_loss.end(),
                    [](const Victim* a, const Victim* b) { return a->loss < b->loss; });
@@ -60,6 +67,7 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
   };
   std::optional<Choice> best;
   for (const auto& [node, victims] : on_node) {
+    if (StaticFilters(capacity.nodes(), node, candidate.request)) continue;
     int free = capacity.free_gpu_count(node);
     Choice choice{0, Duration::Zero(), node, {}};
     for (Victim* victim : victims) {
@@ -79,10 +87,11 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
   return best ? best->victims : std::vector<Victim*>{};
 }
 
-std::vector<Victim*> LowestOrderedFirst(const Candidate& candidate, std::span<Victim> eligible) {
+std::vector<Victim*> LowestOrderedFirst(const Capacity& capacity, const Candidate& candidate,
+                                        std::span<Victim> eligible) {
   std::vector<Victim*> order;
   for (Victim& victim : eligible) {
-    if (Fits(victim, candidate.request)) order.push_back(&victim);
+    if (Fits(victim, candidate.request, capacity.nodes())) order.push_back(&victim);
   }
   return order;
 }
@@ -213,7 +222,7 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
   int64_t offered = FreeGpus(capacity, candidate.request);
   if (reclaims) {
     for (const Victim& victim : eligible) {
-      if (Fits(victim, candidate.request)) offered += victim.gpus;
+      if (Fits(victim, candidate.request, capacity.nodes())) offered += victim.gpus;
     }
   } else {
     offered += pool.Gpus(candidate.request);
@@ -221,7 +230,7 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
   if (memo.KnownToFail(candidate.request) || offered < need) return std::nullopt;
   std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
                                    ? CheapestFirst(capacity, candidate, eligible)
-                                   : LowestOrderedFirst(candidate, eligible);
+                                   : LowestOrderedFirst(capacity, candidate, eligible);
   if (reclaims) {
     // Point back at the pool's victims, so taking them marks the pool.
     for (Victim*& victim : order) victim = pool.Same(*victim);

@@ -129,7 +129,7 @@ void Controller::AddToStateLocked(JobRecord& job) {
   spec.priority = job.request.priority;
   spec.tasks = job.request.tasks;
   spec.task = job.request.task;
-  spec.gpu_type = job.request.gpu_type;
+  if (!job.request.gpu_type.empty()) spec.gpu_types = {job.request.gpu_type};
   spec.time_limit = job.request.time_limit;
   spec.estimate = job.request.estimate;
   spec.preemptible = job.request.preemptible;

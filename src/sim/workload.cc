@@ -61,8 +61,7 @@ WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Parti
     }
     const core::JobSpec spec =
         ToSpec(job, static_cast<int64_t>(i) + 1, tables[p].max_gpus_any(), preemptible);
-    const core::ResolvedRequest request = core::ResolveRequest(tables[p], spec);
-    if (!request.known_type || !core::FitsEmptyCluster(tables[p], request.request)) {
+    if (!core::FitsEmptyCluster(tables[p], core::ResolveRequest(tables[p], spec))) {
       ++set.skipped["needs more GPUs than its cluster has"];
       continue;
     }

@@ -1,0 +1,89 @@
+#include "core/placement_request.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/constraint.h"
+
+namespace berth::core {
+namespace {
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The static filters of node_filters.h in their order: GPU model,
+// nodelist, exclude, features.
+std::shared_ptr<const NodeEligibility> MatchNodes(const NodeTable& nodes, const JobSpec& spec) {
+  auto eligibility = std::make_shared<NodeEligibility>();
+  std::optional<FeatureExpression> features;
+  if (!spec.constraints.features.empty()) {
+    Result<FeatureExpression> parsed = FeatureExpression::Parse(spec.constraints.features);
+    if (parsed.ok()) {
+      features = std::move(*parsed);
+    } else {
+      eligibility->error = parsed.status().message();
+    }
+  }
+  eligibility->verdict.reserve(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const NodeSpec& node = nodes.spec(static_cast<NodeId>(n));
+    std::optional<NodeRejection> verdict;
+    if (!spec.gpu_types.empty() && !Contains(spec.gpu_types, node.gpu_type)) {
+      verdict = NodeRejection::kGpuModel;
+    } else if (!spec.constraints.nodelist.empty() &&
+               !Contains(spec.constraints.nodelist, node.name)) {
+      verdict = NodeRejection::kNodeList;
+    } else if (Contains(spec.constraints.exclude, node.name)) {
+      verdict = NodeRejection::kExcluded;
+    } else if (eligibility->error || (features && !features->Matches(node))) {
+      verdict = NodeRejection::kFeatures;
+    }
+    eligibility->verdict.push_back(verdict);
+  }
+  return eligibility;
+}
+
+// The one model every eligible node has, when the job's models narrow the
+// index to it.
+std::optional<GpuTypeId> OnlyKnownModel(const NodeTable& nodes, const JobSpec& spec) {
+  std::optional<GpuTypeId> only;
+  for (const std::string& name : spec.gpu_types) {
+    const std::optional<GpuTypeId> type = nodes.FindType(name);
+    if (!type || type == only) continue;
+    if (only) return std::nullopt;  // two models the cluster has
+    only = type;
+  }
+  return only;
+}
+
+PlacementRequest Shape(const JobSpec& spec) {
+  PlacementRequest request;
+  request.tasks = spec.tasks;
+  request.shape = spec.task;
+  return request;
+}
+
+}  // namespace
+
+PlacementRequest RequestResolver::Resolve(const JobSpec& spec) {
+  PlacementRequest request = Shape(spec);
+  request.type = OnlyKnownModel(nodes_, spec);
+  // Most jobs: any model, or one the cluster has, and no constraints; the
+  // index alone says which nodes they may use.
+  const bool index_suffices =
+      spec.constraints.empty() &&
+      (spec.gpu_types.empty() || (spec.gpu_types.size() == 1 && request.type.has_value()));
+  if (index_suffices) return request;
+  auto [it, inserted] = eligibility_.try_emplace(Key{spec.gpu_types, spec.constraints});
+  if (inserted) it->second = MatchNodes(nodes_, spec);
+  request.eligibility = it->second;
+  return request;
+}
+
+PlacementRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec) {
+  RequestResolver resolver(nodes);
+  return resolver.Resolve(spec);
+}
+
+}  // namespace berth::core
