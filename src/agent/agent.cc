@@ -218,6 +218,7 @@ bool Agent::Register() {
   registration.cpu = NodeCpu();
   registration.memory = NodeMemory();
   registration.labels = options_.labels;
+  registration.features = options_.features;
   for (const GpuInfo& gpu : inventory_info_.gpus) {
     bool healthy = gpu.healthy;
     for (const GpuSample& sample : last_samples_) {

@@ -57,6 +57,8 @@ struct AgentOptions {
   // How long finished tasks (and their logs) stay after the server saw them.
   core::Duration keep_finished = core::Duration::Hours(24);
   std::map<std::string, std::string> labels;
+  // Node features jobs may ask for with --constraint ("ib", "nvlink").
+  std::vector<std::string> features;
   // Stop every task when the agent exits (berth dev: Ctrl-C stops it all),
   // SIGTERM then SIGKILL after `exit_grace`. Off by default: a production
   // agent's restart must not touch its tasks.

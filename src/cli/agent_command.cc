@@ -16,6 +16,7 @@
 #include "agent/supervisor.h"
 #include "cli/daemon_commands.h"
 #include "common/clock.h"
+#include "core/constraint.h"
 
 namespace berth::cli {
 namespace {
@@ -55,6 +56,7 @@ struct AgentFlags {
   std::string max_backoff = "30s";
   std::string keep_finished = "24h";
   std::vector<std::string> labels;
+  std::vector<std::string> features;
   bool stop_tasks_on_exit = false;
 };
 
@@ -115,6 +117,13 @@ void RunAgent(const AgentFlags& flags) {
       Fail("--label: expected KEY=VALUE, got '" + label + "'");
     }
     options.labels[label.substr(0, equals)] = label.substr(equals + 1);
+  }
+  for (const std::string& feature : flags.features) {
+    if (!core::IsFeatureName(feature)) {
+      Fail("--feature: '" + feature +
+           "' is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
+    }
+    options.features.push_back(feature);
   }
   options.stop_tasks_on_exit = flags.stop_tasks_on_exit;
   options.supervisor_command = SupervisorCommand();
@@ -198,6 +207,11 @@ void AddAgentCommands(CLI::App& app) {
                    "How long finished tasks' logs stay after the server has their exit")
       ->capture_default_str();
   agent->add_option("--label", flags->labels, "KEY=VALUE node label (repeatable)");
+  agent
+      ->add_option("--feature", flags->features,
+                   "node feature jobs may ask for with --constraint, e.g. ib (repeatable, or "
+                   "comma-separated: ib,nvlink)")
+      ->delimiter(',');
   agent->add_flag("--stop-tasks-on-exit", flags->stop_tasks_on_exit,
                   "Stop every task (SIGTERM, SIGKILL after 5 s) when the agent exits; by "
                   "default tasks keep running and a restarted agent adopts them");

@@ -22,6 +22,13 @@ void ClusterState::SetNodeState(NodeId node, NodeState state) {
   capacity_.SetNodeState(node, state);
 }
 
+void ClusterState::SetNodeAttributes(NodeId node, std::map<std::string, std::string> labels,
+                                     std::set<std::string, std::less<>> features) {
+  NodeSpec& spec = nodes_.mutable_spec(node);
+  spec.labels = std::move(labels);
+  spec.features = std::move(features);
+}
+
 void ClusterState::SetGpuHealth(NodeId node, int gpu, GpuHealth health) {
   NodeSpec& spec = nodes_.mutable_spec(node);
   BERTH_CHECK(gpu >= 0 && static_cast<size_t>(gpu) < spec.gpus.size()) << gpu;

@@ -155,6 +155,10 @@ std::vector<std::string> FeatureExpression::Names() const {
   return {names.begin(), names.end()};
 }
 
+bool IsFeatureName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), NameChar);
+}
+
 bool HasFeature(const NodeSpec& node, std::string_view name) {
   if (node.features.contains(name)) return true;
   const size_t equals = name.find('=');

@@ -58,4 +58,8 @@ class FeatureExpression {
 // Whether the node has the feature `name` (or the label, for "key=value").
 bool HasFeature(const NodeSpec& node, std::string_view name);
 
+// Whether `name` can be a feature: 1..64 characters of the name set above
+// (an expression could not name any other).
+bool IsFeatureName(std::string_view name);
+
 }  // namespace berth::core

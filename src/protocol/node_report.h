@@ -32,6 +32,8 @@ struct NodeRegistration {
   core::MilliCpu cpu;
   core::MemoryMiB memory;
   std::map<std::string, std::string> labels;
+  // What jobs may ask for by name (`--constraint`): "ib", "nvlink".
+  std::vector<std::string> features;
 
   bool operator==(const NodeRegistration&) const = default;
 };

@@ -78,7 +78,8 @@ json RegistrationJson(const NodeRegistration& registration) {
               {"gpus", GpusJson(registration.gpus)},
               {"cpu_milli", registration.cpu.value()},
               {"memory_mib", registration.memory.value()},
-              {"labels", registration.labels}};
+              {"labels", registration.labels},
+              {"features", registration.features}};
 }
 
 Result<NodeRegistration> ParseRegistration(const json& body) {
@@ -95,6 +96,7 @@ Result<NodeRegistration> ParseRegistration(const json& body) {
   registration.cpu = core::MilliCpu(cpu);
   registration.memory = core::MemoryMiB(memory);
   BERTH_ASSIGN_OR_RETURN(registration.labels, fields.StringMap("labels"));
+  BERTH_ASSIGN_OR_RETURN(registration.features, fields.Strings("features"));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   if (registration.node.empty() || registration.node.size() > 64) {
     return InvalidArgument("node: 1..64 characters");

@@ -21,11 +21,21 @@ TEST(ReportJsonTest, ARegistrationRoundTrips) {
   registration.cpu = core::Cores(96);
   registration.memory = core::MemoryMiB(1'000'000);
   registration.labels = {{"rack", "r1"}, {"zone", "a"}};
+  registration.features = {"ib", "nvlink"};
 
   Result<NodeRegistration> parsed = ParseRegistration(RegistrationJson(registration));
 
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(*parsed, registration);
+}
+
+TEST(ReportJsonTest, ARegistrationWithoutFeaturesHasNone) {
+  Result<NodeRegistration> parsed = ParseRegistration(nlohmann::json{{"node", "n0"}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_TRUE(parsed->features.empty());
+  EXPECT_EQ(
+      ParseRegistration(nlohmann::json{{"node", "n0"}, {"features", "ib"}}).status().message(),
+      "features: expected an array of strings");
 }
 
 TEST(ReportJsonTest, AHeartbeatRoundTrips) {

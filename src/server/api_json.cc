@@ -51,7 +51,11 @@ json JobJson(const store::JobRecord& job, bool with_private, const core::Pending
       {"priority", request.priority},
       {"tasks", request.tasks},
       {"gpu_milli", request.task.gpu.value()},
-      {"gpu_type", request.gpu_type},
+      {"gpu_type", store::JoinModels(request.gpu_types)},
+      {"constraint", request.constraint},
+      {"nodelist", request.nodelist},
+      {"exclude", request.exclude},
+      {"wait_for_nodes", request.wait_for_nodes},
       {"cpu_milli", request.task.cpu.value()},
       {"memory_mib", request.task.memory.value()},
       {"preemptible", request.preemptible},
@@ -85,6 +89,16 @@ json JobJson(const store::JobRecord& job, bool with_private, const core::Pending
   return out;
 }
 
+json NodeTallyJson(const core::NodeTally& tally) {
+  json rejected = json::object();
+  for (size_t r = 0; r < core::kNodeRejectionCount; ++r) {
+    if (tally.rejected[r] == 0) continue;
+    rejected[std::string(core::NodeRejectionName(static_cast<core::NodeRejection>(r)))] =
+        tally.rejected[r];
+  }
+  return json{{"total", tally.nodes}, {"fit", tally.fit}, {"rejected", rejected}};
+}
+
 json ExplanationJson(const Explanation& explanation, bool with_private) {
   json out{{"job", JobJson(explanation.job, with_private)},
            {"reason", explanation.reason},
@@ -92,6 +106,7 @@ json ExplanationJson(const Explanation& explanation, bool with_private) {
   out["position"] = explanation.position ? json(*explanation.position) : json(nullptr);
   out["blocker"] = explanation.blocker ? json(core::Value(*explanation.blocker)) : json(nullptr);
   out["eta"] = TimeJson(explanation.eta);
+  out["nodes"] = explanation.nodes ? NodeTallyJson(*explanation.nodes) : json(nullptr);
   return out;
 }
 
@@ -121,6 +136,7 @@ json NodeJson(const NodeView& node) {
               {"cpu_milli", record.spec.cpu.value()},
               {"memory_mib", record.spec.memory.value()},
               {"labels", record.spec.labels},
+              {"features", record.spec.features},
               {"last_heartbeat", FormatRfc3339(record.last_heartbeat)}};
 }
 

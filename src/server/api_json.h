@@ -21,6 +21,9 @@ namespace berth::server {
 nlohmann::json JobJson(const store::JobRecord& job, bool with_private,
                        const core::PendingJob* pending = nullptr);
 nlohmann::json ExplanationJson(const Explanation& explanation, bool with_private);
+// {"total": 12, "fit": 0, "rejected": {"gpus": 8, "gpu_model": 3, "draining": 1}}:
+// nodes by the first filter of the node pipeline that rejected them.
+nlohmann::json NodeTallyJson(const core::NodeTally& tally);
 nlohmann::json NodeJson(const NodeView& node);
 
 // GET /api/v1/history: the samples, how often they are taken and how many

@@ -22,6 +22,7 @@ namespace berth::server::api_testing {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 using test_support::TempDir;
 
@@ -74,6 +75,7 @@ class ApiTest : public ::testing::Test {
     options.controller.policy = policy_;
     options.controller.ended_kept = ended_kept_;
     options.controller.queue_depth = queue_depth_;
+    options.controller.wait_for_nodes = wait_for_nodes_;
     Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     server_ = std::move(*started);
@@ -96,12 +98,14 @@ class ApiTest : public ::testing::Test {
   }
 
   // Registers a node with `gpus` GPUs through its agent's token.
-  Client RegisterAgent(const std::string& node, int gpus) {
+  Client RegisterAgent(const std::string& node, int gpus, std::vector<std::string> features = {},
+                       const std::string& gpu_type = "H100") {
     Client agent = As(NewToken("agent-" + node, "agent", node));
     NodeRegistration registration;
     registration.node = node;
     registration.address = "";  // serves nothing: no logs, no wake calls
-    registration.gpu_type = "H100";
+    registration.gpu_type = gpu_type;
+    registration.features = std::move(features);
     for (int i = 0; i < gpus; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
     Reply reply = agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration));
     EXPECT_EQ(reply.status, 200) << reply.body.dump();
@@ -158,6 +162,7 @@ class ApiTest : public ::testing::Test {
   core::Duration heartbeat_timeout_ = core::Duration::Seconds(30);
   size_t ended_kept_ = ControllerOptions{}.ended_kept;
   size_t queue_depth_ = ControllerOptions{}.queue_depth;
+  bool wait_for_nodes_ = false;
   ManualClock clock_;
   std::unique_ptr<Server> server_;
   std::string admin_token_;

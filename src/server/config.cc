@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 #include "common/listen_address.h"
 
@@ -28,6 +29,10 @@ Result<T> Get(const toml::table& table, const std::string& path, const std::stri
               T fallback) {
   const toml::node* node = table.get(key);
   if (node == nullptr) return fallback;
+  // toml++ reads an integer as a boolean; a setting that is one takes only true or false.
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!node->is_boolean()) return InvalidArgument(path + key + ": wrong type");
+  }
   std::optional<T> value = node->value<T>();
   if (!value) return InvalidArgument(path + key + ": wrong type");
   return *value;
@@ -44,10 +49,11 @@ Result<core::Duration> Seconds(const toml::table& table, const std::string& path
 
 Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   const std::string path = "scheduler.";
-  BERTH_RETURN_IF_ERROR(Unknown(
-      table, path,
-      {"policy", "heartbeat_timeout_s", "explain_every_s", "queue_depth", "starvation_bound_h",
-       "starvation_hard_bound_h", "min_run_before_preemption_s", "fair_share_half_life_h"}));
+  BERTH_RETURN_IF_ERROR(
+      Unknown(table, path,
+              {"policy", "heartbeat_timeout_s", "explain_every_s", "queue_depth",
+               "starvation_bound_h", "starvation_hard_bound_h", "min_run_before_preemption_s",
+               "fair_share_half_life_h", "wait_for_nodes"}));
   BERTH_ASSIGN_OR_RETURN(options.policy, Get<std::string>(table, path, "policy", options.policy));
   if (Result<core::Policy> policy = core::MakePolicy(options.policy); !policy.ok()) {
     return InvalidArgument(path + "policy: " + policy.status().message());
@@ -62,6 +68,8 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
     return InvalidArgument(path + "queue_depth: must be at least 1, got " + std::to_string(depth));
   }
   options.queue_depth = static_cast<size_t>(depth);
+  BERTH_ASSIGN_OR_RETURN(options.wait_for_nodes,
+                         Get<bool>(table, path, "wait_for_nodes", options.wait_for_nodes));
   core::BerthOrderConfig& berth = options.policy_config.berth;
   BERTH_ASSIGN_OR_RETURN(berth.starvation_bound,
                          Seconds(table, path, "starvation_bound_h", 3600, berth.starvation_bound));

@@ -24,6 +24,7 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
             core::Duration::Hours(144));
   EXPECT_EQ(config->controller.cluster.usage_half_life, core::Duration::Hours(168));
   EXPECT_EQ(config->controller.queue_depth, 1000u);
+  EXPECT_FALSE(config->controller.wait_for_nodes);
   EXPECT_EQ(config->history_every, core::Duration::Seconds(5));
   EXPECT_EQ(config->history_capacity, 17280u);
   ASSERT_TRUE(config->queues.has_value());
@@ -42,6 +43,7 @@ heartbeat_timeout_s = 5
 fair_share_half_life_h = 24
 starvation_bound_h = 200
 queue_depth = 50
+wait_for_nodes = true
 [dashboard]
 history_interval_s = 0.5
 history_samples = 100
@@ -55,6 +57,7 @@ history_samples = 100
             core::Duration::Hours(200))
       << "the hard bound follows a bound set above its default";
   EXPECT_EQ(config->controller.queue_depth, 50u);
+  EXPECT_TRUE(config->controller.wait_for_nodes);
   EXPECT_FALSE(config->queues.has_value());
   EXPECT_EQ(config->history_every, core::Duration::Millis(500));
   EXPECT_EQ(config->history_capacity, 100u);
@@ -72,6 +75,8 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
       {"data_dir = \"/x\"\n[scheduler]\nqueue_depth = 0",
        "scheduler.queue_depth: must be at least 1"},
       {"data_dir = \"/x\"\n[scheduler]\nqueue_depth = 1.5", "scheduler.queue_depth"},
+      {"data_dir = \"/x\"\n[scheduler]\nwait_for_nodes = 1",
+       "scheduler.wait_for_nodes: wrong type"},
       {"data_dir = 7", "data_dir: wrong type"},
       {"listen = \"127.0.0.1:8080\"", "data_dir"},
       {"data_dir = \"/x\"\nlisten = \"nowhere\"", "listen"},

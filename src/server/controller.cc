@@ -10,6 +10,7 @@
 
 #include "common/check.h"
 #include "common/ready_future.h"
+#include "core/placer.h"
 #include "server/event_log.h"
 #include "server/explain_text.h"
 
@@ -22,6 +23,25 @@ using store::JobRecord;
 namespace {
 
 std::string JobName(JobId id) { return "job " + std::to_string(core::Value(id)); }
+
+// What the core needs of a request; the owner and times are the job's.
+core::JobSpec CoreSpecOf(const store::JobRequest& request) {
+  core::JobSpec spec;
+  spec.queue = request.queue;
+  spec.name = request.name;
+  spec.priority = request.priority;
+  spec.tasks = request.tasks;
+  spec.task = request.task;
+  spec.gpu_types = request.gpu_types;
+  spec.constraints.features = request.constraint;
+  spec.constraints.nodelist = request.nodelist;
+  spec.constraints.exclude = request.exclude;
+  spec.time_limit = request.time_limit;
+  spec.estimate = request.estimate;
+  spec.preemptible = request.preemptible;
+  spec.grace = request.grace;
+  return spec;
+}
 
 }  // namespace
 
@@ -120,20 +140,22 @@ void Controller::UnindexPlacementLocked(const JobRecord& job) {
   }
 }
 
+Status Controller::CheckCanEverFitLocked(const store::JobRequest& request) const {
+  // With no node registered yet there is nothing to judge by: a fresh
+  // cluster takes jobs before its agents arrive.
+  if (options_.wait_for_nodes || request.wait_for_nodes || state_.nodes().size() == 0) {
+    return Status::Ok();
+  }
+  const core::PlacementRequest placement =
+      core::ResolveRequest(state_.nodes(), CoreSpecOf(request));
+  if (core::FitsEmptyCluster(state_.nodes(), placement)) return Status::Ok();
+  return InvalidArgument(DescribeNeverFits(core::TallyEver(state_.nodes(), placement), request));
+}
+
 void Controller::AddToStateLocked(JobRecord& job) {
-  core::JobSpec spec;
+  core::JobSpec spec = CoreSpecOf(job.request);
   spec.id = job.id;
   spec.user = job.user;
-  spec.queue = job.request.queue;
-  spec.name = job.request.name;
-  spec.priority = job.request.priority;
-  spec.tasks = job.request.tasks;
-  spec.task = job.request.task;
-  if (!job.request.gpu_type.empty()) spec.gpu_types = {job.request.gpu_type};
-  spec.time_limit = job.request.time_limit;
-  spec.estimate = job.request.estimate;
-  spec.preemptible = job.request.preemptible;
-  spec.grace = job.request.grace;
   spec.submit_time = job.submit_time;
   state_.Submit(spec, clock_.Now());
   if (job.state == JobState::kHeld) state_.Hold(job.id);
@@ -257,6 +279,9 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
           !state_.quotas()->Find(request.queue)) {
         return InvalidArgument("queue: no queue named '" + request.queue + "'");
       }
+      // The entries of an array share their request: one check answers all.
+      if (&request == &submission.jobs.front())
+        BERTH_RETURN_IF_ERROR(CheckCanEverFitLocked(request));
       JobRecord record;
       record.user = who.user;
       record.request = std::move(request);
@@ -449,6 +474,7 @@ Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
     explanation.position = pending->position;
     explanation.blocker = pending->blocker;
     explanation.eta = pending->eta;
+    explanation.nodes = pending->nodes;
   }
   return explanation;
 }

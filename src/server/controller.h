@@ -65,6 +65,10 @@ struct ControllerOptions {
   // (core::DecideOptions::reuse; Slurm's default_queue_depth).
   size_t queue_depth = 1000;
   SubmissionLimits limits;
+  // Accept every job, even one that no registered node could ever host,
+  // for clusters that scale up (a job may ask for it alone with
+  // JobRequest::wait_for_nodes). Off: such a job is refused at submit.
+  bool wait_for_nodes = false;
   // Final states of ended jobs kept in memory for dependencies and
   // idempotent retries; beyond this many the oldest ids are looked up in the
   // store instead, so a long-running server's memory stays bounded.
@@ -89,6 +93,9 @@ struct Explanation {
   std::optional<int64_t> position;
   std::optional<core::JobId> blocker;
   std::optional<core::Time> eta;
+  // What the node pipeline said of every node, for a job that does not fit
+  // (now, or ever): the counts behind the message.
+  std::shared_ptr<const core::NodeTally> nodes;
 };
 
 struct QueueView {
@@ -251,6 +258,9 @@ class Controller {
     return QueueCommitLocked(changed).get();
   }
   void AddToStateLocked(store::JobRecord& job);
+  // InvalidArgument saying why, when no registered node could ever host
+  // the request (unless it, or the server, waits for nodes).
+  Status CheckCanEverFitLocked(const store::JobRequest& request) const;
   bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
   // Remembers a job's final state in ended_, dropping the oldest beyond the

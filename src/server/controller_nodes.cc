@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/check.h"
+#include "core/constraint.h"
 #include "server/controller.h"
 #include "server/event_log.h"
 #include "server/task_launch.h"
@@ -24,6 +25,7 @@ core::NodeSpec SpecFrom(const NodeRegistration& registration) {
   spec.cpu = registration.cpu;
   spec.memory = registration.memory;
   spec.labels = registration.labels;
+  spec.features = {registration.features.begin(), registration.features.end()};
   std::vector<GpuReport> gpus = registration.gpus;
   std::sort(gpus.begin(), gpus.end(),
             [](const GpuReport& a, const GpuReport& b) { return a.index < b.index; });
@@ -116,6 +118,13 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
     if (!found)
       return InvalidArgument("gpus: indices must be 0..n-1, missing " + std::to_string(i));
   }
+  if (registration.features.size() > 64) return InvalidArgument("features: at most 64");
+  for (const std::string& feature : registration.features) {
+    if (!core::IsFeatureName(feature)) {
+      return InvalidArgument("features: '" + feature +
+                             "' is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
+    }
+  }
   std::lock_guard lock(mutex_);
   const core::Time now = clock_.Now();
   auto it = nodes_.find(registration.node);
@@ -131,6 +140,11 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
     }
     entry.record.address = registration.address;
     entry.record.logs_key = registration.logs_key;
+    // Labels and features may change with an agent's restart (an operator
+    // added one); constraints match the new ones from the next cycle.
+    entry.record.spec.labels = spec.labels;
+    entry.record.spec.features = spec.features;
+    state_.SetNodeAttributes(entry.id, spec.labels, spec.features);
     entry.record.last_heartbeat = now;
     silence_.Heard(entry.id, now);
     if (entry.record.state == core::NodeState::kDown) {

@@ -12,4 +12,19 @@ namespace berth::server {
 
 std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job);
 
+// Whether a node tally is of the cluster now or as if every node were up
+// and empty.
+enum class When { kNow, kEver };
+
+// The node pipeline's tally as a sentence: "0 of 12 nodes can start it now:
+// 8 have fewer than 4 free GPUs, 3 have H100-80GB (asked: A100-40GB), 1 is
+// draining".
+std::string DescribeNodes(const core::NodeTally& tally, const store::JobRequest& request,
+                          When when);
+
+// Why a submission is refused: no registered node could ever host it. It
+// starts with the field to change and says the largest fit: "gpus: 8 per
+// task, but the largest node has 4; ask --nodes 2 --gpus 4 (...)".
+std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequest& request);
+
 }  // namespace berth::server

@@ -9,9 +9,11 @@
 #include <string>
 #include <utility>
 
+#include "core/constraint.h"
 #include "core/ids.h"
 #include "core/resources.h"
 #include "core/time.h"
+#include "server/hostlist.h"
 #include "server/spec_text.h"
 
 namespace berth::server {
@@ -314,11 +316,12 @@ Result<std::string> ReadLabel(const Json& value, std::string_view field, size_t 
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 23> kKnownFields = {
-    "array",      "command",  "cpus",        "depends_on",   "env",     "estimate_s",
-    "gpu_milli",  "gpu_type", "gpus",        "grace_s",      "hold",    "idempotency_key",
-    "memory_mib", "name",     "preemptible", "priority",     "queue",   "requeue",
-    "retries",    "script",   "tasks",       "time_limit_s", "workdir",
+constexpr std::array<std::string_view, 27> kKnownFields = {
+    "array",        "command",         "constraint", "cpus",     "depends_on", "env",
+    "estimate_s",   "exclude",         "gpu_milli",  "gpu_type", "gpus",       "grace_s",
+    "hold",         "idempotency_key", "memory_mib", "name",     "nodelist",   "preemptible",
+    "priority",     "queue",           "requeue",    "retries",  "script",     "tasks",
+    "time_limit_s", "wait_for_nodes",  "workdir",
 };
 
 static_assert(std::is_sorted(kKnownFields.begin(), kKnownFields.end()));
@@ -360,6 +363,7 @@ class RequestReader {
   Result<Submission> Read(size_t body_bytes) {
     BERTH_RETURN_IF_ERROR(ReadProgram());
     BERTH_RETURN_IF_ERROR(ReadResources());
+    BERTH_RETURN_IF_ERROR(ReadPlacement());
     BERTH_RETURN_IF_ERROR(ReadScheduling());
     BERTH_RETURN_IF_ERROR(ReadDependencies());
     BERTH_ASSIGN_OR_RETURN(auto array, ReadArray(body_bytes));
@@ -393,6 +397,9 @@ class RequestReader {
 
  private:
   static constexpr size_t kMaxIdempotencyKey = 128;
+  static constexpr size_t kMaxConstraint = 1024;
+  static constexpr size_t kMaxNodeText = 16 << 10;
+  static constexpr size_t kMaxNodeNames = 4096;
 
   // The field's value, or nullptr when it is absent or null.
   const Json* Find(const char* field) const {
@@ -456,9 +463,7 @@ class RequestReader {
       request_.task.gpu = core::MilliGpu(milli);
     }
     if (const Json* type = Find("gpu_type")) {
-      BERTH_ASSIGN_OR_RETURN(request_.gpu_type,
-                             ReadLabel(*type, "gpu_type", limits_.max_name_chars));
-      if (request_.gpu_type.empty()) return InvalidArgument("gpu_type: must not be empty");
+      BERTH_ASSIGN_OR_RETURN(request_.gpu_types, ReadModels(*type));
     }
     if (const Json* cpus = Find("cpus")) {
       const std::string range =
@@ -473,6 +478,57 @@ class RequestReader {
       request_.task.memory = core::MemoryMiB(mib);
     }
     return Status::Ok();
+  }
+
+  // "A100-80GB|H100-80GB": models, any of which will do.
+  Result<std::vector<std::string>> ReadModels(const Json& value) const {
+    BERTH_ASSIGN_OR_RETURN(std::string text, ReadLabel(value, "gpu_type", limits_.max_name_chars));
+    if (text.empty()) return InvalidArgument("gpu_type: must not be empty");
+    std::vector<std::string> models;
+    for (std::string& model : store::SplitModels(text)) {
+      if (model.empty()) {
+        return InvalidArgument("gpu_type: an empty model in " + Quote(text) +
+                               " (separate models with '|')");
+      }
+      if (std::find(models.begin(), models.end(), model) == models.end()) {
+        models.push_back(std::move(model));
+      }
+    }
+    return models;
+  }
+
+  // constraint, nodelist, exclude: where the job may run besides its model.
+  Status ReadPlacement() {
+    if (const Json* constraint = Find("constraint")) {
+      BERTH_ASSIGN_OR_RETURN(request_.constraint,
+                             ReadLabel(*constraint, "constraint", kMaxConstraint));
+      BERTH_RETURN_IF_ERROR(core::FeatureExpression::Parse(request_.constraint).status());
+    }
+    if (const Json* nodes = Find("nodelist")) {
+      BERTH_ASSIGN_OR_RETURN(request_.nodelist, ReadNodeNames(*nodes, "nodelist"));
+    }
+    if (const Json* nodes = Find("exclude")) {
+      BERTH_ASSIGN_OR_RETURN(request_.exclude, ReadNodeNames(*nodes, "exclude"));
+    }
+    return Status::Ok();
+  }
+
+  // A Slurm hostlist ("gpu[01-04],gpu07") or an array of them.
+  Result<std::vector<std::string>> ReadNodeNames(const Json& value, const char* field) const {
+    std::string text;
+    if (value.is_array()) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        BERTH_ASSIGN_OR_RETURN(
+            std::string item,
+            ReadLabel(value[i], std::string(field) + "[" + std::to_string(i) + "]", kMaxNodeText));
+        text += (text.empty() ? "" : ",") + item;
+      }
+    } else if (value.is_string()) {
+      BERTH_ASSIGN_OR_RETURN(text, ReadLabel(value, field, kMaxNodeText));
+    } else {
+      return TypeError(field, "a hostlist string or an array of node names", value);
+    }
+    return ExpandHostlist(text, field, kMaxNodeNames);
   }
 
   enum class Zero { kAllowed, kRejected };
@@ -619,7 +675,7 @@ class RequestReader {
     return Status::Ok();
   }
 
-  // workdir, retries, requeue, hold.
+  // workdir, retries, requeue, hold, wait_for_nodes.
   Status ReadOptions() {
     if (const Json* workdir = Find("workdir")) {
       BERTH_ASSIGN_OR_RETURN(request_.workdir, ReadString(*workdir, "workdir", limits_.max_string));
@@ -636,6 +692,9 @@ class RequestReader {
     }
     if (const Json* hold = Find("hold")) {
       BERTH_ASSIGN_OR_RETURN(request_.hold, ReadBool(*hold, "hold"));
+    }
+    if (const Json* wait = Find("wait_for_nodes")) {
+      BERTH_ASSIGN_OR_RETURN(request_.wait_for_nodes, ReadBool(*wait, "wait_for_nodes"));
     }
     return Status::Ok();
   }

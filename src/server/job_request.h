@@ -12,7 +12,13 @@
 //   tasks            integer 1..max_tasks                     (default 1)
 //   gpus             integer 0..max_gpus_per_task, whole GPUs per task (default 1)
 //   gpu_milli        integer 1..999, a share of one GPU (not with `gpus`)
-//   gpu_type         string, 1..max_name_chars, no control characters
+//   gpu_type         string, 1..max_name_chars, no control characters: a
+//                    model, or several separated by '|' (any one of them)
+//   constraint       string, a node feature expression (core/constraint.h:
+//                    "a100&ib", "h100|a100"); errors name the position
+//   nodelist         a Slurm hostlist string ("gpu[01-04],gpu07") or an array
+//                    of them: run only on these nodes (at most 4096 names)
+//   exclude          the same: never on these nodes
 //   cpus             number 0..max_cpus per task, exact to 0.001 (millicores)
 //   memory_mib       integer 0..max_memory_mib per task
 //   priority         integer -max_priority..max_priority, or "low" (-100),
@@ -32,6 +38,8 @@
 //   retries          integer 0..max_retries
 //   requeue          boolean: run again elsewhere if its node is lost (default true)
 //   hold             boolean
+//   wait_for_nodes   boolean: accept it even if no registered node could ever
+//                    host it (the server refuses such a job otherwise)
 //   idempotency_key  string of 1..128 visible ASCII characters
 //
 // A field whose value is null counts as absent. No string may contain NUL.

@@ -76,6 +76,9 @@ TEST(ParseSubmission, ReadsEveryField) {
     "tasks": 4,
     "gpus": 8,
     "gpu_type": "H100-80GB",
+    "constraint": "(nvlink|!spot)&ib",
+    "nodelist": "gpu[01-03]",
+    "exclude": ["gpu02"],
     "cpus": 12.5,
     "memory_mib": 65536,
     "priority": "high",
@@ -90,6 +93,7 @@ TEST(ParseSubmission, ReadsEveryField) {
     "retries": 3,
     "requeue": false,
     "hold": true,
+    "wait_for_nodes": true,
     "idempotency_key": "a1b2-c3d4"
   })");
   ASSERT_TRUE(submission.ok()) << submission.status().ToString();
@@ -101,7 +105,11 @@ TEST(ParseSubmission, ReadsEveryField) {
   EXPECT_EQ(request.script, "");
   EXPECT_EQ(request.tasks, 4);
   EXPECT_EQ(request.task.gpu, core::WholeGpus(8));
-  EXPECT_EQ(request.gpu_type, "H100-80GB");
+  EXPECT_THAT(request.gpu_types, ElementsAre("H100-80GB"));
+  EXPECT_EQ(request.constraint, "(nvlink|!spot)&ib");
+  EXPECT_THAT(request.nodelist, ElementsAre("gpu01", "gpu02", "gpu03"));
+  EXPECT_THAT(request.exclude, ElementsAre("gpu02"));
+  EXPECT_TRUE(request.wait_for_nodes);
   EXPECT_EQ(request.task.cpu, core::MilliCpu(12500));
   EXPECT_EQ(request.task.memory, core::MemoryMiB(65536));
   EXPECT_EQ(request.priority, 100);
@@ -122,6 +130,12 @@ TEST(ParseSubmission, ReadsEveryField) {
   EXPECT_FALSE(request.requeue);
   EXPECT_TRUE(request.hold);
   EXPECT_FALSE(request.array_index.has_value());
+}
+
+TEST(ParseSubmission, GpuModelSetsKeepTheirOrderWithoutRepeats) {
+  const JobRequest request =
+      ParseOne(R"({"command": ["x"], "gpu_type": "A100-80GB|H100-80GB|A100-80GB"})");
+  EXPECT_THAT(request.gpu_types, ElementsAre("A100-80GB", "H100-80GB"));
 }
 
 TEST(ParseSubmission, ScriptInsteadOfCommand) {
@@ -435,6 +449,21 @@ std::vector<BadInput> BadInputs() {
       {"gpu_milli 0", with(R"("gpu_milli": 0)"), "gpu_milli", "must be 1..999, got 0"},
       {"gpu_milli 1000", with(R"("gpu_milli": 1000)"), "gpu_milli", "must be 1..999, got 1000"},
       {"gpu_type empty", with(R"("gpu_type": "")"), "gpu_type", "must not be empty"},
+      {"gpu_type empty model", with(R"("gpu_type": "A100||H100")"), "gpu_type",
+       "an empty model in 'A100||H100' (separate models with '|')"},
+      {"constraint bad", with(R"("constraint": "ib&")"), "constraint",
+       "expected a feature name, '!' or '(', found the end at position 4 of 'ib&'"},
+      {"constraint as array", with(R"("constraint": ["ib"])"), "constraint",
+       "expected a string, got array"},
+      {"nodelist unclosed", with(R"("nodelist": "gpu[01-04")"), "nodelist",
+       "unclosed '[' in 'gpu[01-04'"},
+      {"nodelist as number", with(R"("nodelist": 3)"), "nodelist",
+       "expected a hostlist string or an array of node names, got number 3"},
+      {"exclude item", with(R"("exclude": ["n1", 2])"), "exclude[1]",
+       "expected a string, got number 2"},
+      {"exclude huge", with(R"("exclude": "n[0-99999]")"), "exclude", "more than 4096 names"},
+      {"wait_for_nodes as string", with(R"("wait_for_nodes": "yes")"), "wait_for_nodes",
+       "expected a boolean, got string"},
       {"cpus negative", with(R"("cpus": -0.5)"), "cpus",
        "must be 0..1024 cores in steps of 0.001, got -0.5"},
       {"cpus too precise", with(R"("cpus": 0.0005)"), "cpus", "got 0.0005"},
@@ -554,11 +583,11 @@ TEST(ParseSubmission, ExactMessages) {
   EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 0})"), "tasks: must be 1..1024, got 0");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": "4"})"),
             "tasks: expected an integer, got string");
-  EXPECT_EQ(
-      Rejection(R"({"command": ["x"], "bogus": 1})"),
-      "unknown field 'bogus' (known: array, command, cpus, depends_on, env, estimate_s, "
-      "gpu_milli, gpu_type, gpus, grace_s, hold, idempotency_key, memory_mib, name, "
-      "preemptible, priority, queue, requeue, retries, script, tasks, time_limit_s, workdir)");
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
+            "unknown field 'bogus' (known: array, command, constraint, cpus, depends_on, env, "
+            "estimate_s, exclude, gpu_milli, gpu_type, gpus, grace_s, hold, idempotency_key, "
+            "memory_mib, name, nodelist, preemptible, priority, queue, requeue, retries, script, "
+            "tasks, time_limit_s, wait_for_nodes, workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "
             "of input; expected '}'");

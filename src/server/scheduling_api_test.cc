@@ -8,8 +8,12 @@ namespace {
 TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
   Client alice = As(NewToken("alice", "user"));
   RegisterAgent("n0", 8);
+  // No node could ever host it; it asks to wait for nodes that could.
   const int64_t id =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}, {"tasks", 2}}).body["id"];
+      alice
+          .Post("/api/v1/jobs",
+                json{{"command", {"x"}}, {"gpus", 8}, {"tasks", 2}, {"wait_for_nodes", true}})
+          .body["id"];
   json explained = json::object();
   for (int i = 0; i < 300 && explained.value("reason", "") != "infeasible"; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -18,6 +22,10 @@ TEST_F(ApiTest, PendingJobsSayWhyInWordsEverywhere) {
   ASSERT_EQ(explained["reason"], "infeasible") << explained.dump();
   EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("can never start"));
   EXPECT_THAT(explained["message"].get<std::string>(), HasSubstr("2 tasks x 8 GPUs"));
+  EXPECT_THAT(explained["message"].get<std::string>(),
+              HasSubstr("1 of 1 nodes could ever host it; the nodes of one GPU model could host 1 "
+                        "of its 2 tasks at once"));
+  EXPECT_EQ(explained["nodes"], (json{{"total", 1}, {"fit", 1}, {"rejected", json::object()}}));
   // The full listing (from the store) carries the live reason too.
   json listed = alice.Get("/api/v1/jobs").body["jobs"];
   ASSERT_EQ(listed.size(), 1u);

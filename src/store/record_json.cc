@@ -195,7 +195,11 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.task.gpu = core::MilliGpu(in.Int64("gpu_milli", out.task.gpu.value()));
   out.task.cpu = core::MilliCpu(in.Int64("cpu_milli", out.task.cpu.value()));
   out.task.memory = core::MemoryMiB(in.Int64("memory_mib", out.task.memory.value()));
-  out.gpu_type = in.String("gpu_type");
+  out.gpu_types = SplitModels(in.String("gpu_type"));
+  out.constraint = in.String("constraint");
+  out.nodelist = in.Strings("nodelist");
+  out.exclude = in.Strings("exclude");
+  out.wait_for_nodes = in.Bool("wait_for_nodes", out.wait_for_nodes);
   out.priority = in.Int32("priority", out.priority);
   out.queue = in.String("queue");
   if (std::optional<int64_t> us = in.OptionalInt64("time_limit_us")) {
@@ -275,7 +279,11 @@ json JobRequestToJson(const JobRequest& request) {
       {"gpu_milli", request.task.gpu.value()},
       {"cpu_milli", request.task.cpu.value()},
       {"memory_mib", request.task.memory.value()},
-      {"gpu_type", request.gpu_type},
+      {"gpu_type", JoinModels(request.gpu_types)},
+      {"constraint", request.constraint},
+      {"nodelist", request.nodelist},
+      {"exclude", request.exclude},
+      {"wait_for_nodes", request.wait_for_nodes},
       {"priority", request.priority},
       {"queue", request.queue},
       {"preemptible", request.preemptible},
@@ -384,6 +392,7 @@ json NodeRecordToJson(const NodeRecord& node) {
            {"cpu_milli", node.spec.cpu.value()},
            {"memory_mib", node.spec.memory.value()},
            {"labels", node.spec.labels},
+           {"features", node.spec.features},
        }},
       {"state", core::NodeStateName(node.state)},
       {"drained", node.drained},
@@ -416,6 +425,8 @@ Result<NodeRecord> NodeRecordFromJson(const json& json_node) {
     node.spec.cpu = core::MilliCpu(spec_in.Int64("cpu_milli", 0));
     node.spec.memory = core::MemoryMiB(spec_in.Int64("memory_mib", 0));
     node.spec.labels = spec_in.StringMap("labels");
+    const std::vector<std::string> features = spec_in.Strings("features");
+    node.spec.features = {features.begin(), features.end()};
   }
   node.state = in.Word<core::NodeState>("state", ParseNodeStateWord, "up|draining|down")
                    .value_or(core::NodeState::kUp);

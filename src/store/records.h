@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ids.h"
@@ -30,6 +31,24 @@ struct Dependency {
   bool operator==(const Dependency&) const = default;
 };
 
+// A set of GPU models as the API and the store write it: "A100-80GB|H100-80GB"
+// (one model alone reads as before sets existed: "H100-80GB").
+inline std::string JoinModels(const std::vector<std::string>& models) {
+  std::string text;
+  for (const std::string& model : models) text += (text.empty() ? "" : "|") + model;
+  return text;
+}
+inline std::vector<std::string> SplitModels(std::string_view text) {
+  std::vector<std::string> models;
+  while (!text.empty()) {
+    const size_t bar = text.find('|');
+    models.emplace_back(text.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    text.remove_prefix(bar + 1);
+  }
+  return models;
+}
+
 // A validated submission (server/job_request.h parses and checks it). One
 // entry of an array job is one JobRequest with its index.
 struct JobRequest {
@@ -38,7 +57,16 @@ struct JobRequest {
   std::string script;                // a script body; empty when `command` is set
   int32_t tasks = 1;
   core::TaskShape task{core::WholeGpus(1), core::MilliCpu(0), core::MemoryMiB(0)};
-  std::string gpu_type;  // empty: any model
+  // The GPU models it accepts (any one of them); empty: any model.
+  std::vector<std::string> gpu_types;
+  // Where it may run besides the model (core::NodeConstraints): a feature
+  // expression, and node names to keep to or to avoid.
+  std::string constraint;
+  std::vector<std::string> nodelist;
+  std::vector<std::string> exclude;
+  // Accepted even when no registered node could ever host it (a cluster
+  // that scales up); it waits, infeasible, until one registers.
+  bool wait_for_nodes = false;
   int32_t priority = 0;
   std::string queue;  // empty: the default queue
   std::optional<core::Duration> time_limit;

@@ -19,7 +19,11 @@ inline JobRecord FullJob() {
   request.command = {"python", "train.py", "--epochs", "90", "quote\"and\\slash"};
   request.tasks = 4;
   request.task = core::TaskShape{core::WholeGpus(2), core::Cores(8), core::MemoryMiB(65536)};
-  request.gpu_type = "H100-80GB";
+  request.gpu_types = {"H100-80GB", "A100-80GB"};
+  request.constraint = "ib&(nvlink|!spot)";
+  request.nodelist = {"gpu01", "gpu02"};
+  request.exclude = {"gpu02"};
+  request.wait_for_nodes = true;
   request.priority = 3;
   request.queue = "vision";
   request.time_limit = core::Duration::Hours(12);
@@ -60,6 +64,7 @@ inline NodeRecord Node(const std::string& name, core::NodeState state) {
   node.spec.gpus[2].interconnect_group = 1;
   node.spec.gpus[3].interconnect_group = 1;
   node.spec.labels = {{"zone", "a"}, {"rack", "r12"}};
+  node.spec.features = {"ib", "nvlink"};
   node.state = state;
   node.drained = state == core::NodeState::kDraining;
   node.last_heartbeat = core::Time::FromSeconds(1'700'000'300);
