@@ -137,7 +137,8 @@ json TaskJson(const TaskAssignment& task) {
 
 }  // namespace
 
-json JobJson(const store::JobRecord& job, bool with_private, const core::PendingJob* pending) {
+json JobJson(const JobView& view, bool with_private, const core::PendingJob* pending) {
+  const store::JobRecord& job = view.record;
   const store::JobRequest& request = job.request;
   json dependencies = json::array();
   for (const store::Dependency& dependency : request.depends_on) {
@@ -153,7 +154,7 @@ json JobJson(const store::JobRecord& job, bool with_private, const core::Pending
       {"user", job.user},
       {"name", request.name},
       {"state", core::JobStateName(job.state)},
-      {"reason", job.reason},
+      {"reason", view.reason()},
       {"message", job.message},
       {"queue", request.queue},
       {"priority", request.priority},

@@ -17,7 +17,7 @@ namespace berth::server {
 // A job as the API shows it. Without `with_private` (someone else's job),
 // its environment is left out.
 // `pending`: the last cycle's view of a pending job (queue position, ETA).
-nlohmann::json JobJson(const store::JobRecord& job, bool with_private,
+nlohmann::json JobJson(const JobView& job, bool with_private,
                        const core::PendingJob* pending = nullptr);
 nlohmann::json ExplanationJson(const Explanation& explanation, bool with_private);
 nlohmann::json NodeJson(const NodeView& node);

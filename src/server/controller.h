@@ -136,10 +136,22 @@ struct DesiredState {
   std::vector<TaskStop> stop;
 };
 
+// A job as readers see it. A pending job's reason is the last cycle's
+// (core::ReasonCode: resources, priority...) rather than its record's, and
+// its record's message is the sentence for it; neither is ever stored.
+struct JobView {
+  store::JobRecord record;
+  std::optional<core::ReasonCode> waiting;  // a pending job's, from the last cycle
+  // The API's "reason": `waiting`'s name, else the record's.
+  std::string_view reason() const {
+    return waiting ? core::ReasonName(*waiting) : core::JobReasonName(record.reason);
+  }
+};
+
 // What `explain` answers.
 struct Explanation {
-  store::JobRecord job;
-  std::string reason;  // stable code (core/reason.h names, or server ones)
+  JobView job;
+  std::string reason;  // JobView::reason()
   std::string message;
   std::optional<int64_t> position;
   std::optional<core::JobId> blocker;
@@ -187,8 +199,8 @@ class Controller {
 
   // --- jobs (HTTP API) ---
   Result<std::vector<core::JobId>> Submit(const Principal& who, Submission submission);
-  Result<store::JobRecord> GetJob(const Principal& who, core::JobId id);
-  Result<std::vector<store::JobRecord>> ListJobs(const Principal& who, store::JobFilter filter);
+  Result<JobView> GetJob(const Principal& who, core::JobId id);
+  Result<std::vector<JobView>> ListJobs(const Principal& who, store::JobFilter filter);
   Status Cancel(const Principal& who, core::JobId id);
   Status Release(const Principal& who, core::JobId id);
   Result<Explanation> Explain(const Principal& who, core::JobId id);
@@ -315,12 +327,12 @@ class Controller {
   // controller already knows (a retry with the same idempotency key).
   bool KnownJobLocked(core::JobId id);
   // `may_retry`: a failure starts another run while the job has retries left.
-  void EndRunLocked(store::JobRecord& job, core::JobState outcome, const std::string& reason,
+  void EndRunLocked(store::JobRecord& job, core::JobState outcome, core::JobReason reason,
                     std::vector<store::JobRecord*>& changed, bool may_retry = true);
   // The job's node is gone: requeue it, or fail it if it asked not to be.
   void LoseNodeLocked(store::JobRecord& job, const std::string& node,
                       std::vector<store::JobRecord*>& changed);
-  void RequeueLocked(store::JobRecord& job, const std::string& reason,
+  void RequeueLocked(store::JobRecord& job, core::JobReason reason,
                      std::vector<store::JobRecord*>& changed);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
@@ -328,7 +340,7 @@ class Controller {
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   // A live job as readers see it: a pending one with the last cycle's reason
   // and message.
-  store::JobRecord ViewLocked(const store::JobRecord& job) const;
+  JobView ViewLocked(const store::JobRecord& job) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
   std::vector<store::TaskPlacementRecord> RecordPlacementLocked(
       const core::Placement& placement) const;

@@ -15,6 +15,7 @@
 namespace berth::server {
 
 using core::JobId;
+using core::JobReason;
 using core::JobState;
 using store::JobRecord;
 
@@ -49,34 +50,34 @@ std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRe
   return placement;
 }
 
-void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
-                               std::vector<JobRecord*>& changed) {
+void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<JobRecord*>& changed) {
   const core::Job* live = state_.Find(job.id);
   if (live != nullptr && live->running()) state_.Preempt(job.id, clock_.Now());
   job.state = JobState::kPending;
   job.reason = reason;
-  job.message = reason == "preempted" ? "preempted; waiting to run again"
-                                      : "its node was lost; waiting to run again";
+  job.message = reason == JobReason::kPreempted ? "preempted; waiting to run again"
+                                                : "its node was lost; waiting to run again";
   UnindexPlacementLocked(job);
   job.placement.clear();
-  if (reason == "preempted") ++job.preemptions;
+  if (reason == JobReason::kPreempted) ++job.preemptions;
   for (int32_t task = 0; task < job.request.tasks; ++task) {
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
-  LogEvent("job_requeued", {{"job", std::to_string(core::Value(job.id))}, {"reason", reason}});
+  LogEvent("job_requeued", {{"job", std::to_string(core::Value(job.id))},
+                            {"reason", std::string(core::JobReasonName(reason))}});
   changed.push_back(&job);
 }
 
 void Controller::LoseNodeLocked(JobRecord& job, const std::string& node,
                                 std::vector<JobRecord*>& changed) {
-  if (job.request.requeue) return RequeueLocked(job, "node_lost", changed);
+  if (job.request.requeue) return RequeueLocked(job, JobReason::kNodeLost, changed);
   // Work that must not run twice: it fails, retries or not.
-  EndRunLocked(job, JobState::kFailed, "node_lost", changed, /*may_retry=*/false);
+  EndRunLocked(job, JobState::kFailed, JobReason::kNodeLost, changed, /*may_retry=*/false);
   job.message = "its node '" + node + "' was lost, and it asked not to be requeued";
 }
 
-void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::string& reason,
+void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason,
                               std::vector<JobRecord*>& changed, bool may_retry) {
   const core::Time now = clock_.Now();
   if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
@@ -92,7 +93,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
   const bool retry =
       may_retry && outcome == JobState::kFailed && job.attempts <= job.request.retries;
   if (retry) {
-    RequeueLocked(job, "retrying", changed);
+    RequeueLocked(job, JobReason::kRetrying, changed);
     job.message = "failed; retry " + std::to_string(job.attempts) + " of " +
                   std::to_string(job.request.retries);
     return;
@@ -109,7 +110,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::strin
   }
   LogEvent("job_ended", {{"job", std::to_string(core::Value(job.id))},
                          {"state", std::string(core::JobStateName(outcome))},
-                         {"reason", reason},
+                         {"reason", std::string(core::JobReasonName(reason))},
                          {"exit_code", job.exit_code ? std::to_string(*job.exit_code) : "none"},
                          {"signal", job.signal ? std::to_string(*job.signal) : "none"}});
   changed.push_back(&job);
@@ -155,7 +156,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     if (it == jobs_.end() || it->second.state == JobState::kCompleting) continue;
     JobRecord job = it->second;
     job.state = JobState::kCompleting;
-    job.reason = "preempted";
+    job.reason = JobReason::kPreempted;
     job.message = "preempted for job " + std::to_string(core::Value(preemption.for_job)) +
                   "; stopping within its grace period";
     updated[job.id] = std::move(job);
@@ -167,7 +168,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
     if (!start.preempts.empty()) continue;
     JobRecord job = jobs_.at(start.job);
     job.state = JobState::kStarting;
-    job.reason.clear();
+    job.reason = JobReason::kNone;
     job.message.clear();
     job.start_time = now;
     job.placement = RecordPlacementLocked(start.placement);
@@ -282,8 +283,8 @@ Status Controller::CheckHeartbeats() {
       // Ended already (a gang on two nodes lost in the same check keeps
       // its placement once it ended): nothing more to do.
       if (core::IsTerminal(job.state)) continue;
-      if (job.state == JobState::kCompleting && job.reason == "cancelled") {
-        EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
+      if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
+        EndRunLocked(job, JobState::kCancelled, JobReason::kCancelled, changed);
       } else {
         LoseNodeLocked(job, name, changed);
       }

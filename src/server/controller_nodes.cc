@@ -11,6 +11,7 @@
 namespace berth::server {
 
 using core::JobId;
+using core::JobReason;
 using core::JobState;
 using store::JobRecord;
 
@@ -77,7 +78,7 @@ Status Controller::Recover() {
       const JobId id = record.id;
       JobRecord& job = jobs_[id] = std::move(record);
       AddToStateLocked(job);
-      if (job.state == JobState::kHeld && job.reason == "dependency") {
+      if (job.state == JobState::kHeld && job.reason == JobReason::kDependency) {
         awaiting_dependencies_.insert(id);
       }
       if (job.state == JobState::kPending || job.state == JobState::kHeld) continue;
@@ -214,17 +215,17 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     if (failed > 0 && !all_exited && job.state != JobState::kCompleting) {
       // One task of a gang failed: the gang cannot go on; stop the rest.
       job.state = JobState::kCompleting;
-      job.reason = "task_failed";
+      job.reason = JobReason::kTaskFailed;
       job.message = "a task failed; stopping the others";
       changed.push_back(&job);
       WakeAgentsLocked(job);
     }
     if (!all_exited) continue;
-    if (job.state == JobState::kCompleting && job.reason == "preempted") {
-      RequeueLocked(job, "preempted", changed);
-    } else if (job.state == JobState::kCompleting && job.reason == "cancelled") {
-      EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
-    } else if (failed > 0 || job.reason == "task_failed") {
+    if (job.state == JobState::kCompleting && job.reason == JobReason::kPreempted) {
+      RequeueLocked(job, JobReason::kPreempted, changed);
+    } else if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
+      EndRunLocked(job, JobState::kCancelled, JobReason::kCancelled, changed);
+    } else if (failed > 0 || job.reason == JobReason::kTaskFailed) {
       const TaskReport* first = nullptr;
       for (int32_t task = 0; task < job.request.tasks && first == nullptr; ++task) {
         const TaskReport& exit = exits_.at({id, task});
@@ -232,11 +233,11 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       }
       job.exit_code = first->exit_code;
       job.signal = first->signal;
-      EndRunLocked(job, JobState::kFailed, "exited", changed);
+      EndRunLocked(job, JobState::kFailed, JobReason::kExited, changed);
     } else {
       job.exit_code = 0;
       job.signal.reset();
-      EndRunLocked(job, JobState::kSucceeded, "exited", changed);
+      EndRunLocked(job, JobState::kSucceeded, JobReason::kExited, changed);
     }
   }
 }

@@ -199,7 +199,7 @@ void HttpApi::Install(httplib::Server& server) {
         if (!id.ok()) return Fail(res, id.status());
         Result<Explanation> explanation = controller_.Explain(who, *id);
         if (!explanation.ok()) return Fail(res, explanation.status());
-        const bool mine = who.admin() || who.user == explanation->job.user;
+        const bool mine = who.admin() || who.user == explanation->job.record.user;
         Json(res, 200, ExplanationJson(*explanation, mine));
       }));
 
@@ -286,20 +286,20 @@ void HttpApi::ListJobs(const Principal& who, const httplib::Request& request,
                        httplib::Response& response) {
   Result<store::JobFilter> filter = ParseJobFilter(request.params);
   if (!filter.ok()) return Fail(response, filter.status());
-  Result<std::vector<store::JobRecord>> jobs = controller_.ListJobs(who, *filter);
+  Result<std::vector<JobView>> jobs = controller_.ListJobs(who, *filter);
   if (!jobs.ok()) return Fail(response, jobs.status());
   std::vector<core::JobId> ids;
-  for (const store::JobRecord& job : *jobs) ids.push_back(job.id);
+  for (const JobView& job : *jobs) ids.push_back(job.record.id);
   const std::map<core::JobId, core::PendingJob> pending = controller_.PendingViews(ids);
   json out = json::array();
-  for (const store::JobRecord& job : *jobs) {
-    auto view = pending.find(job.id);
-    out.push_back(JobJson(job, who.admin() || who.user == job.user,
+  for (const JobView& job : *jobs) {
+    auto view = pending.find(job.record.id);
+    out.push_back(JobJson(job, who.admin() || who.user == job.record.user,
                           view == pending.end() ? nullptr : &view->second));
   }
   json body{{"jobs", out}};
   if (static_cast<int32_t>(jobs->size()) == filter->limit && !jobs->empty()) {
-    body["next_after"] = core::Value(jobs->back().id);
+    body["next_after"] = core::Value(jobs->back().record.id);
   }
   Json(response, 200, body);
 }
@@ -308,12 +308,13 @@ void HttpApi::GetJob(const Principal& who, const httplib::Request& request,
                      httplib::Response& response) {
   Result<core::JobId> id = JobIdFrom(request);
   if (!id.ok()) return Fail(response, id.status());
-  Result<store::JobRecord> job = controller_.GetJob(who, *id);
+  Result<JobView> job = controller_.GetJob(who, *id);
   if (!job.ok()) return Fail(response, job.status());
-  const std::map<core::JobId, core::PendingJob> pending = controller_.PendingViews({job->id});
-  auto view = pending.find(job->id);
+  const std::map<core::JobId, core::PendingJob> pending =
+      controller_.PendingViews({job->record.id});
+  auto view = pending.find(job->record.id);
   Json(response, 200,
-       JobJson(*job, who.admin() || who.user == job->user,
+       JobJson(*job, who.admin() || who.user == job->record.user,
                view == pending.end() ? nullptr : &view->second));
 }
 
