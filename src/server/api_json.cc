@@ -137,7 +137,7 @@ json TaskJson(const TaskAssignment& task) {
 
 }  // namespace
 
-json JobJson(const JobView& view, bool with_private, const core::PendingJob* pending) {
+json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending) {
   const store::JobRecord& job = view.record;
   const store::JobRequest& request = job.request;
   json dependencies = json::array();
@@ -185,7 +185,7 @@ json JobJson(const JobView& view, bool with_private, const core::PendingJob* pen
   out["array_index"] = request.array_index ? json(*request.array_index) : json(nullptr);
   out["position"] = pending ? json(pending->position) : json(nullptr);
   out["eta"] = pending ? TimeJson(pending->eta) : json(nullptr);
-  if (with_private) {
+  if (reader == Reader::kOwnerOrAdmin) {
     out["command"] = request.command;
     out["script"] = request.script;
     out["env"] = request.env;
@@ -194,8 +194,8 @@ json JobJson(const JobView& view, bool with_private, const core::PendingJob* pen
   return out;
 }
 
-json ExplanationJson(const Explanation& explanation, bool with_private) {
-  json out{{"job", JobJson(explanation.job, with_private)},
+json ExplanationJson(const Explanation& explanation, Reader reader) {
+  json out{{"job", JobJson(explanation.job, reader)},
            {"reason", explanation.reason},
            {"message", explanation.message}};
   out["position"] = explanation.position ? json(*explanation.position) : json(nullptr);

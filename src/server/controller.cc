@@ -158,9 +158,8 @@ bool Controller::KnownJobLocked(JobId id) {
   return stored.ok() && core::IsTerminal(stored->state);
 }
 
-bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const {
-  *never = false;
-  bool met = true;
+Controller::Dependencies Controller::CheckDependenciesLocked(const JobRecord& job) const {
+  bool waiting = false;
   for (const store::Dependency& dependency : job.request.depends_on) {
     std::optional<JobState> end;
     if (auto it = ended_.find(dependency.job); it != ended_.end()) end = it->second;
@@ -170,16 +169,16 @@ bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const 
       end = stored.ok() ? std::optional(stored->state) : std::optional(JobState::kFailed);
     }
     if (!end || !core::IsTerminal(*end)) {
-      met = false;
+      waiting = true;
       continue;
     }
     const bool ok = *end == JobState::kSucceeded;
     if ((dependency.kind == store::DependencyKind::kAfterOk && !ok) ||
         (dependency.kind == store::DependencyKind::kAfterNotOk && ok)) {
-      *never = true;
+      return Dependencies::kNeverSatisfied;
     }
   }
-  return met && !*never;
+  return waiting ? Dependencies::kWaiting : Dependencies::kMet;
 }
 
 void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
@@ -196,14 +195,14 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
       }
       ++it;
       JobRecord& job = live->second;
-      bool never = false;
-      if (DependenciesMetLocked(job, &never)) {
+      const Dependencies dependencies = CheckDependenciesLocked(job);
+      if (dependencies == Dependencies::kMet) {
         job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
         job.reason = job.request.hold ? JobReason::kHeld : JobReason::kNone;
         job.message = job.request.hold ? "held until released" : "";
         if (job.state == JobState::kPending) state_.Release(id);
         changed.push_back(&job);
-      } else if (never) {
+      } else if (dependencies == Dependencies::kNeverSatisfied) {
         cancelled.push_back(id);
       }
     }
@@ -427,8 +426,7 @@ Status Controller::Release(const Principal& who, JobId id) {
                               std::string(core::JobStateName(job->state)) + ")");
   }
   job->request.hold = false;
-  bool never = false;
-  if (job->request.depends_on.empty() || DependenciesMetLocked(*job, &never)) {
+  if (job->request.depends_on.empty() || CheckDependenciesLocked(*job) == Dependencies::kMet) {
     job->state = JobState::kPending;
     job->reason = JobReason::kNone;
     job->message.clear();

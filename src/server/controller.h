@@ -184,6 +184,10 @@ struct NodeView {
   std::vector<std::pair<core::JobId, std::vector<int32_t>>> jobs;  // job -> GPUs it holds here
 };
 
+// An admin's ask of a node: take no new work (its work finishes), or take
+// work again.
+enum class DrainAction { kDrain, kUndrain };
+
 class Controller {
  public:
   // `metrics`, when given, receives the queue-wait histogram and the
@@ -212,7 +216,7 @@ class Controller {
   // --- nodes ---
   Status RegisterNode(const Principal& agent, NodeRegistration registration);
   Result<DesiredState> HandleHeartbeat(const Principal& agent, Heartbeat heartbeat);
-  Status SetDrained(const Principal& who, const std::string& node, bool drained);
+  Status SetDrained(const Principal& who, const std::string& node, DrainAction action);
   Result<std::vector<NodeView>> ListNodes(const Principal& who);
 
   // --- team queues ---
@@ -318,7 +322,10 @@ class Controller {
     return QueueCommitLocked(changed).get();
   }
   void AddToStateLocked(store::JobRecord& job);
-  bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
+  // Where a job's dependencies stand: all ended the way it asked, some
+  // still running or waiting, or one ended the other way (it never starts).
+  enum class Dependencies { kMet, kWaiting, kNeverSatisfied };
+  Dependencies CheckDependenciesLocked(const store::JobRecord& job) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
   // Remembers a job's final state in ended_, dropping the oldest beyond the
   // limit.
@@ -326,9 +333,10 @@ class Controller {
   // Whether `id`, returned by the store for a submission, is a job this
   // controller already knows (a retry with the same idempotency key).
   bool KnownJobLocked(core::JobId id);
-  // `may_retry`: a failure starts another run while the job has retries left.
+  // Whether a failed run starts another while the job has retries left.
+  enum class Retry { kAllowed, kNever };
   void EndRunLocked(store::JobRecord& job, core::JobState outcome, core::JobReason reason,
-                    std::vector<store::JobRecord*>& changed, bool may_retry = true);
+                    std::vector<store::JobRecord*>& changed, Retry retry = Retry::kAllowed);
   // The job's node is gone: requeue it, or fail it if it asked not to be.
   void LoseNodeLocked(store::JobRecord& job, const std::string& node,
                       std::vector<store::JobRecord*>& changed);

@@ -73,12 +73,12 @@ void Controller::LoseNodeLocked(JobRecord& job, const std::string& node,
                                 std::vector<JobRecord*>& changed) {
   if (job.request.requeue) return RequeueLocked(job, JobReason::kNodeLost, changed);
   // Work that must not run twice: it fails, retries or not.
-  EndRunLocked(job, JobState::kFailed, JobReason::kNodeLost, changed, /*may_retry=*/false);
+  EndRunLocked(job, JobState::kFailed, JobReason::kNodeLost, changed, Retry::kNever);
   job.message = "its node '" + node + "' was lost, and it asked not to be requeued";
 }
 
 void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason,
-                              std::vector<JobRecord*>& changed, bool may_retry) {
+                              std::vector<JobRecord*>& changed, Retry retry) {
   const core::Time now = clock_.Now();
   if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
     // A run that succeeded teaches the predictor how long such jobs take
@@ -90,9 +90,8 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason
     unwritten_usage_.push_back(store::UsageRecord{job.id, job.user, job.request.queue,
                                                   live->spec.total_gpu(), live->started, now});
   }
-  const bool retry =
-      may_retry && outcome == JobState::kFailed && job.attempts <= job.request.retries;
-  if (retry) {
+  if (retry == Retry::kAllowed && outcome == JobState::kFailed &&
+      job.attempts <= job.request.retries) {
     RequeueLocked(job, JobReason::kRetrying, changed);
     job.message = "failed; retry " + std::to_string(job.attempts) + " of " +
                   std::to_string(job.request.retries);

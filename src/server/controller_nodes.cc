@@ -348,16 +348,17 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   return wanted;
 }
 
-Status Controller::SetDrained(const Principal& who, const std::string& node, bool drained) {
+Status Controller::SetDrained(const Principal& who, const std::string& node, DrainAction action) {
   if (!who.admin()) return Status(StatusCode::kPermissionDenied, "only admins drain nodes");
   std::lock_guard lock(mutex_);
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return NotFound("node '" + node + "' does not exist");
   NodeEntry& entry = it->second;
-  entry.record.drained = drained;
+  entry.record.drained = action == DrainAction::kDrain;
   BERTH_RETURN_IF_ERROR(store_.PutNode(entry.record));
   if (entry.record.state != core::NodeState::kDown) {
-    state_.SetNodeState(entry.id, drained ? core::NodeState::kDraining : core::NodeState::kUp);
+    state_.SetNodeState(entry.id,
+                        entry.record.drained ? core::NodeState::kDraining : core::NodeState::kUp);
   }
   WakeLocked();
   return Status::Ok();
