@@ -1,5 +1,6 @@
 // The Controller's job API and shared bookkeeping. Decision cycles are in
-// controller_cycle.cc, the agent protocol in controller_nodes.cc.
+// controller_cycle.cc, how runs end in controller_runs.cc, the agent
+// protocol in controller_nodes.cc.
 #include "server/controller.h"
 
 #include <algorithm>
@@ -119,6 +120,23 @@ void Controller::UnindexPlacementLocked(const JobRecord& job) {
     it->second.erase(job.id);
     if (it->second.empty()) placed_on_.erase(it);
   }
+}
+
+std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRecord& job) const {
+  core::Placement placement;
+  placement.shape = job.request.task;
+  for (const store::TaskPlacementRecord& task : job.placement) {
+    auto node = nodes_.find(task.node);
+    if (node == nodes_.end()) return std::nullopt;
+    core::GpuMask gpus = 0;
+    for (int32_t gpu : task.gpus) {
+      if (gpu < 0 || gpu >= core::kMaxGpusPerNode) return std::nullopt;
+      gpus |= core::GpuMask{1} << gpu;
+    }
+    placement.tasks.push_back(core::TaskPlacement{node->second.id, gpus});
+  }
+  if (placement.tasks.size() != static_cast<size_t>(job.request.tasks)) return std::nullopt;
+  return placement;
 }
 
 void Controller::AddToStateLocked(JobRecord& job) {
