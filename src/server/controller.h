@@ -287,6 +287,9 @@ class Controller {
   WaitHistogram TakeStartWaits();
 
  private:
+  // Applies a cycle's decision to the members below (plan_applier.h).
+  class PlanApplier;
+
   struct NodeEntry {
     store::NodeRecord record;
     core::NodeId id{};
@@ -350,8 +353,6 @@ class Controller {
   // and message.
   JobView ViewLocked(const store::JobRecord& job) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
-  std::vector<store::TaskPlacementRecord> RecordPlacementLocked(
-      const core::Placement& placement) const;
   DesiredState DesiredForLocked(const std::string& node) const;
   void ProcessTaskReportsLocked(const std::string& node, const std::vector<TaskReport>& tasks,
                                 DesiredState& desired, std::vector<store::JobRecord*>& changed);
