@@ -41,6 +41,7 @@
 #include "server/auth.h"
 #include "server/history.h"
 #include "server/job_request.h"
+#include "server/job_view.h"
 #include "server/metrics.h"
 #include "server/silence_watch.h"
 #include "store/records.h"
@@ -134,18 +135,6 @@ struct TaskStop {
 struct DesiredState {
   std::vector<TaskAssignment> run;
   std::vector<TaskStop> stop;
-};
-
-// A job as readers see it. A pending job's reason is the last cycle's
-// (core::ReasonCode: resources, priority...) rather than its record's, and
-// its record's message is the sentence for it; neither is ever stored.
-struct JobView {
-  store::JobRecord record;
-  std::optional<core::ReasonCode> waiting;  // a pending job's, from the last cycle
-  // The API's "reason": `waiting`'s name, else the record's.
-  std::string_view reason() const {
-    return waiting ? core::ReasonName(*waiting) : core::JobReasonName(record.reason);
-  }
 };
 
 // What `explain` answers.
