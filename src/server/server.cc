@@ -16,28 +16,8 @@
 namespace berth::server {
 
 namespace {
-// HTTP workers; why so many: where Start sets the task queue.
+// HTTP workers; why so many: where MakeHttpServer sets the task queue.
 constexpr size_t kHttpWorkers = 64;
-}  // namespace
-
-Result<std::pair<std::string, int>> ParseListen(const std::string& text, const std::string& flag) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0) {
-    return InvalidArgument(flag + ": expected HOST:PORT such as 127.0.0.1:8080, got '" + text +
-                           "'");
-  }
-  int port = -1;
-  const std::string port_text = text.substr(colon + 1);
-  const auto [end, error] =
-      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 0 ||
-      port > 65535) {
-    return InvalidArgument(flag + ": port must be 0..65535, got '" + port_text + "'");
-  }
-  return std::make_pair(text.substr(0, colon), port);
-}
-
-namespace {
 
 // The store the options name: PostgreSQL when a URL is given, else SQLite
 // in the data directory (created when missing).
@@ -83,6 +63,23 @@ Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& opt
 }
 
 }  // namespace
+
+Result<std::pair<std::string, int>> ParseListen(const std::string& text, const std::string& flag) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return InvalidArgument(flag + ": expected HOST:PORT such as 127.0.0.1:8080, got '" + text +
+                           "'");
+  }
+  int port = -1;
+  const std::string port_text = text.substr(colon + 1);
+  const auto [end, error] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 0 ||
+      port > 65535) {
+    return InvalidArgument(flag + ": port must be 0..65535, got '" + port_text + "'");
+  }
+  return std::make_pair(text.substr(0, colon), port);
+}
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock& clock) {
   std::unique_ptr<Server> server(new Server());
