@@ -21,12 +21,36 @@ constexpr std::array<std::pair<JobState, std::string_view>, 10> kNames = {{
     {JobState::kLost, "lost"},
 }};
 
+// The words the store keeps and the API shows: never rename one (stored
+// records hold them).
+constexpr std::array<std::pair<JobReason, std::string_view>, 13> kReasonNames = {{
+    {JobReason::kNone, ""},
+    {JobReason::kHeld, "held"},
+    {JobReason::kDependency, "dependency"},
+    {JobReason::kDependencyNeverSatisfied, "dependency_never_satisfied"},
+    {JobReason::kPreempted, "preempted"},
+    {JobReason::kCancelled, "cancelled"},
+    {JobReason::kRetrying, "retrying"},
+    {JobReason::kExited, "exited"},
+    {JobReason::kTaskFailed, "task_failed"},
+    {JobReason::kNodeLost, "node_lost"},
+    {JobReason::kTimeLimit, "time_limit"},
+    {JobReason::kOutOfMemory, "out_of_memory"},
+    {JobReason::kStartFailed, "start_failed"},
+}};
+
 }  // namespace
 
 std::string_view JobStateName(JobState state) { return NameIn(kNames, state); }
 
 std::optional<JobState> ParseJobState(std::string_view name) {
   return ValueIn<JobState>(kNames, name);
+}
+
+std::string_view JobReasonName(JobReason reason) { return NameIn(kReasonNames, reason); }
+
+std::optional<JobReason> ParseJobReason(std::string_view name) {
+  return ValueIn<JobReason>(kReasonNames, name);
 }
 
 bool IsTerminal(JobState state) {

@@ -31,6 +31,32 @@ enum class JobState {
 std::string_view JobStateName(JobState state);
 std::optional<JobState> ParseJobState(std::string_view name);
 
+// Why a job is in its state: the sub-state its record keeps (the store's
+// `reason`, the API's "reason" for jobs that are not pending). A closed set
+// with stable API names. It is not core::ReasonCode, which says why a pending
+// job is not running and is computed afresh by every cycle; the API shows
+// that one for pending jobs instead (server::JobView).
+enum class JobReason {
+  kNone,                      // nothing to add to the state ("")
+  kHeld,                      // held by its owner until released
+  kDependency,                // held until the jobs it depends on end
+  kDependencyNeverSatisfied,  // cancelled: a job it depends on ended the wrong way
+  kPreempted,                 // stopped (or stopping) to make room; runs again
+  kCancelled,                 // cancelled (or stopping to be) by a user or an admin
+  kRetrying,                  // its run failed; waiting to run again (retries left)
+  kExited,                    // its tasks exited: exit codes tell success or failure
+  kTaskFailed,                // a task of its gang failed: the others are stopped
+  kNodeLost,                  // its node was lost: requeued, or failed if it asked
+  // Outcomes that agents do not report yet (a later issue).
+  kTimeLimit,    // it ran past its time limit
+  kOutOfMemory,  // a task was killed for using too much memory
+  kStartFailed,  // a task could not be started
+};
+
+std::string_view JobReasonName(JobReason reason);
+// nullopt for a word not in the table.
+std::optional<JobReason> ParseJobReason(std::string_view name);
+
 // No transition leaves these.
 bool IsTerminal(JobState state);
 // The state machine above, as a predicate.

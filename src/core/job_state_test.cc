@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <string_view>
+#include <utility>
+
 namespace berth::core {
 namespace {
 
@@ -14,6 +18,38 @@ TEST(JobStateTest, NamesRoundTrip) {
   }
   EXPECT_EQ(JobStateName(JobState::kPending), "pending");
   EXPECT_FALSE(ParseJobState("PENDING"));
+}
+
+// The words are stored and shown by the API: pinned here, each one, so a
+// rename fails a test.
+TEST(JobStateTest, ReasonNamesAreStableAndRoundTrip) {
+  const std::pair<JobReason, std::string_view> kWords[] = {
+      {JobReason::kNone, ""},
+      {JobReason::kHeld, "held"},
+      {JobReason::kDependency, "dependency"},
+      {JobReason::kDependencyNeverSatisfied, "dependency_never_satisfied"},
+      {JobReason::kPreempted, "preempted"},
+      {JobReason::kCancelled, "cancelled"},
+      {JobReason::kRetrying, "retrying"},
+      {JobReason::kExited, "exited"},
+      {JobReason::kTaskFailed, "task_failed"},
+      {JobReason::kNodeLost, "node_lost"},
+      {JobReason::kTimeLimit, "time_limit"},
+      {JobReason::kOutOfMemory, "out_of_memory"},
+      {JobReason::kStartFailed, "start_failed"},
+  };
+  for (const auto& [reason, word] : kWords) {
+    EXPECT_EQ(JobReasonName(reason), word);
+    EXPECT_EQ(ParseJobReason(word), reason) << word;
+  }
+  // Every value up to the last has a word of its own.
+  const auto last = static_cast<int>(JobReason::kStartFailed);
+  EXPECT_EQ(std::size(kWords), static_cast<size_t>(last + 1));
+  for (int value = 0; value <= last; ++value) {
+    EXPECT_NE(JobReasonName(static_cast<JobReason>(value)), "unknown") << value;
+  }
+  EXPECT_FALSE(ParseJobReason("PREEMPTED"));
+  EXPECT_FALSE(ParseJobReason("resources")) << "a scheduler reason code, not a sub-state";
 }
 
 TEST(JobStateTest, FollowsTheLifecycle) {

@@ -29,7 +29,8 @@ std::string_view DependencyKindName(store::DependencyKind kind) {
 
 }  // namespace
 
-json JobJson(const store::JobRecord& job, bool with_private, const core::PendingJob* pending) {
+json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending) {
+  const store::JobRecord& job = view.record;
   const store::JobRequest& request = job.request;
   json dependencies = json::array();
   for (const store::Dependency& dependency : request.depends_on) {
@@ -45,7 +46,7 @@ json JobJson(const store::JobRecord& job, bool with_private, const core::Pending
       {"user", job.user},
       {"name", request.name},
       {"state", core::JobStateName(job.state)},
-      {"reason", job.reason},
+      {"reason", view.reason()},
       {"message", job.message},
       {"queue", request.queue},
       {"priority", request.priority},
@@ -80,7 +81,7 @@ json JobJson(const store::JobRecord& job, bool with_private, const core::Pending
   out["array_index"] = request.array_index ? json(*request.array_index) : json(nullptr);
   out["position"] = pending ? json(pending->position) : json(nullptr);
   out["eta"] = pending ? TimeJson(pending->eta) : json(nullptr);
-  if (with_private) {
+  if (reader == Reader::kOwnerOrAdmin) {
     out["command"] = request.command;
     out["script"] = request.script;
     out["env"] = request.env;
@@ -99,8 +100,8 @@ json NodeTallyJson(const core::NodeTally& tally) {
   return json{{"total", tally.nodes}, {"fit", tally.fit}, {"rejected", rejected}};
 }
 
-json ExplanationJson(const Explanation& explanation, bool with_private) {
-  json out{{"job", JobJson(explanation.job, with_private)},
+json ExplanationJson(const Explanation& explanation, Reader reader) {
+  json out{{"job", JobJson(explanation.job, reader)},
            {"reason", explanation.reason},
            {"message", explanation.message}};
   out["position"] = explanation.position ? json(*explanation.position) : json(nullptr);

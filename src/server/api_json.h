@@ -15,12 +15,15 @@
 
 namespace berth::server {
 
-// A job as the API shows it. Without `with_private` (someone else's job),
-// its environment is left out.
+// Who reads a job: its owner or an admin sees all of it; anyone else sees
+// neither its command or script nor its environment and working directory.
+enum class Reader { kOwnerOrAdmin, kOther };
+
+// A job as the API shows it to `reader`.
 // `pending`: the last cycle's view of a pending job (queue position, ETA).
-nlohmann::json JobJson(const store::JobRecord& job, bool with_private,
+nlohmann::json JobJson(const JobView& job, Reader reader,
                        const core::PendingJob* pending = nullptr);
-nlohmann::json ExplanationJson(const Explanation& explanation, bool with_private);
+nlohmann::json ExplanationJson(const Explanation& explanation, Reader reader);
 // {"total": 12, "fit": 0, "rejected": {"gpus": 8, "gpu_model": 3, "draining": 1}}:
 // nodes by the first filter of the node pipeline that rejected them.
 nlohmann::json NodeTallyJson(const core::NodeTally& tally);

@@ -453,6 +453,37 @@ TEST_F(ApiTest, RestartKeepsJobsAndRunningWorkRunning) {
   EXPECT_TRUE(desired.body["stop"].empty()) << "the running job was not killed by the restart";
 }
 
+// A reason word this version does not know (a later version wrote it, and
+// the server was rolled back) must not stop it from recovering its jobs:
+// the job loads with no reason.
+TEST_F(ApiTest, ARestartLoadsAJobWhoseStoredReasonItDoesNotKnow) {
+  Client alice = As(NewToken("alice", "user"));
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"hold", true}}).body["id"];
+  ASSERT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["reason"], "held");
+  server_.reset();
+
+  Result<std::unique_ptr<store::SqliteConnection>> raw =
+      store::SqliteConnection::Open(dir_.path() + "/berth.sqlite");
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  ASSERT_TRUE((*raw)
+                  ->Exec("UPDATE jobs SET body = replace(body, '\"reason\":\"held\"',"
+                         " '\"reason\":\"from_a_later_version\"') WHERE id = $1",
+                         {id})
+                  .ok());
+  Result<std::vector<store::SqlRow>> body =
+      (*raw)->Exec("SELECT body FROM jobs WHERE id = $1", {id});
+  ASSERT_TRUE(body.ok() && !body->empty());
+  ASSERT_THAT(body->at(0).at(0).value_or(""), HasSubstr("from_a_later_version"));
+  raw->reset();
+
+  StartServer();
+  ASSERT_NE(server_, nullptr);
+  json job = As(NewToken("alice2", "user")).Get("/api/v1/jobs/" + std::to_string(id)).body;
+  EXPECT_EQ(job["state"], "held");
+  EXPECT_EQ(job["reason"], "");
+}
+
 TEST_F(ApiTest, UsageAndQueues) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 8);

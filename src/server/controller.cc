@@ -1,5 +1,6 @@
 // The Controller's job API and shared bookkeeping. Decision cycles are in
-// controller_cycle.cc, the agent protocol in controller_nodes.cc.
+// controller_cycle.cc, how runs end in controller_runs.cc, the agent
+// protocol in controller_nodes.cc.
 #include "server/controller.h"
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 namespace berth::server {
 
 using core::JobId;
+using core::JobReason;
 using core::JobState;
 using store::JobRecord;
 
@@ -152,6 +154,23 @@ Status Controller::CheckCanEverFitLocked(const store::JobRequest& request) const
   return InvalidArgument(DescribeNeverFits(core::TallyEver(state_.nodes(), placement), request));
 }
 
+std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRecord& job) const {
+  core::Placement placement;
+  placement.shape = job.request.task;
+  for (const store::TaskPlacementRecord& task : job.placement) {
+    auto node = nodes_.find(task.node);
+    if (node == nodes_.end()) return std::nullopt;
+    core::GpuMask gpus = 0;
+    for (int32_t gpu : task.gpus) {
+      if (gpu < 0 || gpu >= core::kMaxGpusPerNode) return std::nullopt;
+      gpus |= core::GpuMask{1} << gpu;
+    }
+    placement.tasks.push_back(core::TaskPlacement{node->second.id, gpus});
+  }
+  if (placement.tasks.size() != static_cast<size_t>(job.request.tasks)) return std::nullopt;
+  return placement;
+}
+
 void Controller::AddToStateLocked(JobRecord& job) {
   core::JobSpec spec = CoreSpecOf(job.request);
   spec.id = job.id;
@@ -179,9 +198,8 @@ bool Controller::KnownJobLocked(JobId id) {
   return stored.ok() && core::IsTerminal(stored->state);
 }
 
-bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const {
-  *never = false;
-  bool met = true;
+Controller::Dependencies Controller::CheckDependenciesLocked(const JobRecord& job) const {
+  bool waiting = false;
   for (const store::Dependency& dependency : job.request.depends_on) {
     std::optional<JobState> end;
     if (auto it = ended_.find(dependency.job); it != ended_.end()) end = it->second;
@@ -191,16 +209,16 @@ bool Controller::DependenciesMetLocked(const JobRecord& job, bool* never) const 
       end = stored.ok() ? std::optional(stored->state) : std::optional(JobState::kFailed);
     }
     if (!end || !core::IsTerminal(*end)) {
-      met = false;
+      waiting = true;
       continue;
     }
     const bool ok = *end == JobState::kSucceeded;
     if ((dependency.kind == store::DependencyKind::kAfterOk && !ok) ||
         (dependency.kind == store::DependencyKind::kAfterNotOk && ok)) {
-      *never = true;
+      return Dependencies::kNeverSatisfied;
     }
   }
-  return met && !*never;
+  return waiting ? Dependencies::kWaiting : Dependencies::kMet;
 }
 
 void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
@@ -211,20 +229,20 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
       const JobId id = *it;
       auto live = jobs_.find(id);
       if (live == jobs_.end() || live->second.state != JobState::kHeld ||
-          live->second.reason != "dependency") {
+          live->second.reason != JobReason::kDependency) {
         it = awaiting_dependencies_.erase(it);  // released, cancelled or ended meanwhile
         continue;
       }
       ++it;
       JobRecord& job = live->second;
-      bool never = false;
-      if (DependenciesMetLocked(job, &never)) {
+      const Dependencies dependencies = CheckDependenciesLocked(job);
+      if (dependencies == Dependencies::kMet) {
         job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
-        job.reason = job.request.hold ? "held" : "";
+        job.reason = job.request.hold ? JobReason::kHeld : JobReason::kNone;
         job.message = job.request.hold ? "held until released" : "";
         if (job.state == JobState::kPending) state_.Release(id);
         changed.push_back(&job);
-      } else if (never) {
+      } else if (dependencies == Dependencies::kNeverSatisfied) {
         cancelled.push_back(id);
       }
     }
@@ -232,7 +250,7 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
     for (JobId id : cancelled) {
       JobRecord& job = jobs_.at(id);
       job.state = JobState::kCancelled;
-      job.reason = "dependency_never_satisfied";
+      job.reason = JobReason::kDependencyNeverSatisfied;
       job.message = "a job it depends on ended the wrong way";
       job.end_time = clock_.Now();
       state_.Cancel(id, clock_.Now());
@@ -289,11 +307,11 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       record.state = JobState::kPending;
       if (!record.request.depends_on.empty()) {
         record.state = JobState::kHeld;
-        record.reason = "dependency";
+        record.reason = JobReason::kDependency;
         record.message = "waiting for the jobs it depends on";
       } else if (record.request.hold) {
         record.state = JobState::kHeld;
-        record.reason = "held";
+        record.reason = JobReason::kHeld;
         record.message = "held until released";
       }
       records.push_back(std::move(record));
@@ -313,7 +331,7 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       job.version = 1;
       if (submission.jobs.size() > 1 && i > 0) job.array_parent = (*ids)[0];
       AddToStateLocked(job);
-      if (job.state == JobState::kHeld && job.reason == "dependency") {
+      if (job.state == JobState::kHeld && job.reason == JobReason::kDependency) {
         awaiting_dependencies_.insert(id);
       }
       LogEvent("job_submitted", {{"job", std::to_string(core::Value(id))},
@@ -340,40 +358,45 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
   return ids;
 }
 
-Result<JobRecord> Controller::GetJob(const Principal& who, JobId id) {
+Result<JobView> Controller::GetJob(const Principal& who, JobId id) {
   (void)who;  // everyone sees the queue; the API layer hides others' env and logs
   {
     std::lock_guard lock(mutex_);
     if (auto it = jobs_.find(id); it != jobs_.end()) return ViewLocked(it->second);
   }
-  return store_.GetJob(id);
+  BERTH_ASSIGN_OR_RETURN(JobRecord stored, store_.GetJob(id));
+  return JobView{std::move(stored), std::nullopt};
 }
 
-JobRecord Controller::ViewLocked(const JobRecord& job) const {
-  JobRecord view = job;
+JobView Controller::ViewLocked(const JobRecord& job) const {
+  JobView view{job, std::nullopt};
   const core::PendingJob* pending = explained_.find(job.id);
   if (pending != nullptr && job.state == JobState::kPending) {
-    view.reason = std::string(core::ReasonName(pending->reason));
-    view.message = DescribePending(*pending, job);
+    view.waiting = pending->reason;
+    view.record.message = DescribePending(*pending, job);
   }
   return view;
 }
 
-Result<std::vector<JobRecord>> Controller::ListJobs(const Principal& who, store::JobFilter filter) {
+Result<std::vector<JobView>> Controller::ListJobs(const Principal& who, store::JobFilter filter) {
   (void)who;  // everyone sees the queue; the API layer hides others' env and logs
   if (!filter.live_only) {
     // The store has every job (read outside the lock: the scheduler goes
     // on). Reasons and messages change every cycle in memory only: take
     // the jobs still live from there.
     BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> stored, store_.ListJobs(filter));
+    std::vector<JobView> out;
+    out.reserve(stored.size());
     std::lock_guard lock(mutex_);
     for (JobRecord& job : stored) {
-      if (auto it = jobs_.find(job.id); it != jobs_.end()) job = ViewLocked(it->second);
+      auto it = jobs_.find(job.id);
+      out.push_back(it != jobs_.end() ? ViewLocked(it->second)
+                                      : JobView{std::move(job), std::nullopt});
     }
-    return stored;
+    return out;
   }
   std::lock_guard lock(mutex_);
-  std::vector<JobRecord> out;
+  std::vector<JobView> out;
   for (const auto& [id, job] : jobs_) {
     if (filter.after && id <= *filter.after) continue;
     if (filter.state && job.state != *filter.state) continue;
@@ -405,13 +428,13 @@ Status Controller::Cancel(const Principal& who, JobId id) {
   std::vector<JobRecord*> changed{&job};
   if (job.state == JobState::kPending || job.state == JobState::kHeld) {
     job.state = JobState::kCancelled;
-    job.reason = "cancelled";
+    job.reason = JobReason::kCancelled;
     job.message = "cancelled by " + who.user;
     job.end_time = clock_.Now();
-  } else if (job.state != JobState::kCompleting || job.reason != "cancelled") {
+  } else if (job.state != JobState::kCompleting || job.reason != JobReason::kCancelled) {
     // Running: the agents stop it (SIGTERM, grace, SIGKILL) and report.
     job.state = JobState::kCompleting;
-    job.reason = "cancelled";
+    job.reason = JobReason::kCancelled;
     job.message = "cancelled by " + who.user + "; stopping";
   } else {
     return Status::Ok();  // already being cancelled
@@ -434,25 +457,24 @@ Status Controller::Cancel(const Principal& who, JobId id) {
 Status Controller::Release(const Principal& who, JobId id) {
   std::lock_guard lock(mutex_);
   BERTH_ASSIGN_OR_RETURN(JobRecord * job, FindOwnLiveLocked(who, id));
-  if (job->state == JobState::kHeld && job->reason == "dependency" && job->request.hold) {
+  if (job->state == JobState::kHeld && job->reason == JobReason::kDependency && job->request.hold) {
     // Held by its owner and by dependencies: releasing lifts the first; it
     // starts once the jobs it depends on have ended.
     job->request.hold = false;
     job->message = "released; waiting for the jobs it depends on";
     return PersistLocked({job});
   }
-  if (job->state != JobState::kHeld || job->reason != "held") {
+  if (job->state != JobState::kHeld || job->reason != JobReason::kHeld) {
     return FailedPrecondition(JobName(id) + " is not held by a user (state " +
                               std::string(core::JobStateName(job->state)) + ")");
   }
   job->request.hold = false;
-  bool never = false;
-  if (job->request.depends_on.empty() || DependenciesMetLocked(*job, &never)) {
+  if (job->request.depends_on.empty() || CheckDependenciesLocked(*job) == Dependencies::kMet) {
     job->state = JobState::kPending;
-    job->reason.clear();
+    job->reason = JobReason::kNone;
     job->message.clear();
   } else {
-    job->reason = "dependency";
+    job->reason = JobReason::kDependency;
     job->message = "waiting for the jobs it depends on";
     awaiting_dependencies_.insert(id);
   }
@@ -463,14 +485,14 @@ Status Controller::Release(const Principal& who, JobId id) {
 }
 
 Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
-  BERTH_ASSIGN_OR_RETURN(JobRecord job, GetJob(who, id));
+  BERTH_ASSIGN_OR_RETURN(JobView job, GetJob(who, id));
   Explanation explanation;
-  explanation.job = job;
-  explanation.reason = job.reason;
-  explanation.message = job.message;
+  explanation.reason = std::string(job.reason());
+  explanation.message = job.record.message;
+  explanation.job = std::move(job);
   std::lock_guard lock(mutex_);
   if (const core::PendingJob* pending = explained_.find(id);
-      pending != nullptr && job.state == JobState::kPending) {
+      pending != nullptr && explanation.job.record.state == JobState::kPending) {
     explanation.position = pending->position;
     explanation.blocker = pending->blocker;
     explanation.eta = pending->eta;
@@ -558,7 +580,8 @@ WaitHistogram Controller::TakeStartWaits() {
 }
 
 Result<LogLocation> Controller::LocateLog(const Principal& who, JobId id, int32_t task) {
-  BERTH_ASSIGN_OR_RETURN(JobRecord job, GetJob(who, id));
+  BERTH_ASSIGN_OR_RETURN(JobView view, GetJob(who, id));
+  const JobRecord& job = view.record;
   std::lock_guard lock(mutex_);
   BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
   if (job.placement.empty()) {

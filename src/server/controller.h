@@ -43,6 +43,7 @@
 #include "server/auth.h"
 #include "server/history.h"
 #include "server/job_request.h"
+#include "server/job_view.h"
 #include "server/metrics.h"
 #include "server/silence_watch.h"
 #include "store/records.h"
@@ -87,8 +88,8 @@ using protocol::TaskStop;
 
 // What `explain` answers.
 struct Explanation {
-  store::JobRecord job;
-  std::string reason;  // stable code (core/reason.h names, or server ones)
+  JobView job;
+  std::string reason;  // JobView::reason()
   std::string message;
   std::optional<int64_t> position;
   std::optional<core::JobId> blocker;
@@ -124,6 +125,10 @@ struct NodeView {
   std::vector<std::pair<core::JobId, std::vector<int32_t>>> jobs;  // job -> GPUs it holds here
 };
 
+// An admin's ask of a node: take no new work (its work finishes), or take
+// work again.
+enum class DrainAction { kDrain, kUndrain };
+
 class Controller {
  public:
   // `metrics`, when given, receives the queue-wait histogram and the
@@ -139,8 +144,8 @@ class Controller {
 
   // --- jobs (HTTP API) ---
   Result<std::vector<core::JobId>> Submit(const Principal& who, Submission submission);
-  Result<store::JobRecord> GetJob(const Principal& who, core::JobId id);
-  Result<std::vector<store::JobRecord>> ListJobs(const Principal& who, store::JobFilter filter);
+  Result<JobView> GetJob(const Principal& who, core::JobId id);
+  Result<std::vector<JobView>> ListJobs(const Principal& who, store::JobFilter filter);
   Status Cancel(const Principal& who, core::JobId id);
   Status Release(const Principal& who, core::JobId id);
   Result<Explanation> Explain(const Principal& who, core::JobId id);
@@ -152,7 +157,7 @@ class Controller {
   // --- nodes ---
   Status RegisterNode(const Principal& agent, NodeRegistration registration);
   Result<DesiredState> HandleHeartbeat(const Principal& agent, Heartbeat heartbeat);
-  Status SetDrained(const Principal& who, const std::string& node, bool drained);
+  Status SetDrained(const Principal& who, const std::string& node, DrainAction action);
   Result<std::vector<NodeView>> ListNodes(const Principal& who);
 
   // --- team queues ---
@@ -223,6 +228,9 @@ class Controller {
   WaitHistogram TakeStartWaits();
 
  private:
+  // Applies a cycle's decision to the members below (plan_applier.h).
+  class PlanApplier;
+
   struct NodeEntry {
     store::NodeRecord record;
     core::NodeId id{};
@@ -261,7 +269,10 @@ class Controller {
   // InvalidArgument saying why, when no registered node could ever host
   // the request (unless it, or the server, waits for nodes).
   Status CheckCanEverFitLocked(const store::JobRequest& request) const;
-  bool DependenciesMetLocked(const store::JobRecord& job, bool* never) const;
+  // Where a job's dependencies stand: all ended the way it asked, some
+  // still running or waiting, or one ended the other way (it never starts).
+  enum class Dependencies { kMet, kWaiting, kNeverSatisfied };
+  Dependencies CheckDependenciesLocked(const store::JobRecord& job) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
   // Remembers a job's final state in ended_, dropping the oldest beyond the
   // limit.
@@ -269,13 +280,14 @@ class Controller {
   // Whether `id`, returned by the store for a submission, is a job this
   // controller already knows (a retry with the same idempotency key).
   bool KnownJobLocked(core::JobId id);
-  // `may_retry`: a failure starts another run while the job has retries left.
-  void EndRunLocked(store::JobRecord& job, core::JobState outcome, const std::string& reason,
-                    std::vector<store::JobRecord*>& changed, bool may_retry = true);
+  // Whether a failed run starts another while the job has retries left.
+  enum class Retry { kAllowed, kNever };
+  void EndRunLocked(store::JobRecord& job, core::JobState outcome, core::JobReason reason,
+                    std::vector<store::JobRecord*>& changed, Retry retry = Retry::kAllowed);
   // The job's node is gone: requeue it, or fail it if it asked not to be.
   void LoseNodeLocked(store::JobRecord& job, const std::string& node,
                       std::vector<store::JobRecord*>& changed);
-  void RequeueLocked(store::JobRecord& job, const std::string& reason,
+  void RequeueLocked(store::JobRecord& job, core::JobReason reason,
                      std::vector<store::JobRecord*>& changed);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
@@ -283,10 +295,8 @@ class Controller {
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   // A live job as readers see it: a pending one with the last cycle's reason
   // and message.
-  store::JobRecord ViewLocked(const store::JobRecord& job) const;
+  JobView ViewLocked(const store::JobRecord& job) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
-  std::vector<store::TaskPlacementRecord> RecordPlacementLocked(
-      const core::Placement& placement) const;
   DesiredState DesiredForLocked(const std::string& node) const;
   void ProcessTaskReportsLocked(const std::string& node, const std::vector<TaskReport>& tasks,
                                 DesiredState& desired, std::vector<store::JobRecord*>& changed);

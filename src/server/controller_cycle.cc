@@ -1,119 +1,71 @@
-// Decision cycles and the end of runs: core::Decide -> queue the write ->
-// apply (the owner waits for the write outside the lock), and what happens
-// when a run ends, fails or loses its node.
-#include <fmt/format.h>
-
+// Decision cycles: choose the cycle's options, core::Decide, apply the plan
+// (PlanApplier: it queues the write and applies the changes in memory; the
+// owner waits for the write outside the lock), and merge the explanations.
+// How runs end is in controller_runs.cc.
 #include <chrono>
-#include <future>
+#include <optional>
 #include <utility>
+#include <vector>
 
-#include "common/check.h"
 #include "core/decide.h"
 #include "server/controller.h"
-#include "server/event_log.h"
+#include "server/plan_applier.h"
 
 namespace berth::server {
 
 using core::JobId;
-using core::JobState;
-using store::JobRecord;
 
-std::vector<store::TaskPlacementRecord> Controller::RecordPlacementLocked(
-    const core::Placement& placement) const {
-  std::vector<store::TaskPlacementRecord> out;
-  for (const core::TaskPlacement& task : placement.tasks) {
-    store::TaskPlacementRecord record;
-    record.node = node_names_.at(task.node);
-    for (core::GpuMask bits = task.gpus; bits != 0; bits &= bits - 1) {
-      record.gpus.push_back(std::countr_zero(bits));
+namespace {
+
+// A cycle's options at `now`: a full pass (every pending job ranked and
+// explained, its order kept for the cycles between, its ETA plan deferred
+// to the owner) when there is no order yet or `explain_every` has passed
+// since the last one; else a pass over the front of that order.
+core::DecideOptions CycleOptions(const ControllerOptions& options,
+                                 const std::optional<core::QueueOrder>& order, core::Time last_full,
+                                 core::Time now) {
+  const bool full = !order || now - last_full >= options.explain_every;
+  core::DecideOptions decide{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons};
+  if (full) {
+    decide.keep_order = true;
+    decide.defer_etas = true;  // planned outside the lock: ApplyEtas
+  } else {
+    decide.reuse = &*order;
+    decide.depth = options.queue_depth;
+  }
+  return decide;
+}
+
+// The cycle's view of its pending jobs (reason, position, blocker) into
+// `explained`; the jobs it started leave it.
+//
+// ETAs come only from the plans of full passes (ApplyEtas): a job still
+// waiting for room keeps the last one planned, one that can never start or
+// waits for its team's quota has none. A cycle between full ones on a long
+// queue explains only the front it walked (Decision::partial); the jobs
+// behind keep what the last full one said.
+void MergeExplanations(const std::vector<core::PendingJob>& pending_jobs,
+                       const std::vector<JobId>& started,
+                       core::PagedIdMap<core::PendingJob>& explained) {
+  for (JobId job : started) explained.erase(job);
+  for (const core::PendingJob& pending : pending_jobs) {
+    // Held jobs show their record's reason ("held", "dependency"): views
+    // read explained_ for pending jobs only.
+    if (pending.reason == core::ReasonCode::kHeld) continue;
+    core::PendingJob& view = explained[pending.job];
+    const bool keep_eta = pending.reason != core::ReasonCode::kInfeasible &&
+                          pending.reason != core::ReasonCode::kQuota;
+    const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
+    const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;
+    view = pending;
+    if (keep_eta) {
+      view.eta = eta;
+      view.after_job = after_job;
     }
-    out.push_back(std::move(record));
   }
-  return out;
 }
 
-std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRecord& job) const {
-  core::Placement placement;
-  placement.shape = job.request.task;
-  for (const store::TaskPlacementRecord& task : job.placement) {
-    auto node = nodes_.find(task.node);
-    if (node == nodes_.end()) return std::nullopt;
-    core::GpuMask gpus = 0;
-    for (int32_t gpu : task.gpus) {
-      if (gpu < 0 || gpu >= core::kMaxGpusPerNode) return std::nullopt;
-      gpus |= core::GpuMask{1} << gpu;
-    }
-    placement.tasks.push_back(core::TaskPlacement{node->second.id, gpus});
-  }
-  if (placement.tasks.size() != static_cast<size_t>(job.request.tasks)) return std::nullopt;
-  return placement;
-}
-
-void Controller::RequeueLocked(JobRecord& job, const std::string& reason,
-                               std::vector<JobRecord*>& changed) {
-  const core::Job* live = state_.Find(job.id);
-  if (live != nullptr && live->running()) state_.Preempt(job.id, clock_.Now());
-  job.state = JobState::kPending;
-  job.reason = reason;
-  job.message = reason == "preempted" ? "preempted; waiting to run again"
-                                      : "its node was lost; waiting to run again";
-  UnindexPlacementLocked(job);
-  job.placement.clear();
-  if (reason == "preempted") ++job.preemptions;
-  for (int32_t task = 0; task < job.request.tasks; ++task) {
-    exits_.erase({job.id, task});
-    running_tasks_.erase({job.id, task});
-  }
-  LogEvent("job_requeued", {{"job", std::to_string(core::Value(job.id))}, {"reason", reason}});
-  changed.push_back(&job);
-}
-
-void Controller::LoseNodeLocked(JobRecord& job, const std::string& node,
-                                std::vector<JobRecord*>& changed) {
-  if (job.request.requeue) return RequeueLocked(job, "node_lost", changed);
-  // Work that must not run twice: it fails, retries or not.
-  EndRunLocked(job, JobState::kFailed, "node_lost", changed, /*may_retry=*/false);
-  job.message = "its node '" + node + "' was lost, and it asked not to be requeued";
-}
-
-void Controller::EndRunLocked(JobRecord& job, JobState outcome, const std::string& reason,
-                              std::vector<JobRecord*>& changed, bool may_retry) {
-  const core::Time now = clock_.Now();
-  if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
-    // A run that succeeded teaches the predictor how long such jobs take
-    // (only finished runs: it never sees a duration before the end).
-    if (outcome == JobState::kSucceeded && policy_.predictor) {
-      policy_.predictor->Observe(live->spec, live->RunTime(now));
-    }
-    // Written with the job's record (QueuePersistLocked), in one transaction.
-    unwritten_usage_.push_back(store::UsageRecord{job.id, job.user, job.request.queue,
-                                                  live->spec.total_gpu(), live->started, now});
-  }
-  const bool retry =
-      may_retry && outcome == JobState::kFailed && job.attempts <= job.request.retries;
-  if (retry) {
-    RequeueLocked(job, "retrying", changed);
-    job.message = "failed; retry " + std::to_string(job.attempts) + " of " +
-                  std::to_string(job.request.retries);
-    return;
-  }
-  if (state_.Find(job.id) != nullptr) state_.Cancel(job.id, now);  // leaves the core either way
-  job.state = outcome;
-  job.reason = reason;
-  job.end_time = now;
-  // The placement stays: where it ran, and where its logs are.
-  RememberEndedLocked(job.id, outcome);
-  for (int32_t task = 0; task < job.request.tasks; ++task) {
-    exits_.erase({job.id, task});
-    running_tasks_.erase({job.id, task});
-  }
-  LogEvent("job_ended", {{"job", std::to_string(core::Value(job.id))},
-                         {"state", std::string(core::JobStateName(outcome))},
-                         {"reason", reason},
-                         {"exit_code", job.exit_code ? std::to_string(*job.exit_code) : "none"},
-                         {"signal", job.signal ? std::to_string(*job.signal) : "none"}});
-  changed.push_back(&job);
-}
+}  // namespace
 
 Result<Controller::CycleOutcome> Controller::RunCycle() {
   using Steady = std::chrono::steady_clock;
@@ -130,113 +82,19 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   ++cycles_;
   outcome.oldest_event = std::exchange(unseen_since_, std::nullopt);
   const core::Time now = clock_.Now();
-  const bool full = !queue_order_ || now - last_full_explain_ >= options_.explain_every;
-  outcome.full = full;
-  core::DecideOptions decide{full ? core::ExplainLevel::kFull : core::ExplainLevel::kReasons};
-  if (full) {
-    decide.keep_order = true;
-    decide.defer_etas = true;  // planned outside the lock: ApplyEtas
-  } else {
-    decide.reuse = &*queue_order_;
-    decide.depth = options_.queue_depth;
-  }
-  core::Decision decision = core::Decide(state_, now, policy_, decide);
+  const core::DecideOptions options = CycleOptions(options_, queue_order_, last_full_explain_, now);
+  outcome.full = options.explain == core::ExplainLevel::kFull;
+  core::Decision decision = core::Decide(state_, now, policy_, options);
   outcome.parts.decide = lap();
-  if (full) {
+  if (outcome.full) {
     last_full_explain_ = now;
     queue_order_ = std::move(decision.order);
   }
-
-  // The decision's changes to records, written (queued) before memory and
-  // the core change, so the store sees them in order with other changes.
-  std::map<JobId, JobRecord> updated;
-  for (const core::Preemption& preemption : decision.preemptions) {
-    auto it = jobs_.find(preemption.job);
-    if (it == jobs_.end() || it->second.state == JobState::kCompleting) continue;
-    JobRecord job = it->second;
-    job.state = JobState::kCompleting;
-    job.reason = "preempted";
-    job.message = "preempted for job " + std::to_string(core::Value(preemption.for_job)) +
-                  "; stopping within its grace period";
-    updated[job.id] = std::move(job);
-  }
-  std::vector<const core::JobStart*> starts;
-  for (const core::JobStart& start : decision.starts) {
-    // A start that needs victims waits until they have exited: they hold
-    // their GPUs through their grace period.
-    if (!start.preempts.empty()) continue;
-    JobRecord job = jobs_.at(start.job);
-    job.state = JobState::kStarting;
-    job.reason.clear();
-    job.message.clear();
-    job.start_time = now;
-    job.placement = RecordPlacementLocked(start.placement);
-    ++job.attempts;
-    updated[job.id] = std::move(job);
-    starts.push_back(&start);
-  }
-  if (!updated.empty() || !unwritten_usage_.empty()) {
-    std::vector<JobRecord> records;
-    for (const auto& [id, job] : updated) records.push_back(job);
-    // Waited for by the owner, outside the lock (CycleOutcome::durable).
-    outcome.durable = QueueRecordsLocked(std::move(records));
-  }
-  for (auto& [id, job] : updated) {
-    ++job.version;
-    if (job.state == JobState::kStarting) {
-      std::string where;
-      for (const store::TaskPlacementRecord& task : job.placement) {
-        where += (where.empty() ? "" : ";") + task.node + ":";
-        for (size_t i = 0; i < task.gpus.size(); ++i) {
-          where += (i == 0 ? "" : ",") + std::to_string(task.gpus[i]);
-        }
-      }
-      LogEvent("job_started",
-               {{"job", std::to_string(core::Value(id))},
-                {"attempt", std::to_string(job.attempts)},
-                {"waited_s", fmt::format("{:.3f}", (now - job.submit_time).seconds())},
-                {"placement", where}});
-    } else {
-      LogEvent("job_preempting", {{"job", std::to_string(core::Value(id))}, {"why", job.message}});
-    }
-    if (job.state == JobState::kStarting && job.attempts == 1) {
-      start_waits_.Add(now - job.submit_time);
-      if (metrics_ != nullptr) {
-        metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},
-                          (now - job.submit_time).seconds());
-      }
-    }
-    JobRecord& stored = jobs_[id] = std::move(job);
-    if (stored.state == JobState::kStarting) IndexPlacementLocked(stored);
-    WakeAgentsLocked(stored);  // a task to start, or one to stop
-  }
-  for (const core::Preemption& preemption : decision.preemptions) {
-    if (updated.contains(preemption.job)) state_.MarkStopping(preemption.job);
-  }
-  for (const core::JobStart* start : starts) state_.Start(*start, now);
-
-  // ETAs come only from the plans of full passes (ApplyEtas): a job still
-  // waiting for room keeps the last one planned, one that can never start
-  // or waits for its team's quota has none. A cycle between full ones on a
-  // long queue explains only the front it walked (Decision::partial); the
-  // jobs behind keep what the last full one said.
-  for (const core::JobStart* start : starts) explained_.erase(start->job);
-  for (const core::PendingJob& pending : decision.pending) {
-    // Held jobs show their record's reason ("held", "dependency"): views
-    // read explained_ for pending jobs only.
-    if (pending.reason == core::ReasonCode::kHeld) continue;
-    core::PendingJob& view = explained_[pending.job];
-    const bool keep_eta = pending.reason != core::ReasonCode::kInfeasible &&
-                          pending.reason != core::ReasonCode::kQuota;
-    const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
-    const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;
-    view = pending;
-    if (keep_eta) {
-      view.eta = eta;
-      view.after_job = after_job;
-    }
-  }
-  outcome.changed = !updated.empty();
+  PlanApplier::Applied applied = PlanApplier(*this, now).Apply(decision);
+  // Waited for by the owner, outside the lock.
+  outcome.durable = std::move(applied.durable);
+  outcome.changed = applied.changed;
+  MergeExplanations(decision.pending, applied.started, explained_);
   outcome.eta_plan = std::move(decision.eta_plan);
   outcome.parts.apply = lap();
   return outcome;
@@ -254,47 +112,6 @@ void Controller::ApplyEtas(const std::vector<core::PlannedEta>& etas) {
     view->eta = planned.eta;
     view->after_job = planned.after_job;
   }
-}
-
-Status Controller::CheckHeartbeats() {
-  std::lock_guard lock(mutex_);
-  const core::Time now = clock_.Now();
-  std::vector<JobRecord*> changed;
-  Status failure = Status::Ok();
-  for (const auto& [id, heard] : silence_.SilentBefore(now - options_.heartbeat_timeout)) {
-    const std::string& name = node_names_.at(id);
-    NodeEntry& node = nodes_.at(name);
-    const core::NodeState was = node.record.state;
-    node.record.state = core::NodeState::kDown;
-    if (failure = store_.PutNode(node.record); !failure.ok()) {
-      // Not down yet, and still watched: the next check tries again.
-      node.record.state = was;
-      break;
-    }
-    silence_.Forget(id);
-    LogWarning("node_down",
-               {{"node", name}, {"silent_s", fmt::format("{:.1f}", (now - heard).seconds())}});
-    state_.SetNodeState(node.id, core::NodeState::kDown);
-    // A copy: requeueing a job takes it out of the index.
-    const std::set<JobId> placed = placed_on_.contains(name) ? placed_on_[name] : std::set<JobId>{};
-    for (JobId job_id : placed) {
-      JobRecord& job = jobs_.at(job_id);
-      // Ended already (a gang on two nodes lost in the same check keeps
-      // its placement once it ended): nothing more to do.
-      if (core::IsTerminal(job.state)) continue;
-      if (job.state == JobState::kCompleting && job.reason == "cancelled") {
-        EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
-      } else {
-        LoseNodeLocked(job, name, changed);
-      }
-    }
-  }
-  // What the nodes before a failure changed is written all the same.
-  BERTH_RETURN_IF_ERROR(CommitLocked(changed));
-  if (!changed.empty()) {
-    WakeLocked();
-  }
-  return failure;
 }
 
 }  // namespace berth::server

@@ -13,6 +13,7 @@
 namespace berth::server {
 
 using core::JobId;
+using core::JobReason;
 using core::JobState;
 using store::JobRecord;
 
@@ -80,7 +81,7 @@ Status Controller::Recover() {
       const JobId id = record.id;
       JobRecord& job = jobs_[id] = std::move(record);
       AddToStateLocked(job);
-      if (job.state == JobState::kHeld && job.reason == "dependency") {
+      if (job.state == JobState::kHeld && job.reason == JobReason::kDependency) {
         awaiting_dependencies_.insert(id);
       }
       if (job.state == JobState::kPending || job.state == JobState::kHeld) continue;
@@ -229,17 +230,17 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     if (failed > 0 && !all_exited && job.state != JobState::kCompleting) {
       // One task of a gang failed: the gang cannot go on; stop the rest.
       job.state = JobState::kCompleting;
-      job.reason = "task_failed";
+      job.reason = JobReason::kTaskFailed;
       job.message = "a task failed; stopping the others";
       changed.push_back(&job);
       WakeAgentsLocked(job);
     }
     if (!all_exited) continue;
-    if (job.state == JobState::kCompleting && job.reason == "preempted") {
-      RequeueLocked(job, "preempted", changed);
-    } else if (job.state == JobState::kCompleting && job.reason == "cancelled") {
-      EndRunLocked(job, JobState::kCancelled, "cancelled", changed);
-    } else if (failed > 0 || job.reason == "task_failed") {
+    if (job.state == JobState::kCompleting && job.reason == JobReason::kPreempted) {
+      RequeueLocked(job, JobReason::kPreempted, changed);
+    } else if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
+      EndRunLocked(job, JobState::kCancelled, JobReason::kCancelled, changed);
+    } else if (failed > 0 || job.reason == JobReason::kTaskFailed) {
       const TaskReport* first = nullptr;
       for (int32_t task = 0; task < job.request.tasks && first == nullptr; ++task) {
         const TaskReport& exit = exits_.at({id, task});
@@ -247,11 +248,11 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       }
       job.exit_code = first->exit_code;
       job.signal = first->signal;
-      EndRunLocked(job, JobState::kFailed, "exited", changed);
+      EndRunLocked(job, JobState::kFailed, JobReason::kExited, changed);
     } else {
       job.exit_code = 0;
       job.signal.reset();
-      EndRunLocked(job, JobState::kSucceeded, "exited", changed);
+      EndRunLocked(job, JobState::kSucceeded, JobReason::kExited, changed);
     }
   }
 }
@@ -362,16 +363,17 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   return wanted;
 }
 
-Status Controller::SetDrained(const Principal& who, const std::string& node, bool drained) {
+Status Controller::SetDrained(const Principal& who, const std::string& node, DrainAction action) {
   if (!who.admin()) return Status(StatusCode::kPermissionDenied, "only admins drain nodes");
   std::lock_guard lock(mutex_);
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return NotFound("node '" + node + "' does not exist");
   NodeEntry& entry = it->second;
-  entry.record.drained = drained;
+  entry.record.drained = action == DrainAction::kDrain;
   BERTH_RETURN_IF_ERROR(store_.PutNode(entry.record));
   if (entry.record.state != core::NodeState::kDown) {
-    state_.SetNodeState(entry.id, drained ? core::NodeState::kDraining : core::NodeState::kUp);
+    state_.SetNodeState(entry.id,
+                        entry.record.drained ? core::NodeState::kDraining : core::NodeState::kUp);
   }
   WakeLocked();
   return Status::Ok();

@@ -13,6 +13,10 @@ using nlohmann::json;
 
 namespace {
 
+Reader ReaderOf(const Principal& who, const std::string& owner) {
+  return who.admin() || who.user == owner ? Reader::kOwnerOrAdmin : Reader::kOther;
+}
+
 Result<core::JobId> JobIdFrom(const httplib::Request& request) {
   const std::string& text = request.matches[1];
   int64_t id = 0;
@@ -201,8 +205,7 @@ void HttpApi::Install(httplib::Server& server) {
         if (!id.ok()) return Fail(res, id.status());
         Result<Explanation> explanation = controller_.Explain(who, *id);
         if (!explanation.ok()) return Fail(res, explanation.status());
-        const bool mine = who.admin() || who.user == explanation->job.user;
-        Json(res, 200, ExplanationJson(*explanation, mine));
+        Json(res, 200, ExplanationJson(*explanation, ReaderOf(who, explanation->job.record.user)));
       }));
 
   server.Get(R"(/api/v1/jobs/(\d+)/logs)",
@@ -217,13 +220,14 @@ void HttpApi::Install(httplib::Server& server) {
                for (const NodeView& node : *nodes) out.push_back(NodeJson(node));
                Json(res, 200, json{{"nodes", out}});
              }));
-  for (const bool drain : {true, false}) {
-    const std::string action = drain ? "drain" : "undrain";
-    server.Post(R"(/api/v1/nodes/([A-Za-z0-9._-]+)/)" + action,
-                Route("/api/v1/nodes/{name}/" + action, Access::kAdmin,
-                      [this, drain](auto& who, auto& req, auto& res) {
+  for (const DrainAction action : {DrainAction::kDrain, DrainAction::kUndrain}) {
+    const bool drain = action == DrainAction::kDrain;
+    const std::string path = drain ? "drain" : "undrain";
+    server.Post(R"(/api/v1/nodes/([A-Za-z0-9._-]+)/)" + path,
+                Route("/api/v1/nodes/{name}/" + path, Access::kAdmin,
+                      [this, action, drain](auto& who, auto& req, auto& res) {
                         const std::string name = req.matches[1];
-                        Status status = controller_.SetDrained(who, name, drain);
+                        Status status = controller_.SetDrained(who, name, action);
                         if (!status.ok()) return Fail(res, status);
                         Json(res, 200, json{{"node", name}, {"drained", drain}});
                       }));
@@ -288,20 +292,20 @@ void HttpApi::ListJobs(const Principal& who, const httplib::Request& request,
                        httplib::Response& response) {
   Result<store::JobFilter> filter = ParseJobFilter(request.params);
   if (!filter.ok()) return Fail(response, filter.status());
-  Result<std::vector<store::JobRecord>> jobs = controller_.ListJobs(who, *filter);
+  Result<std::vector<JobView>> jobs = controller_.ListJobs(who, *filter);
   if (!jobs.ok()) return Fail(response, jobs.status());
   std::vector<core::JobId> ids;
-  for (const store::JobRecord& job : *jobs) ids.push_back(job.id);
+  for (const JobView& job : *jobs) ids.push_back(job.record.id);
   const std::map<core::JobId, core::PendingJob> pending = controller_.PendingViews(ids);
   json out = json::array();
-  for (const store::JobRecord& job : *jobs) {
-    auto view = pending.find(job.id);
-    out.push_back(JobJson(job, who.admin() || who.user == job.user,
+  for (const JobView& job : *jobs) {
+    auto view = pending.find(job.record.id);
+    out.push_back(JobJson(job, ReaderOf(who, job.record.user),
                           view == pending.end() ? nullptr : &view->second));
   }
   json body{{"jobs", out}};
   if (static_cast<int32_t>(jobs->size()) == filter->limit && !jobs->empty()) {
-    body["next_after"] = core::Value(jobs->back().id);
+    body["next_after"] = core::Value(jobs->back().record.id);
   }
   Json(response, 200, body);
 }
@@ -310,12 +314,13 @@ void HttpApi::GetJob(const Principal& who, const httplib::Request& request,
                      httplib::Response& response) {
   Result<core::JobId> id = JobIdFrom(request);
   if (!id.ok()) return Fail(response, id.status());
-  Result<store::JobRecord> job = controller_.GetJob(who, *id);
+  Result<JobView> job = controller_.GetJob(who, *id);
   if (!job.ok()) return Fail(response, job.status());
-  const std::map<core::JobId, core::PendingJob> pending = controller_.PendingViews({job->id});
-  auto view = pending.find(job->id);
+  const std::map<core::JobId, core::PendingJob> pending =
+      controller_.PendingViews({job->record.id});
+  auto view = pending.find(job->record.id);
   Json(response, 200,
-       JobJson(*job, who.admin() || who.user == job->user,
+       JobJson(*job, ReaderOf(who, job->record.user),
                view == pending.end() ? nullptr : &view->second));
 }
 

@@ -1,5 +1,5 @@
-// Over the HTTP API: why a pending job waits, its ETA, and the berth
-// policy's learning from finished jobs on a live server.
+// Over the HTTP API: why a pending job waits, its ETA, preemption, and the
+// berth policy's learning from finished jobs on a live server.
 #include "server/api_test_fixture.h"
 
 namespace berth::server::api_testing {
@@ -135,6 +135,54 @@ TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
   }
   EXPECT_EQ(explained["position"], 0) << explained.dump();
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
+}
+
+// A cycle's plan applied: the preemptible job is told to stop (its record
+// says why, its agent gets the stop), the job it makes room for waits until
+// the victim has exited, then starts; the victim waits to run again.
+TEST_F(ApiTest, APreemptedJobStopsThenTheJobItMakesRoomForStarts) {
+  server_.reset();
+  policy_ = "berth";  // preempts preemptible jobs for higher-priority ones
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t low = alice
+                          .Post("/api/v1/jobs", json{{"command", {"x"}},
+                                                     {"gpus", 8},
+                                                     {"priority", "low"},
+                                                     {"preemptible", true},
+                                                     {"grace_s", 1}})
+                          .body["id"];
+  const int32_t attempt = WaitForAssignment(agent, "n0", low)["attempt"];
+  const std::vector<TaskReport> running = {
+      TaskReport{core::JobId{low}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+  Heartbeat(agent, "n0", running);
+  WaitForState(alice, low, "running");
+  // Past the policy's minimum run before a preemption (10 minutes).
+  AdvanceWithHeartbeats(agent, "n0", core::Duration::Minutes(11), running);
+
+  const int64_t high =
+      alice.Post("/api/v1/jobs", json{{"command", {"y"}}, {"gpus", 8}, {"priority", "high"}})
+          .body["id"];
+  const json stopping = WaitForState(alice, low, "completing");
+  EXPECT_EQ(stopping["reason"], "preempted");
+  EXPECT_EQ(stopping["message"],
+            "preempted for job " + std::to_string(high) + "; stopping within its grace period");
+  Reply desired = Heartbeat(agent, "n0", running);
+  ASSERT_EQ(desired.status, 200);
+  ASSERT_EQ(desired.body["stop"].size(), 1u) << desired.body.dump();
+  EXPECT_EQ(desired.body["stop"][0]["job"], low);
+  EXPECT_EQ(desired.body["stop"][0]["attempt"], attempt);
+  // The victim holds its GPUs until it has exited.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(high)).body["state"], "pending");
+
+  Heartbeat(agent, "n0", {TaskReport{core::JobId{low}, 0, attempt, TaskPhase::kExited, -1, 15}});
+  const json started = WaitForAssignment(agent, "n0", high);
+  EXPECT_EQ(started["attempt"], 1);
+  const json requeued = WaitForState(alice, low, "pending");
+  EXPECT_EQ(requeued["preemptions"], 1);
+  EXPECT_EQ(requeued["attempts"], 1);
 }
 
 }  // namespace

@@ -16,8 +16,52 @@
 namespace berth::server {
 
 namespace {
-// HTTP workers; why so many: where Start sets the task queue.
+// HTTP workers; why so many: where MakeHttpServer sets the task queue.
 constexpr size_t kHttpWorkers = 64;
+
+// The store the options name: PostgreSQL when a URL is given, else SQLite
+// in the data directory (created when missing).
+Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
+  if (!options.postgres_url.empty()) return store::OpenPostgresStore(options.postgres_url);
+  if (options.data_dir.empty()) {
+    return InvalidArgument("data_dir: required without a PostgreSQL url");
+  }
+  std::error_code error;
+  std::filesystem::create_directories(options.data_dir, error);
+  if (error) {
+    return Unavailable("data_dir: cannot create " + options.data_dir + ": " + error.message());
+  }
+  return store::OpenSqliteStore(options.data_dir + "/berth.sqlite");
+}
+
+// An HTTP server (HTTPS with a certificate and key) set for many clients on
+// kept-alive connections. Nothing is installed on it or bound yet.
+Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& options) {
+  std::unique_ptr<httplib::Server> http;
+  if (!options.tls_cert.empty() || !options.tls_key.empty()) {
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    http = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
+#else
+    return InvalidArgument("tls: this build of cpp-httplib has no TLS support");
+#endif
+  } else {
+    http = std::make_unique<httplib::Server>();
+  }
+  if (!http->is_valid()) return InvalidArgument("tls: cannot load the certificate or key");
+  // Small JSON answers on kept-alive connections would otherwise wait for
+  // the client's delayed ACK (Nagle): ~40 ms per request.
+  http->set_tcp_nodelay(true);
+  // cpp-httplib gives each connection a worker for as long as it is kept
+  // alive (by default 8 workers, 5 requests a connection): concurrent
+  // clients beyond 8 wait their turn, and a `berth logs -f` follower holds
+  // a worker while it follows. 64 workers and 100 requests a connection
+  // took 64 clients from 7,000 to 12,000 jobs/s and their p99 ack from
+  // ~50 to ~12 ms (docs/performance.md, "Intake").
+  http->new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
+  http->set_keep_alive_max_count(100);
+  return http;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock& clock) {
@@ -26,143 +70,20 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   const ServerOptions& o = server->options_;
   BERTH_ASSIGN_OR_RETURN(auto listen, ParseListen(o.listen, "listen"));
   server->host_ = listen.first;
-
-  if (!o.postgres_url.empty()) {
-    BERTH_ASSIGN_OR_RETURN(server->store_, store::OpenPostgresStore(o.postgres_url));
-  } else {
-    if (o.data_dir.empty()) return InvalidArgument("data_dir: required without a PostgreSQL url");
-    std::error_code error;
-    std::filesystem::create_directories(o.data_dir, error);
-    if (error) return Unavailable("data_dir: cannot create " + o.data_dir + ": " + error.message());
-    BERTH_ASSIGN_OR_RETURN(server->store_, store::OpenSqliteStore(o.data_dir + "/berth.sqlite"));
-  }
-  if (o.queues) {
-    BERTH_RETURN_IF_ERROR(core::QuotaTree::Make(*o.queues).status());
-    BERTH_RETURN_IF_ERROR(server->store_->PutQueues(*o.queues));
-  }
-  server->controller_ =
-      std::make_unique<Controller>(*server->store_, clock, o.controller, &server->metrics_);
-  BERTH_RETURN_IF_ERROR(server->controller_->Recover());
-  server->waker_ = std::make_unique<AgentWaker>(AgentWaker::Options{});
-  server->controller_->SetWakeAgent(
-      [waker = server->waker_.get()](const AgentEndpoint& agent) { waker->Wake(agent); });
-  server->clock_ = &clock;
+  BERTH_ASSIGN_OR_RETURN(server->store_, OpenStore(o));
+  BERTH_RETURN_IF_ERROR(server->StartController(clock));
   server->history_ = std::make_unique<History>(std::max<size_t>(o.history_capacity, 1));
   server->authenticator_ = std::make_unique<Authenticator>(*server->store_);
   BERTH_RETURN_IF_ERROR(server->BootstrapAdmin(clock));
-
-  server->metrics_.DeclareHistogram("berth_scheduler_cycle_seconds",
-                                    "Wall time of one decision cycle.",
-                                    {0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2});
-  // Fine buckets (x1.25 from 0.25 ms to about 18 s): the scale benchmark
-  // reads p50 and p99 from them.
-  std::vector<double> fine;
-  for (double bound = 0.00025; bound < 20; bound *= 1.25) fine.push_back(bound);
-  // Parts of a cycle are often tens of microseconds.
-  std::vector<double> finer;
-  for (double bound = 0.00002; bound < 20; bound *= 1.25) finer.push_back(bound);
-  server->metrics_.DeclareHistogram(
-      "berth_event_to_decision_seconds",
-      "Wall time from an event a cycle must see (submit, task report, node change) to the end "
-      "of the first cycle that saw it and the durable write of its decisions, including the "
-      "coalescing pause.",
-      fine);
-  server->metrics_.DeclareHistogram(
-      "berth_scheduler_cycle_part_seconds",
-      "Where the scheduler loop's time goes, per cycle: part=\"queued\" (the oldest new "
-      "event's wait for the cycle to begin), \"rest\" (the loop's pause before the cycle), "
-      "\"heartbeat_check\", \"lock_wait\", \"decide\", \"apply\" (queueing its starts and "
-      "preemptions for the store, applying them in memory) and \"persist\" (waiting, outside "
-      "the lock, until they are durable).",
-      finer);
-  server->metrics_.DeclareHistogram(
-      "berth_store_write_wait_seconds",
-      "Per transaction of the store's writer: how long its oldest write waited for the "
-      "writer (busy with the previous transaction, or waiting for a CPU).",
-      finer);
-  server->metrics_.DeclareHistogram(
-      "berth_store_transaction_seconds",
-      "Wall time of one transaction of the store's writer: its writes and the COMMIT (the "
-      "flush to disk).",
-      finer);
-  server->metrics_.DeclareHistogram("berth_store_transaction_writes",
-                                    "Writes that shared one transaction of the store's writer "
-                                    "(group commit).",
-                                    {1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
-  server->store_->ObserveWriteBatches([metrics = &server->metrics_](const store::BatchTiming& t) {
-    metrics->Observe("berth_store_write_wait_seconds", {},
-                     std::chrono::duration<double>(t.waited).count());
-    metrics->Observe("berth_store_transaction_seconds", {},
-                     std::chrono::duration<double>(t.took).count());
-    metrics->Observe("berth_store_transaction_writes", {}, static_cast<double>(t.writes));
-  });
-  server->metrics_.DeclareHistogram(
-      "berth_scheduler_full_pass_seconds",
-      "Wall time of a full pass: the cycle that orders and explains every pending job, plus "
-      "planning their ETAs (on the planner's thread, outside the controller's lock).",
-      fine);
-  server->eta_planner_ = std::make_unique<EtaPlanner>(
-      [s = server.get()](std::vector<core::PlannedEta> etas,
-                         std::chrono::steady_clock::duration decided_in,
-                         std::chrono::steady_clock::duration planned_in) {
-        s->controller_->ApplyEtas(etas);
-        s->metrics_.Observe("berth_scheduler_full_pass_seconds", {},
-                            std::chrono::duration<double>(decided_in + planned_in).count());
-      });
+  server->DeclareMetrics();
+  server->StartEtaPlanner();
   server->api_ = std::make_unique<HttpApi>(*server->controller_, *server->authenticator_,
                                            *server->store_, clock, server->metrics_,
                                            o.controller.limits, *server->history_, o.history_every);
-  if (!o.tls_cert.empty() || !o.tls_key.empty()) {
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-    server->http_ = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str());
-#else
-    return InvalidArgument("tls: this build of cpp-httplib has no TLS support");
-#endif
-  } else {
-    server->http_ = std::make_unique<httplib::Server>();
-  }
-  if (!server->http_->is_valid()) return InvalidArgument("tls: cannot load the certificate or key");
-  // Small JSON answers on kept-alive connections would otherwise wait for
-  // the client's delayed ACK (Nagle): ~40 ms per request.
-  server->http_->set_tcp_nodelay(true);
-  // cpp-httplib listens with a backlog of 5 (a compile-time constant of the
-  // packaged library): a burst of new connections beyond that has its SYNs
-  // dropped and retried a second later. Remember the socket (keeping the
-  // library's default option) and listen again with the system's maximum
-  // once bound; Linux takes a new backlog for a listening socket.
-  int listen_socket = -1;
-  server->http_->set_socket_options([&listen_socket](socket_t socket) {
-    httplib::default_socket_options(socket);
-    listen_socket = socket;
-  });
-  // cpp-httplib gives each connection a worker for as long as it is kept
-  // alive (by default 8 workers, 5 requests a connection): concurrent
-  // clients beyond 8 wait their turn, and a `berth logs -f` follower holds
-  // a worker while it follows. 64 workers and 100 requests a connection
-  // took 64 clients from 7,000 to 12,000 jobs/s and their p99 ack from
-  // ~50 to ~12 ms (docs/performance.md, "Intake").
-  server->http_->new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
-  server->http_->set_keep_alive_max_count(100);
+  BERTH_ASSIGN_OR_RETURN(server->http_, MakeHttpServer(o));
   server->api_->Install(*server->http_);
   InstallDashboard(*server->http_);
-  server->port_ =
-      listen.second == 0
-          ? server->http_->bind_to_any_port(server->host_)
-          : (server->http_->bind_to_port(server->host_, listen.second) ? listen.second : -1);
-  if (server->port_ < 0) return Unavailable("listen: cannot bind " + o.listen);
-  if (listen_socket >= 0 && ::listen(listen_socket, SOMAXCONN) != 0) {
-    return Unavailable("listen: cannot set the backlog on " + o.listen);
-  }
-  server->http_thread_ = std::thread([s = server.get()] { s->http_->listen_after_bind(); });
-  // httplib's stop() only reaches a server already in its accept loop: wait
-  // for it, or a Stop() right after Start() would leave the thread blocked.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!server->http_->is_running()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return Unavailable("listen: the HTTP server did not start on " + o.listen);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  BERTH_RETURN_IF_ERROR(server->Listen(listen.second));
   // The charts have a first point at once, taken before anything can
   // change (the scheduler thread takes the next ones).
   server->SampleHistory();
@@ -170,6 +91,112 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   server->api_->SetReady(true);
   spdlog::info("berth server listening on {}", server->url());
   return server;
+}
+
+Status Server::StartController(const Clock& clock) {
+  if (options_.queues) {
+    BERTH_RETURN_IF_ERROR(core::QuotaTree::Make(*options_.queues).status());
+    BERTH_RETURN_IF_ERROR(store_->PutQueues(*options_.queues));
+  }
+  controller_ = std::make_unique<Controller>(*store_, clock, options_.controller, &metrics_);
+  BERTH_RETURN_IF_ERROR(controller_->Recover());
+  waker_ = std::make_unique<AgentWaker>(AgentWaker::Options{});
+  controller_->SetWakeAgent(
+      [waker = waker_.get()](const AgentEndpoint& agent) { waker->Wake(agent); });
+  clock_ = &clock;
+  return Status::Ok();
+}
+
+void Server::DeclareMetrics() {
+  metrics_.DeclareHistogram("berth_scheduler_cycle_seconds", "Wall time of one decision cycle.",
+                            {0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2});
+  // Fine buckets (x1.25 from 0.25 ms to about 18 s): the scale benchmark
+  // reads p50 and p99 from them.
+  std::vector<double> fine;
+  for (double bound = 0.00025; bound < 20; bound *= 1.25) fine.push_back(bound);
+  // Parts of a cycle are often tens of microseconds.
+  std::vector<double> finer;
+  for (double bound = 0.00002; bound < 20; bound *= 1.25) finer.push_back(bound);
+  metrics_.DeclareHistogram(
+      "berth_event_to_decision_seconds",
+      "Wall time from an event a cycle must see (submit, task report, node change) to the end "
+      "of the first cycle that saw it and the durable write of its decisions, including the "
+      "coalescing pause.",
+      fine);
+  metrics_.DeclareHistogram(
+      "berth_scheduler_cycle_part_seconds",
+      "Where the scheduler loop's time goes, per cycle: part=\"queued\" (the oldest new "
+      "event's wait for the cycle to begin), \"rest\" (the loop's pause before the cycle), "
+      "\"heartbeat_check\", \"lock_wait\", \"decide\", \"apply\" (queueing its starts and "
+      "preemptions for the store, applying them in memory) and \"persist\" (waiting, outside "
+      "the lock, until they are durable).",
+      finer);
+  metrics_.DeclareHistogram(
+      "berth_store_write_wait_seconds",
+      "Per transaction of the store's writer: how long its oldest write waited for the "
+      "writer (busy with the previous transaction, or waiting for a CPU).",
+      finer);
+  metrics_.DeclareHistogram(
+      "berth_store_transaction_seconds",
+      "Wall time of one transaction of the store's writer: its writes and the COMMIT (the "
+      "flush to disk).",
+      finer);
+  metrics_.DeclareHistogram("berth_store_transaction_writes",
+                            "Writes that shared one transaction of the store's writer "
+                            "(group commit).",
+                            {1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
+  store_->ObserveWriteBatches([metrics = &metrics_](const store::BatchTiming& t) {
+    metrics->Observe("berth_store_write_wait_seconds", {},
+                     std::chrono::duration<double>(t.waited).count());
+    metrics->Observe("berth_store_transaction_seconds", {},
+                     std::chrono::duration<double>(t.took).count());
+    metrics->Observe("berth_store_transaction_writes", {}, static_cast<double>(t.writes));
+  });
+  metrics_.DeclareHistogram(
+      "berth_scheduler_full_pass_seconds",
+      "Wall time of a full pass: the cycle that orders and explains every pending job, plus "
+      "planning their ETAs (on the planner's thread, outside the controller's lock).",
+      fine);
+}
+
+void Server::StartEtaPlanner() {
+  eta_planner_ = std::make_unique<EtaPlanner>(
+      [this](std::vector<core::PlannedEta> etas, std::chrono::steady_clock::duration decided_in,
+             std::chrono::steady_clock::duration planned_in) {
+        controller_->ApplyEtas(etas);
+        metrics_.Observe("berth_scheduler_full_pass_seconds", {},
+                         std::chrono::duration<double>(decided_in + planned_in).count());
+      });
+}
+
+Status Server::Listen(int port) {
+  // cpp-httplib listens with a backlog of 5 (a compile-time constant of the
+  // packaged library): a burst of new connections beyond that has its SYNs
+  // dropped and retried a second later. Remember the socket (keeping the
+  // library's default option) and listen again with the system's maximum
+  // once bound; Linux takes a new backlog for a listening socket.
+  int listen_socket = -1;
+  http_->set_socket_options([&listen_socket](socket_t socket) {
+    httplib::default_socket_options(socket);
+    listen_socket = socket;
+  });
+  port_ =
+      port == 0 ? http_->bind_to_any_port(host_) : (http_->bind_to_port(host_, port) ? port : -1);
+  if (port_ < 0) return Unavailable("listen: cannot bind " + options_.listen);
+  if (listen_socket >= 0 && ::listen(listen_socket, SOMAXCONN) != 0) {
+    return Unavailable("listen: cannot set the backlog on " + options_.listen);
+  }
+  http_thread_ = std::thread([this] { http_->listen_after_bind(); });
+  // httplib's stop() only reaches a server already in its accept loop: wait
+  // for it, or a Stop() right after Start() would leave the thread blocked.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!http_->is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Unavailable("listen: the HTTP server did not start on " + options_.listen);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Status::Ok();
 }
 
 Server::~Server() {

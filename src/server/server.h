@@ -80,7 +80,18 @@ class Server {
 
  private:
   Server() = default;
+  // Start's steps, in order. The store is open before the first.
+  // Puts the configured queues in the store, recovers the controller and
+  // gives it the agent waker.
+  Status StartController(const Clock& clock);
   Status BootstrapAdmin(const Clock& clock);
+  // The scheduler loop's and the store writer's metrics (the controller
+  // declares its own), with the store reporting its write batches to them.
+  void DeclareMetrics();
+  void StartEtaPlanner();
+  // Binds http_ to host_ and `port` (0: any free one), sets port_, and
+  // serves on http_thread_ once it accepts connections.
+  Status Listen(int port);
   void SchedulerLoop();
   // Ends the process at once: memory is ahead of a store that failed.
   [[noreturn]] static void FailStop(const Status& failure);

@@ -5,7 +5,8 @@
 //                                                       \--> BadRow{reason, message}
 //
 // Each list is a column schema (name -> setter) plus a check across fields,
-// so both lists share one parser and one set of bad-row rules.
+// so both lists share one parser and one set of bad-row rules. Lines and
+// fields follow the CSV rules of csv.h, which the trace reader shares.
 #include "sim/pai2023.h"
 
 #include <algorithm>
@@ -20,6 +21,8 @@
 #include <utility>
 #include <variant>
 
+#include "sim/csv.h"
+
 namespace berth::sim {
 namespace {
 
@@ -31,13 +34,6 @@ struct Column {
   Need need;
   // Stores the field in the item, or says what it must be ("must be ...").
   Status (*apply)(std::string_view value, Item& item);
-};
-
-// Why a row is not an item: `reason` is the skipped key, `message` names the
-// field and the value.
-struct BadRow {
-  std::string reason;
-  std::string message;
 };
 
 // A whole decimal number >= 0: digits only, no sign, point or exponent.
@@ -163,23 +159,6 @@ std::string UniqueKey(const Pai2023Node& node) { return node.sn; }
 
 // --- text ---------------------------------------------------------------------
 
-std::string_view Trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
-}
-
-std::vector<std::string_view> SplitFields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  size_t begin = 0;
-  while (true) {
-    const size_t comma = line.find(',', begin);
-    fields.push_back(Trim(line.substr(begin, comma - begin)));
-    if (comma == std::string_view::npos) return fields;
-    begin = comma + 1;
-  }
-}
-
 Result<std::string> ReadText(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) return NotFound(path + ": no such file");
@@ -191,8 +170,6 @@ Result<std::string> ReadText(const std::string& path) {
       static_cast<unsigned char>(text[1]) == 0x8b) {
     return InvalidArgument(path + ": gzip data; the pai2023 lists are read as plain CSV");
   }
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  if (std::string_view(text).starts_with(kBom)) text.erase(0, kBom.size());
   return text;
 }
 
@@ -210,7 +187,7 @@ template <typename Item>
 Result<std::vector<const Column<Item>*>> BindHeader(std::string_view header, std::string_view list,
                                                     std::span<const Column<Item>> columns) {
   std::vector<const Column<Item>*> bound;
-  for (std::string_view name : SplitFields(header)) {
+  for (std::string_view name : SplitCsvFields(header)) {
     const Column<Item>* match = nullptr;
     for (const Column<Item>& column : columns) {
       if (column.name == name) match = &column;
@@ -238,14 +215,9 @@ Result<std::vector<const Column<Item>*>> BindHeader(std::string_view header, std
 template <typename Item>
 std::variant<Item, BadRow> ParseRow(std::string_view line,
                                     const std::vector<const Column<Item>*>& columns) {
-  if (line.find('"') != std::string_view::npos) {
-    return BadRow{"quoted field", "double quotes are not supported (fields split at every comma)"};
-  }
-  const std::vector<std::string_view> fields = SplitFields(line);
-  if (fields.size() != columns.size()) {
-    return BadRow{"wrong column count", "expected " + std::to_string(columns.size()) +
-                                            " fields, got " + std::to_string(fields.size())};
-  }
+  std::variant<std::vector<std::string_view>, BadRow> split = SplitCsvRow(line, columns.size());
+  if (BadRow* bad = std::get_if<BadRow>(&split)) return std::move(*bad);
+  const std::vector<std::string_view>& fields = std::get<std::vector<std::string_view>>(split);
   Item item;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Column<Item>& column = *columns[i];
@@ -268,20 +240,9 @@ Result<Pai2023Load<Item>> ReadList(const std::string& path, std::string_view lis
                                    const Pai2023ReadOptions& options) {
   Result<std::string> text = ReadText(path);
   if (!text.ok()) return text.status();
-  std::string_view rest = *text;
-  int64_t number = 0;
-  auto next_line = [&]() -> std::optional<std::string_view> {
-    if (rest.empty()) return std::nullopt;
-    const size_t end = rest.find('\n');
-    std::string_view line = rest.substr(0, end);
-    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return line;
-  };
-
-  const std::optional<std::string_view> header = next_line();
-  if (!header || Trim(*header).empty()) {
+  CsvLines lines(StripUtf8Bom(*text));
+  const std::optional<std::string_view> header = lines.Next();
+  if (!header || IsBlank(*header)) {
     return InvalidArgument(path + ":1: no header; the pai2023 " + std::string(list) +
                            " list has columns " + KnownColumns(schema));
   }
@@ -290,8 +251,8 @@ Result<Pai2023Load<Item>> ReadList(const std::string& path, std::string_view lis
 
   Pai2023Load<Item> load;
   std::set<std::string, std::less<>> keys;
-  while (const std::optional<std::string_view> line = next_line()) {
-    if (Trim(*line).empty()) continue;  // blank lines are not rows, as in Python's csv
+  while (const std::optional<std::string_view> line = lines.Next()) {
+    if (IsBlank(*line)) continue;  // not a row
     ++load.rows;
     std::variant<Item, BadRow> row = ParseRow(*line, *columns);
     if (Item* item = std::get_if<Item>(&row)) {
@@ -299,13 +260,13 @@ Result<Pai2023Load<Item>> ReadList(const std::string& path, std::string_view lis
       if (!key.empty() && !keys.insert(key).second) {
         row = BadRow{"duplicate sn", "sn: '" + key + "' appears on an earlier line"};
       } else {
-        item->line = number;
+        item->line = lines.number();
         load.items.push_back(std::move(*item));
         continue;
       }
     }
     const BadRow& bad = std::get<BadRow>(row);
-    std::string message = path + ":" + std::to_string(number) + ": " + bad.message;
+    std::string message = path + ":" + std::to_string(lines.number()) + ": " + bad.message;
     if (options.strict) return InvalidArgument(std::move(message));
     ++load.skipped[bad.reason];
     if (load.examples.size() < options.max_examples) load.examples.push_back(std::move(message));

@@ -5,7 +5,8 @@
 //                                                  \--> BadRow{reason, message}
 //
 // Each format is only a column schema (name -> TraceJob field), so the three
-// formats share one parser and one set of bad-row rules.
+// formats share one parser and one set of bad-row rules. Lines and fields
+// follow the CSV rules of csv.h, which the pai2023 reader shares.
 #include "sim/trace.h"
 
 #include <zlib.h>
@@ -21,6 +22,8 @@
 #include <span>
 #include <utility>
 #include <variant>
+
+#include "sim/csv.h"
 
 namespace berth::sim {
 namespace {
@@ -291,52 +294,13 @@ Result<std::string> ReadFileText(const std::string& path) {
   return text;
 }
 
-// Splits text into physical lines, dropping "\n" or "\r\n". A final newline
-// does not start another line.
-class LineCursor {
- public:
-  explicit LineCursor(std::string_view text) : rest_(text) {}
-
-  std::optional<std::string_view> Next() {
-    if (rest_.empty()) return std::nullopt;
-    const size_t end = rest_.find('\n');
-    std::string_view line = rest_.substr(0, end);
-    rest_ = end == std::string_view::npos ? std::string_view() : rest_.substr(end + 1);
-    ++number_;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    return line;
-  }
-  int64_t number() const { return number_; }  // of the line Next() returned last
-
- private:
-  std::string_view rest_;
-  int64_t number_ = 0;
-};
-
-std::string_view Trim(std::string_view text) {
-  const size_t begin = text.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(" \t") - begin + 1);
-}
-
-std::vector<std::string_view> SplitFields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  size_t begin = 0;
-  while (true) {
-    const size_t comma = line.find(',', begin);
-    fields.push_back(Trim(line.substr(begin, comma - begin)));
-    if (comma == std::string_view::npos) return fields;
-    begin = comma + 1;
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Header and rows.
 
 // The column each header field feeds, in file order.
 Result<std::vector<const Column*>> BindHeader(std::string_view header, const FormatInfo& format) {
   std::vector<const Column*> bound;
-  for (std::string_view name : SplitFields(header)) {
+  for (std::string_view name : SplitCsvFields(header)) {
     const Column* match = nullptr;
     for (const Column& column : format.columns) {
       if (column.name == name) match = &column;
@@ -406,23 +370,11 @@ Status ApplyField(Field field, std::string_view value, TraceJob& job) {
   return Internal("unhandled trace field");
 }
 
-// Why a row is not a job: `reason` is the TraceLoad::skipped key, `message`
-// names the field and the value.
-struct BadRow {
-  std::string reason;
-  std::string message;
-};
-
 std::variant<TraceJob, BadRow> ParseRow(std::string_view line,
                                         const std::vector<const Column*>& columns) {
-  if (line.find('"') != std::string_view::npos) {
-    return BadRow{"quoted field", "double quotes are not supported (fields split at every comma)"};
-  }
-  const std::vector<std::string_view> fields = SplitFields(line);
-  if (fields.size() != columns.size()) {
-    return BadRow{"wrong column count", "expected " + std::to_string(columns.size()) +
-                                            " fields, got " + std::to_string(fields.size())};
-  }
+  std::variant<std::vector<std::string_view>, BadRow> split = SplitCsvRow(line, columns.size());
+  if (BadRow* bad = std::get_if<BadRow>(&split)) return std::move(*bad);
+  const std::vector<std::string_view>& fields = std::get<std::vector<std::string_view>>(split);
   TraceJob job;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Column& column = *columns[i];
@@ -466,11 +418,6 @@ Status Record(std::variant<TraceJob, BadRow> row, int64_t line, const std::strin
   job.line = line;
   load.jobs.push_back(std::move(job));
   return Status::Ok();
-}
-
-std::string_view StripUtf8Bom(std::string_view text) {
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  return text.starts_with(kBom) ? text.substr(kBom.size()) : text;
 }
 
 }  // namespace
@@ -523,9 +470,9 @@ Result<TraceLoad> ReadTrace(const std::string& path, TraceFormat format,
   const FormatInfo& info = InfoFor(format);
   Result<std::string> text = ReadFileText(path);
   if (!text.ok()) return text.status();
-  LineCursor lines(StripUtf8Bom(*text));
+  CsvLines lines(StripUtf8Bom(*text));
   const std::optional<std::string_view> header = lines.Next();
-  if (!header || Trim(*header).empty()) {
+  if (!header || IsBlank(*header)) {
     return InvalidArgument(path + ":1: no header; format " + std::string(info.name) +
                            " has columns " + KnownColumns(info));
   }
@@ -534,7 +481,7 @@ Result<TraceLoad> ReadTrace(const std::string& path, TraceFormat format,
 
   TraceLoad load;
   while (const std::optional<std::string_view> line = lines.Next()) {
-    if (Trim(*line).empty()) continue;  // blank lines are not rows, as in Python's csv
+    if (IsBlank(*line)) continue;  // not a row
     ++load.rows;
     BERTH_RETURN_IF_ERROR(Record(ParseRow(*line, *columns), lines.number(), path, options, load));
   }

@@ -320,7 +320,7 @@ json JobRecordToJson(const JobRecord& job) {
       {"user", job.user},
       {"request", JobRequestToJson(job.request)},
       {"state", core::JobStateName(job.state)},
-      {"reason", job.reason},
+      {"reason", core::JobReasonName(job.reason)},
       {"message", job.message},
       {"submit_time", job.submit_time.micros()},
       {"attempts", job.attempts},
@@ -355,7 +355,9 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
   }
   job.state = in.Word<core::JobState>("state", core::ParseJobState, "a job state")
                   .value_or(core::JobState::kPending);
-  job.reason = in.String("reason");
+  // A word this version does not know (a later one wrote it) reads as no
+  // reason rather than failing the record: Recover must load every live job.
+  job.reason = core::ParseJobReason(in.String("reason")).value_or(core::JobReason::kNone);
   job.message = in.String("message");
   job.submit_time = core::Time::FromMicros(in.Int64("submit_time", 0));
   if (std::optional<int64_t> us = in.OptionalInt64("start_time")) {

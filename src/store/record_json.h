@@ -7,7 +7,10 @@
 // Reading is strict about types and ranges (an error names the field, e.g.
 // `request.tasks: expected an int32, got "two"`) and lenient about absence:
 // a missing field takes the record's default, so rows written before a field
-// existed still read. Unknown fields are ignored for the same reason.
+// existed still read. Unknown fields are ignored for the same reason, and so
+// is a job's `reason` word that this version does not know (it reads as
+// core::JobReason::kNone; a server restarted on an older version must still
+// load every live job).
 // Optional values that are absent are left out when writing.
 #pragma once
 

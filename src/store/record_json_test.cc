@@ -69,6 +69,28 @@ TEST(RecordJsonTest, UnknownFieldsAreIgnored) {
   EXPECT_TRUE(JobRecordFromJson(in).ok());
 }
 
+TEST(RecordJsonTest, ReasonsAreStoredAsTheirApiWords) {
+  JobRecord job = testing_records::FullJob();
+  job.reason = core::JobReason::kDependencyNeverSatisfied;
+  json out = JobRecordToJson(job);
+  EXPECT_EQ(out["reason"], "dependency_never_satisfied");
+  Result<JobRecord> back = JobRecordFromJson(out);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->reason, core::JobReason::kDependencyNeverSatisfied);
+  EXPECT_EQ(JobRecordToJson(JobRecord{})["reason"], "");
+}
+
+// A reason word this version does not know (a later version wrote it) must
+// not make the record unreadable: Recover loads every live job.
+TEST(RecordJsonTest, AnUnknownReasonWordReadsAsNone) {
+  json in = JobRecordToJson(testing_records::FullJob());
+  in["reason"] = "from_a_later_version";
+  Result<JobRecord> job = JobRecordFromJson(in);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->reason, core::JobReason::kNone);
+  EXPECT_EQ(job->state, core::JobState::kRunning) << "the rest of the record reads as written";
+}
+
 struct BadField {
   std::string name;
   json patch;  // merged into a valid record
@@ -98,6 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadField{"UnknownState",
                  {{"state", "sleeping"}},
                  "state: expected a job state, got \"sleeping\""},
+        BadField{"ReasonNotAString", {{"reason", 3}}, "reason: expected a string, got 3"},
         BadField{"CommandNotStrings",
                  {{"request", {{"command", {"sleep", 1}}}}},
                  "request.command[1]: expected a string, got 1"},

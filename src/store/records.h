@@ -98,8 +98,9 @@ struct JobRecord {
   JobRequest request;
   std::optional<core::JobId> array_parent;  // the first job of its array
   core::JobState state = core::JobState::kPending;
-  std::string reason;   // the scheduler's last reason code, or why it ended
-  std::string message;  // the human sentence for `reason`
+  // Why it is in its state; stored as its API word (core::JobReasonName).
+  core::JobReason reason = core::JobReason::kNone;
+  std::string message;  // the human sentence for its state and reason
   core::Time submit_time;
   std::optional<core::Time> start_time;  // of the current (or last) run
   std::optional<core::Time> end_time;

@@ -207,7 +207,7 @@ TYPED_TEST(StoreTest, AnUpdateWritesTheJobAndBumpsItsVersion) {
   JobRecord job = this->Get(id);
   job.state = JobState::kRunning;
   job.request.queue = "nlp";
-  job.reason = "started";
+  job.reason = core::JobReason::kExited;
   job.start_time = core::Time::FromSeconds(1'700'000'050);
   job.placement = {{"gpu-03", {4, 5}}};
   job.attempts = 1;
@@ -622,7 +622,7 @@ TEST_F(SqliteStoreTest, AnUpdateNamesTheOtherIndexedColumnsOnlyWhenOneChanged) {
   Result<JobRecord> job = (*store)->GetJob(ids->at(0));
   ASSERT_TRUE(job.ok());
   job->state = JobState::kRunning;
-  job->reason = "started";
+  job->reason = core::JobReason::kExited;
   ASSERT_TRUE((*store)->UpdateJobs({*job}).ok());
   EXPECT_EQ(wide_updates(), "0");
 

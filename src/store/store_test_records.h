@@ -40,7 +40,7 @@ inline JobRecord FullJob() {
   request.array_index = 6;
   job.array_parent = core::JobId(35);
   job.state = core::JobState::kRunning;
-  job.reason = "started";
+  job.reason = core::JobReason::kPreempted;
   job.message = "running on 2 nodes";
   job.submit_time = core::Time::FromSeconds(1'700'000'000) + core::Duration::Micros(123);
   job.start_time = core::Time::FromSeconds(1'700'000'100);
