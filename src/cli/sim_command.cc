@@ -304,7 +304,9 @@ void AddSimCommand(CLI::App& app) {
       ->capture_default_str();
   auto replay_only = std::make_shared<ReplayOnlyOptions>();
   replay_only->options.push_back(sim->add_option(
-      "--cluster", flags->cluster, "One shared pool: NODESxGPUSxTYPE, e.g. 80x8xP100"));
+      "--cluster", flags->cluster,
+      "One shared pool: NODESxGPUSxTYPE, e.g. 80x8xP100; groups with node features joined by "
+      "'+': 40x8xA100[ib]+8x8xH100[ib,nvlink]"));
   replay_only->options.push_back(sim->add_option(
       "--vc-nodes", flags->vc_nodes, "One partition per virtual cluster from a 'vc,node num' CSV"));
   replay_only->options.push_back(sim->add_option(

@@ -1,10 +1,12 @@
 #include "sim/cluster_spec.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <optional>
 #include <set>
 
+#include "core/constraint.h"
 #include "core/node.h"
 
 namespace berth::sim {
@@ -43,12 +45,32 @@ std::string Trim(std::string text) {
 
 }  // namespace
 
-Result<Partition> ParsePool(std::string_view shape) {
-  const std::string text(shape);
+namespace {
+
+// One group of a pool: "NODESxGPUSxTYPE" or "NODESxGPUSxTYPE[f1,f2]".
+Status ParseGroup(std::string_view group, const std::string& whole, Partition& pool) {
+  std::string text(group);
+  const std::string usage =
+      "--cluster: expected NODESxGPUSxTYPE[FEATURES] groups joined by '+' "
+      "such as 80x8xP100 or 40x8xA100[ib]+8x8xH100[ib,nvlink], got '" +
+      whole + "'";
+  std::set<std::string, std::less<>> features;
+  if (const size_t open = text.find('['); open != std::string::npos) {
+    if (text.back() != ']') return InvalidArgument(usage + " (features end with ']')");
+    const std::string list = text.substr(open + 1, text.size() - open - 2);
+    for (size_t start = 0; start <= list.size();) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      const std::string feature = list.substr(start, comma - start);
+      if (!core::IsFeatureName(feature)) {
+        return InvalidArgument(usage + " ('" + feature + "' is not a feature name)");
+      }
+      features.insert(feature);
+      start = comma + 1;
+    }
+    text.resize(open);
+  }
   const size_t x1 = text.find('x');
   const size_t x2 = x1 == std::string::npos ? x1 : text.find('x', x1 + 1);
-  const std::string usage =
-      "--cluster: expected NODESxGPUSxTYPE such as 80x8xP100, got '" + text + "'";
   if (x2 == std::string::npos || x2 + 1 >= text.size()) return InvalidArgument(usage);
   const auto nodes = ParsePositive(std::string_view(text).substr(0, x1), 1'000'000);
   const auto gpus =
@@ -58,7 +80,29 @@ Result<Partition> ParsePool(std::string_view shape) {
     return InvalidArgument(usage + " (GPUs per node must be 1.." +
                            std::to_string(core::kMaxGpusPerNode) + ")");
   }
-  return Partition{"", MakeNodes("node", *nodes, *gpus, text.substr(x2 + 1))};
+  if (pool.nodes.size() + static_cast<size_t>(*nodes) > 1'000'000) {
+    return InvalidArgument(usage + " (at most 1000000 nodes in all)");
+  }
+  const std::string type = text.substr(x2 + 1);
+  for (int i = 0; i < *nodes; ++i) {
+    core::NodeSpec node = core::MakeNodeSpec(NodeName("node", pool.nodes.size()), type, *gpus);
+    node.features = features;
+    pool.nodes.push_back(std::move(node));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Partition> ParsePool(std::string_view shape) {
+  const std::string whole(shape);
+  Partition pool;
+  for (size_t start = 0; start <= shape.size();) {
+    const size_t plus = std::min(shape.find('+', start), shape.size());
+    BERTH_RETURN_IF_ERROR(ParseGroup(shape.substr(start, plus - start), whole, pool));
+    start = plus + 1;
+  }
+  return pool;
 }
 
 Result<std::vector<VcSize>> ReadVcSizes(const std::string& path, std::string_view flag) {

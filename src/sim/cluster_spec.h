@@ -18,7 +18,10 @@ struct Partition {
 };
 
 // "NODESxGPUSxTYPE", e.g. "80x8xP100": nodes named node0000.. with GPUs of
-// that model in one interconnect group.
+// that model in one interconnect group. Several groups, each with its node
+// features in brackets, joined by '+': "40x8xA100[ib]+8x8xH100[ib,nvlink]"
+// (node names run on across the groups), so that policies are evaluated
+// on clusters whose jobs ask for models and features (--constraint).
 Result<Partition> ParsePool(std::string_view shape);
 
 struct VcSize {

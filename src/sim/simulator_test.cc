@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "sim/cluster_spec.h"
 #include "sim/metrics.h"
 #include "sim/workload.h"
 
@@ -182,6 +185,65 @@ TEST(WorkloadTest, JobsLargerThanANodeHoldWholeNodes) {
   EXPECT_EQ(set.workloads[0].jobs[0].spec.task.gpu, core::WholeGpus(8)) << "whole nodes";
   EXPECT_EQ(set.workloads[0].jobs[1].spec.tasks, 4);
   EXPECT_EQ(set.skipped.at("needs more GPUs than its cluster has"), 1);
+}
+
+TEST(WorkloadTest, JobsNoNodeMatchesAreCountedApartFromJobsTooLarge) {
+  const Partition pool = ParsePool("2x8xA100[ib]+1x4xH100").value();
+  TraceJob ib = Row(0, 10, 1);
+  ib.constraint = "ib";
+  TraceJob nvlink = Row(0, 10, 1);
+  nvlink.constraint = "nvlink";
+  TraceJob b200 = Row(0, 10, 1);
+  b200.gpu_types = {"B200"};
+  TraceJob big_h100 = Row(0, 10, 8);
+  big_h100.gpu_types = {"H100"};
+  const WorkloadSet set = BuildWorkloads({ib, nvlink, b200, big_h100, Row(0, 10, 64)}, {pool});
+  ASSERT_EQ(set.workloads[0].jobs.size(), 1u);
+  EXPECT_EQ(set.workloads[0].jobs[0].spec.constraints.features, "ib");
+  EXPECT_EQ(set.skipped.at("no node of its cluster matches its gpu_type and constraint"), 3);
+  EXPECT_EQ(set.skipped.at("needs more GPUs than its cluster has"), 1);
+}
+
+TEST(SimulatorTest, ConstrainedJobsRunOnlyWhereTheyMayAndWaitForThoseNodes) {
+  // Two ib nodes and two plain ones; the ib jobs queue for the ib nodes
+  // while the others stay free.
+  std::vector<TraceJob> trace;
+  for (int i = 0; i < 4; ++i) {
+    TraceJob job = Row(0, 100, 8);
+    job.constraint = "ib";
+    trace.push_back(job);
+  }
+  trace.push_back(Row(0, 100, 8));
+  WorkloadSet set = BuildWorkloads(trace, {ParsePool("2x8xV100[ib]+2x8xV100").value()});
+  for (const char* policy : {"fifo", "slurm", "berth", "las"}) {
+    const SimResult result = Simulate(set.workloads.front(), policy).value();
+    std::vector<int64_t> first_starts;
+    for (int64_t id = 1; id <= 4; ++id) {
+      first_starts.push_back(Outcome(result, id).first_start.micros() / 1'000'000);
+    }
+    std::sort(first_starts.begin(), first_starts.end());
+    EXPECT_EQ(first_starts, (std::vector<int64_t>{0, 0, 100, 100})) << policy;
+    // FIFO's head of line holds it back; the others start it on a plain node.
+    const int64_t expected = std::string(policy) == "fifo" ? 100 : 0;
+    EXPECT_EQ(Outcome(result, 5).first_start, Time::FromSeconds(expected)) << policy;
+  }
+}
+
+TEST(ClusterSpecTest, GroupsJoinedByPlusCarryTheirFeatures) {
+  const Partition pool = ParsePool("2x8xA100[ib,nvlink]+1x4xH100").value();
+  ASSERT_EQ(pool.nodes.size(), 3u);
+  EXPECT_EQ(pool.nodes[0].name, "node0000");
+  EXPECT_EQ(pool.nodes[2].name, "node0002") << "names run on across groups";
+  EXPECT_EQ(pool.nodes[1].gpu_type, "A100");
+  EXPECT_EQ(pool.nodes[1].features, (std::set<std::string, std::less<>>{"ib", "nvlink"}));
+  EXPECT_EQ(pool.nodes[2].gpus.size(), 4u);
+  EXPECT_TRUE(pool.nodes[2].features.empty());
+  EXPECT_EQ(ParsePool("80x8xP100").value().nodes.size(), 80u);
+  EXPECT_THAT(ParsePool("2x8xA100[ib").status().message(), ::testing::HasSubstr("end with ']'"));
+  EXPECT_THAT(ParsePool("2x8xA100[i b]").status().message(),
+              ::testing::HasSubstr("'i b' is not a feature name"));
+  EXPECT_THAT(ParsePool("2x8xA100+").status().message(),
+              ::testing::HasSubstr("expected NODESxGPUSxTYPE[FEATURES] groups"));
 }
 
 TEST(WorkloadTest, PartitionsJobsByQueue) {

@@ -23,6 +23,7 @@
 #include <utility>
 #include <variant>
 
+#include "core/constraint.h"
 #include "sim/csv.h"
 
 namespace berth::sim {
@@ -179,6 +180,8 @@ enum class Field {
   kName,
   kPriority,
   kPreemptible,
+  kGpuTypes,    // "A100|H100": models, any of which will do
+  kConstraint,  // a node feature expression (core/constraint.h)
   kIgnored,
 };
 
@@ -220,6 +223,8 @@ constexpr std::array kCsvColumns = {
     Column{"tasks", Field::kTasks, Need::kOptional},
     Column{"priority", Field::kPriority, Need::kOptional},
     Column{"preemptible", Field::kPreemptible, Need::kOptional},
+    Column{"gpu_type", Field::kGpuTypes, Need::kOptional},
+    Column{"constraint", Field::kConstraint, Need::kOptional},
 };
 
 struct FormatInfo {
@@ -364,6 +369,22 @@ Status ApplyField(Field field, std::string_view value, TraceJob& job) {
       return Store(ParseInt32(value), job.priority);
     case Field::kPreemptible:
       return Store(ParseBool(value), job.preemptible);
+    case Field::kGpuTypes:
+      for (size_t start = 0; start <= value.size();) {
+        const size_t bar = std::min(value.find('|', start), value.size());
+        if (bar == start) return InvalidArgument("an empty model (separate models with '|')");
+        job.gpu_types.emplace_back(value.substr(start, bar - start));
+        start = bar + 1;
+      }
+      return Status::Ok();
+    case Field::kConstraint:
+      if (Result<core::FeatureExpression> parsed = core::FeatureExpression::Parse(value);
+          !parsed.ok()) {
+        // The row's message names the column already.
+        return InvalidArgument(parsed.status().message().substr(sizeof("constraint: ") - 1));
+      }
+      job.constraint = value;
+      return Status::Ok();
     case Field::kIgnored:
       return Status::Ok();
   }

@@ -10,7 +10,9 @@
 //           times are seconds from the trace start, mapped to the Unix epoch.
 //   csv     Berth's generic CSV (docs/simulator.md): a header naming columns;
 //           required submit_s, duration_s, gpus; optional id, limit_s,
-//           estimate_s, user, queue, name, tasks, priority, preemptible.
+//           estimate_s, user, queue, name, tasks, priority, preemptible,
+//           gpu_type (models separated by '|': any of them), constraint (a
+//           node feature expression, core/constraint.h: "ib&nvlink").
 //
 // Every format binds its columns by header name, so column order is free.
 // The header is line 1 (a UTF-8 byte order mark before it is ignored); an
@@ -64,6 +66,8 @@ struct TraceJob {
   std::optional<core::Duration> estimate;
   int32_t priority = 0;
   bool preemptible = false;
+  std::vector<std::string> gpu_types;  // any of these models; empty: any
+  std::string constraint;              // a node feature expression; empty: none
 };
 
 struct TraceFilter {

@@ -210,6 +210,29 @@ TEST_F(TraceFileTest, CsvEmptyOptionalFieldsAreNotGivenAndZeroGpuJobsAreKept) {
   ExpectEveryRowAccounted(load);
 }
 
+TEST_F(TraceFileTest, CsvModelsAndConstraintsAreReadAndCheckedPerRow) {
+  const std::string path = dir_.Write("constrained.csv",
+                                      "submit_s,duration_s,gpus,gpu_type,constraint\n"
+                                      "1,2,1,A100|H100,ib&(nvlink|!spot)\n"
+                                      "3,4,4,,\n"
+                                      "5,6,1,A100||H100,\n"
+                                      "7,8,1,,ib&\n");
+  const TraceLoad load = ReadOk(path, TraceFormat::kCsv);
+  ASSERT_EQ(load.jobs.size(), 2u);
+  EXPECT_EQ(load.jobs[0].gpu_types, (std::vector<std::string>{"A100", "H100"}));
+  EXPECT_EQ(load.jobs[0].constraint, "ib&(nvlink|!spot)");
+  EXPECT_TRUE(load.jobs[1].gpu_types.empty());
+  EXPECT_EQ(load.jobs[1].constraint, "");
+  EXPECT_EQ(load.skipped.at("bad gpu_type"), 1);
+  EXPECT_EQ(load.skipped.at("bad constraint"), 1);
+  ASSERT_EQ(load.examples.size(), 2u);
+  EXPECT_EQ(load.examples[1],
+            path +
+                ":5: constraint: expected a feature name, '!' or '(', found the end at "
+                "position 4 of 'ib&', got 'ib&'");
+  ExpectEveryRowAccounted(load);
+}
+
 TEST_F(TraceFileTest, LinesAreFileLinesThroughCrlfBomBlankLinesAndNoFinalNewline) {
   const std::string path = dir_.Write("crlf.csv",
                                       "\xEF\xBB\xBFsubmit_s, duration_s ,gpus\r\n"

@@ -1,6 +1,7 @@
 #include "sim/workload.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "core/node_table.h"
 #include "core/placer.h"
@@ -20,6 +21,8 @@ core::JobSpec ToSpec(const TraceJob& job, int64_t id, int max_node_gpus, Preempt
   spec.preemptible =
       rule == PreemptibleRule::kAll || (rule == PreemptibleRule::kAsTraced && job.preemptible);
   spec.submit_time = job.submit;
+  spec.gpu_types = job.gpu_types;
+  spec.constraints.features = job.constraint;
   if (job.tasks > 0) {
     spec.tasks = job.tasks;
     spec.task.gpu = core::WholeGpus(job.gpus / job.tasks);
@@ -47,6 +50,11 @@ WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Parti
     set.workloads.push_back(Workload{std::move(partitions[p]), {}});
   }
   const bool pooled = set.workloads.size() == 1 && set.workloads[0].partition.name.empty();
+  // Each distinct constraint is matched against a partition's nodes once.
+  std::vector<std::unique_ptr<core::RequestResolver>> resolvers;
+  for (const core::NodeTable& table : tables) {
+    resolvers.push_back(std::make_unique<core::RequestResolver>(table));
+  }
 
   for (size_t i = 0; i < trace.size(); ++i) {
     const TraceJob& job = trace[i];
@@ -61,8 +69,15 @@ WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Parti
     }
     const core::JobSpec spec =
         ToSpec(job, static_cast<int64_t>(i) + 1, tables[p].max_gpus_any(), preemptible);
-    if (!core::FitsEmptyCluster(tables[p], core::ResolveRequest(tables[p], spec))) {
-      ++set.skipped["needs more GPUs than its cluster has"];
+    if (!core::FitsEmptyCluster(tables[p], resolvers[p]->Resolve(spec))) {
+      // Would it fit without its model and constraints?
+      core::JobSpec unconstrained = spec;
+      unconstrained.gpu_types.clear();
+      unconstrained.constraints = {};
+      const bool fits_otherwise =
+          core::FitsEmptyCluster(tables[p], resolvers[p]->Resolve(unconstrained));
+      ++set.skipped[fits_otherwise ? "no node of its cluster matches its gpu_type and constraint"
+                                   : "needs more GPUs than its cluster has"];
       continue;
     }
     set.workloads[p].jobs.push_back(SimJob{spec, job.duration, job.line});
