@@ -7,8 +7,11 @@
 #include <queue>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "core/decide.h"
+#include "core/node_filters.h"
+#include "core/placement_request.h"
 #include "core/random_scenario.h"
 #include "core/test_builders.h"
 
@@ -56,20 +59,38 @@ void ExpectNoOverAllocation(const ClusterState& state) {
   }
 }
 
-class InvariantsTest : public ::testing::TestWithParam<std::string_view> {};
+// Every task of a running job, and every reserved placement, is on a node
+// its constraints allow.
+void ExpectConstraintsHold(const ClusterState& state, const Decision& decision) {
+  auto check = [&](const Placement& placement, const JobSpec& spec) {
+    const PlacementRequest request = ResolveRequest(state.nodes(), spec);
+    for (const TaskPlacement& task : placement.tasks) {
+      EXPECT_FALSE(StaticFilters(state.nodes(), task.node, request))
+          << "job " << Value(spec.id) << " on node " << Value(task.node);
+    }
+  };
+  for (const auto& [id, job] : state.running()) check(job->placement, job->spec);
+  for (const Reservation& reservation : decision.reservations) {
+    check(reservation.placement, state.Get(reservation.job).spec);
+  }
+}
+
+class InvariantsTest
+    : public ::testing::TestWithParam<std::tuple<std::string_view, testing::Constraints>> {};
 
 TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
+  const auto [policy_name, constraints] = GetParam();
   // What the workloads exercised, so the loop cannot pass vacuously.
   int64_t starts = 0;
   int64_t preemptions = 0;
   int64_t backfills = 0;
   size_t reserved_with_known_ends = 0;
   for (uint32_t seed = 1; seed <= 8; ++seed) {
-    const RandomScenario scenario = MakeRandomScenario(seed, 10, 150);
+    const RandomScenario scenario = MakeRandomScenario(seed, 10, 150, constraints);
     ClusterState state;
     for (const NodeSpec& node : scenario.nodes) state.AddNode(node);
     Policy policy =
-        testing::NamedPolicy(GetParam(), std::make_shared<UserLimitEstimator>(Duration::Days(1)));
+        testing::NamedPolicy(policy_name, std::make_shared<UserLimitEstimator>(Duration::Days(1)));
 
     // True run time: a seeded fraction of the limit, so limits hold.
     std::mt19937 rng(seed);
@@ -151,8 +172,14 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
           }
         }
       }
+      for (const PendingJob& pending : decision.pending) {
+        if (pending.nodes) {
+          EXPECT_EQ(pending.nodes->nodes, static_cast<int64_t>(state.nodes().size()));
+        }
+      }
       testing::Apply(state, decision, now);  // Start() re-checks every placement
       ExpectNoOverAllocation(state);
+      ExpectConstraintsHold(state, decision);
       ExpectRunStartsFollowRunning(state);
 
       if (!decision.reservations.empty()) {
@@ -186,18 +213,20 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
     }
   }
   EXPECT_GT(starts, 500);
-  if (GetParam() == "srtf-oracle" || GetParam() == "las" || GetParam() == "berth") {
+  if (policy_name == "srtf-oracle" || policy_name == "las" || policy_name == "berth") {
     EXPECT_GT(preemptions, 0);
   }
-  if (GetParam() == "slurm" || GetParam() == "berth") {
+  if (policy_name == "slurm" || policy_name == "berth") {
     EXPECT_GT(backfills, 0);
     EXPECT_GT(reserved_with_known_ends, 0u);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, InvariantsTest,
-                         ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm",
-                                           "qssf", "berth"));
+                         ::testing::Combine(::testing::Values("fifo", "sjf-oracle", "srtf-oracle",
+                                                              "las", "slurm", "qssf", "berth"),
+                                            ::testing::Values(testing::Constraints::kNone,
+                                                              testing::Constraints::kSome)));
 
 }  // namespace
 }  // namespace berth::core

@@ -17,8 +17,19 @@ struct RandomScenario {
   std::vector<JobSpec> jobs;  // ascending submit time
 };
 
-inline RandomScenario MakeRandomScenario(uint32_t seed, int node_count, int job_count) {
+// With constraints: nodes get features and jobs ask for them, for model
+// sets, and for nodes by name (a separate random stream, so the scenarios
+// without them stay as they were).
+enum class Constraints { kNone, kSome };
+
+inline RandomScenario MakeRandomScenario(uint32_t seed, int node_count, int job_count,
+                                         Constraints constraints = Constraints::kNone) {
   std::mt19937 rng(seed);
+  std::mt19937 constraint_rng(seed * 7919 + 1);
+  auto roll = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(constraint_rng);
+  };
+  const bool constrained = constraints == Constraints::kSome;
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   RandomScenario scenario;
   for (int i = 0; i < node_count; ++i) {
@@ -26,6 +37,8 @@ inline RandomScenario MakeRandomScenario(uint32_t seed, int node_count, int job_
     NodeSpec spec = MakeNodeSpec("n" + std::to_string(i), pick(0, 4) == 0 ? "A100" : "V100", gpus,
                                  Cores(64), MemoryMiB(256 * 1024));
     for (GpuDevice& gpu : spec.gpus) gpu.interconnect_group = gpu.index < gpus / 2 ? 0 : 1;
+    if (constrained && roll(0, 1) == 0) spec.features.insert("ib");
+    if (constrained && roll(0, 2) == 0) spec.features.insert("nvlink");
     scenario.nodes.push_back(spec);
   }
   int64_t t = 0;
@@ -47,6 +60,15 @@ inline RandomScenario MakeRandomScenario(uint32_t seed, int node_count, int job_
     if (pick(0, 5) == 0) job.Type("A100");
     job.Submit(t).Limit(pick(10, 3000)).Queue("q" + std::to_string(pick(0, 2)));
     if (pick(0, 1) == 0) job.Preemptible();
+    if (constrained) {
+      const int kind = roll(0, 7);
+      if (kind == 0) job.Constraint("ib");
+      if (kind == 1) job.Constraint("ib|nvlink");
+      if (kind == 2) job.Constraint("!nvlink");
+      if (kind == 3) job.NodeList({"n0", "n1", "n2", "n3"});
+      if (kind == 4) job.Exclude({"n0", "n1"});
+      if (kind == 5) job.Types({"A100", "V100"});
+    }
     scenario.jobs.push_back(job);
   }
   return scenario;
