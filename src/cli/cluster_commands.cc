@@ -28,7 +28,7 @@ void RunNodes(const ClientFlags& flags) {
   Result<json> reply = client.Get("/api/v1/nodes");
   if (!reply.ok()) Exit("nodes", reply.status());
   if (flags.json) return (void)std::printf("%s\n", (*reply)["nodes"].dump(2).c_str());
-  Table table({"NODE", "STATE", "TYPE", "FREE", "GPUS (job id, . free, x unhealthy)"});
+  Table table({"NODE", "STATE", "TYPE", "FREE", "FEATURES", "GPUS (job id, . free, x unhealthy)"});
   for (const json& node : (*reply)["nodes"]) {
     int64_t free = 0;
     for (const json& gpu : node["gpus"]) {
@@ -39,6 +39,7 @@ void RunNodes(const ClientFlags& flags) {
                {state, StateColor(state)},
                {node.value("gpu_type", "")},
                {std::to_string(free) + "/" + std::to_string(node["gpus"].size())},
+               {NodeFeatures(node)},
                {GpuGrid(node["gpus"])}});
   }
   std::fputs(table.Render(ColorOutput()).c_str(), stdout);
@@ -90,7 +91,7 @@ struct TokenFlags {
 
 void AddClusterCommands(CLI::App& app) {
   auto nodes = std::make_shared<ClientFlags>();
-  CLI::App* nodes_app = app.add_subcommand("nodes", "Every node and its GPUs");
+  CLI::App* nodes_app = app.add_subcommand("nodes", "Every node, its features and its GPUs");
   AddClientFlags(*nodes_app, *nodes);
   nodes_app->callback([nodes] { RunNodes(*nodes); });
 

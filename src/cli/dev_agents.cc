@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/constraint.h"
+
 namespace berth::cli {
 namespace {
 
@@ -63,6 +65,22 @@ Result<pid_t> SpawnAgent(std::vector<std::string> args) {
 
 }  // namespace
 
+Result<DevFeature> ParseDevFeature(const std::string& text, int nodes) {
+  const size_t at = text.find('@');
+  DevFeature feature{text.substr(0, at), at == std::string::npos ? "" : text.substr(at + 1)};
+  if (!core::IsFeatureName(feature.name)) {
+    return InvalidArgument("--feature: '" + feature.name +
+                           "' is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
+  }
+  if (at == std::string::npos) return feature;
+  for (int i = 1; i <= nodes; ++i) {
+    if (feature.node == "node-" + std::to_string(i)) return feature;
+  }
+  const std::string known =
+      nodes > 0 ? "node-1..node-" + std::to_string(nodes) : std::string("it has none");
+  return InvalidArgument("--feature: '" + text + "' names no node of this cluster (" + known + ")");
+}
+
 Result<std::unique_ptr<DevAgents>> DevAgents::Start(const DevAgentsOptions& options) {
   std::unique_ptr<DevAgents> agents(new DevAgents());
   for (int i = 1; i <= options.nodes; ++i) {
@@ -98,6 +116,11 @@ Result<std::unique_ptr<DevAgents>> DevAgents::Start(const DevAgentsOptions& opti
                                      "--heartbeat-interval",
                                      options.heartbeat_interval};
     if (options.stop_tasks_on_exit) argv.push_back("--stop-tasks-on-exit");
+    for (const DevFeature& feature : options.features) {
+      if (!feature.node.empty() && feature.node != node) continue;
+      argv.push_back("--feature");
+      argv.push_back(feature.name);
+    }
     Result<pid_t> pid = SpawnAgent(std::move(argv));
     if (!pid.ok()) return pid.status();
     std::fprintf(stderr, "berth dev: agent for %s started (pid %d, state in %s)\n", node.c_str(),

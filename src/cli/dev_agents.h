@@ -6,6 +6,8 @@
 //   DATA/agents/node-1/agent.pid   written by the agent
 //   DATA/agents/node-1/tasks/...   its tasks (agent state dir, see src/agent)
 //
+// `--feature ib` gives every node the feature ib and `--feature ib@node-2`
+// node-2 alone ('@' is in no feature name), so jobs can try --constraint.
 // They listen on 127.0.0.1 (a free port each), so 127.0.0.1 is the
 // MASTER_ADDR of gangs. An agent that exits is reported, not restarted (a
 // test may kill one on purpose). Stopping `berth dev` stops its agents by
@@ -23,6 +25,15 @@
 
 namespace berth::cli {
 
+// A feature of the simulated nodes: on every node, or on `node` alone.
+struct DevFeature {
+  std::string name;
+  std::string node;  // empty: every node
+};
+
+// "NAME" or "NAME@node-K" (1 <= K <= nodes); the message names --feature.
+Result<DevFeature> ParseDevFeature(const std::string& text, int nodes);
+
 struct DevAgentsOptions {
   std::string server_url;  // http://127.0.0.1:PORT
   std::string data_dir;    // holds admin-token
@@ -30,6 +41,7 @@ struct DevAgentsOptions {
   std::string fake_gpus;
   int fake_topology = 1;
   std::string heartbeat_interval = "1s";
+  std::vector<DevFeature> features;
   // Stopping `berth dev` stops the tasks too (else they keep running, and
   // the next `berth dev` on the same data dir adopts them).
   bool stop_tasks_on_exit = true;

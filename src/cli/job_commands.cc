@@ -119,7 +119,7 @@ void RunWhy(const ClientFlags& flags, int64_t id) {
   }
   std::printf("\n");
   if (const std::string message = explained.value("message", ""); !message.empty()) {
-    std::printf("  why:       %s\n", message.c_str());
+    std::printf("  why:       %s\n", ClauseLines(message, 13).c_str());
   }
   if (explained["position"].is_number()) {
     std::printf("  position:  %lld in the queue\n",

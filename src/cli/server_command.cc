@@ -98,6 +98,7 @@ struct DevFlags {
   std::string fake_gpus = "8xH100-80GB";
   int fake_topology = 1;
   std::string agent_heartbeat_interval = "1s";
+  std::vector<std::string> features;
   std::string heartbeat_timeout;
   std::string min_run_before_preemption;
   bool keep_tasks = false;
@@ -133,6 +134,11 @@ void AddServerCommands(CLI::App& app) {
       ->add_option("--agent-heartbeat-interval", dev->agent_heartbeat_interval,
                    "How often the agents report, e.g. 1s, 200ms")
       ->capture_default_str();
+  dev_app
+      ->add_option("--feature", dev->features,
+                   "A node feature for --constraint: ib on every node, ib@node-2 on one "
+                   "(repeatable, or comma-separated)")
+      ->delimiter(',');
   dev_app->add_option("--heartbeat-timeout", dev->heartbeat_timeout,
                       "A silent node is down after this long, e.g. 30s (the default)");
   dev_app->add_option("--min-run-before-preemption", dev->min_run_before_preemption,
@@ -179,6 +185,11 @@ void AddServerCommands(CLI::App& app) {
     agents.fake_topology = dev->fake_topology;
     agents.heartbeat_interval = dev->agent_heartbeat_interval;
     agents.stop_tasks_on_exit = !dev->keep_tasks;
+    for (const std::string& text : dev->features) {
+      Result<DevFeature> feature = ParseDevFeature(text, dev->nodes);
+      if (!feature.ok()) Fail("dev", feature.status().message());
+      agents.features.push_back(std::move(*feature));
+    }
     std::exit(RunUntilSignalled(std::move(options), "dev", agents));
   });
 }

@@ -25,6 +25,7 @@ struct SubmitFlags {
   bool preemptible = false;
   bool hold = false;
   bool no_requeue = false;
+  bool wait_for_nodes = false;
   bool wait = false;
   std::vector<std::string> args;
 };
@@ -95,6 +96,7 @@ void RunSubmit(SubmitFlags& flags) {
   if (flags.preemptible) flags.options.preemptible = true;
   if (flags.hold) flags.options.hold = true;
   if (flags.no_requeue) flags.options.requeue = false;
+  if (flags.wait_for_nodes) flags.options.wait_for_nodes = true;
   if (flags.args.empty()) {
     Exit("submit", InvalidArgument("nothing to run: give a script or -- COMMAND ARGS..."));
   }
@@ -139,7 +141,15 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_option("--gpus", o.gpus, "GPUs per task (0: CPU only; default 1)");
   submit->add_option("--tasks", o.tasks, "Tasks in the gang (all start together)");
   submit->add_option("--nodes", o.nodes, "Nodes: one task per node unless --tasks says");
-  submit->add_option("--gpu-type", o.gpu_type, "GPU model, e.g. H100-80GB");
+  submit->add_option("--gpu-type", o.gpu_type,
+                     "GPU model, e.g. H100-80GB, or any of several: 'A100-80GB|H100-80GB'");
+  submit->add_option("-C,--constraint", o.constraint,
+                     "Node features, as Slurm's: ib, 'a100&ib', 'h100|a100', '!spot', "
+                     "rack=r1 (a label)");
+  submit->add_option("-w,--nodelist", o.nodelist, "Only these nodes: gpu[01-04],gpu07");
+  submit->add_option("-x,--exclude", o.exclude, "Never these nodes: gpu[01-04],gpu07");
+  submit->add_flag("--wait-for-nodes", flags->wait_for_nodes,
+                   "Queue it even if no node registered now could ever host it");
   submit->add_option("--cpus", o.cpus, "CPUs per task");
   submit->add_option("--mem", o.mem, "Memory per task: 512M, 16G, ...");
   submit->add_option("--time", o.time, "Time limit: HH:MM:SS, D-HH:MM:SS, 90m, 2h");

@@ -3,10 +3,14 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "core/constraint.h"
+
 namespace berth::cli {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::string_view kHostlist = "a hostlist such as gpu[01-04],gpu07";
 
 std::optional<int64_t> Number(std::string_view text) {
   int64_t value = 0;
@@ -71,7 +75,7 @@ std::vector<std::string> Words(std::string_view line) {
 
 bool TakesValue(std::string_view flag) {
   return flag != "--preemptible" && flag != "--hold" && flag != "-H" && flag != "--requeue" &&
-         flag != "--no-requeue";
+         flag != "--no-requeue" && flag != "--wait-for-nodes";
 }
 
 // Slurm's --dependency: "afterok:1:2,afterany:3" (also "?" separated: any of;
@@ -141,6 +145,9 @@ Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOp
   if (flag == "--chdir" || flag == "-D") return options.workdir = std::string(value), true;
   if (flag == "--mem") return options.mem = std::string(value), true;
   if (flag == "--qos" || flag == "-q") return options.priority = std::string(value), true;
+  if (flag == "--constraint" || flag == "-C") return options.constraint = std::string(value), true;
+  if (flag == "--nodelist" || flag == "-w") return options.nodelist = std::string(value), true;
+  if (flag == "--exclude" || flag == "-x") return options.exclude = std::string(value), true;
   if (flag == "--dependency" || flag == "-d") {
     BERTH_RETURN_IF_ERROR(AddSlurmDependencies(value, options));
     return true;
@@ -180,6 +187,9 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
     return true;
   }
   if (flag == "--gpu-type") return text(options.gpu_type);
+  if (flag == "--constraint" || flag == "-C") return text(options.constraint);
+  if (flag == "--nodelist" || flag == "-w") return text(options.nodelist);
+  if (flag == "--exclude" || flag == "-x") return text(options.exclude);
   if (flag == "--mem") return text(options.mem);
   if (flag == "--time") return text(options.time);
   if (flag == "--estimate") return text(options.estimate);
@@ -194,6 +204,7 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
   if (flag == "--preemptible") return options.preemptible = true, true;
   if (flag == "--hold") return options.hold = true, true;
   if (flag == "--no-requeue") return options.requeue = false, true;
+  if (flag == "--wait-for-nodes") return options.wait_for_nodes = true, true;
   return false;
 }
 
@@ -224,6 +235,10 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(retries, lower.retries);
   fill(requeue, lower.requeue);
   fill(hold, lower.hold);
+  fill(constraint, lower.constraint);
+  fill(nodelist, lower.nodelist);
+  fill(exclude, lower.exclude);
+  fill(wait_for_nodes, lower.wait_for_nodes);
 }
 
 Result<int64_t> ParseDuration(std::string_view text, std::string_view flag) {
@@ -371,7 +386,29 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
     body["tasks"] = *options.tasks_per_node;
   }
   if (options.gpus) body["gpus"] = *options.gpus;
-  if (options.gpu_type) body["gpu_type"] = *options.gpu_type;
+  if (options.gpu_type) {
+    for (std::string_view model : Split(*options.gpu_type, '|')) {
+      if (model.empty()) {
+        return Bad("--gpu-type", "a GPU model, or several separated by '|'", *options.gpu_type);
+      }
+    }
+    body["gpu_type"] = *options.gpu_type;
+  }
+  if (options.constraint) {
+    // The server's own parser: a typo is named by position before any request.
+    BERTH_RETURN_IF_ERROR(
+        core::FeatureExpression::Parse(*options.constraint, "--constraint").status());
+    body["constraint"] = *options.constraint;
+  }
+  // Hostlists pass as written: the server expands them (server/hostlist.h).
+  if (options.nodelist) {
+    if (options.nodelist->empty()) return Bad("--nodelist", kHostlist, *options.nodelist);
+    body["nodelist"] = *options.nodelist;
+  }
+  if (options.exclude) {
+    if (options.exclude->empty()) return Bad("--exclude", kHostlist, *options.exclude);
+    body["exclude"] = *options.exclude;
+  }
   if (options.cpus) body["cpus"] = *options.cpus;
   if (options.mem) {
     BERTH_ASSIGN_OR_RETURN(int64_t mib, ParseMemoryMiB(*options.mem, "--mem"));
@@ -424,6 +461,7 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
   if (options.retries) body["retries"] = *options.retries;
   if (options.requeue) body["requeue"] = *options.requeue;
   if (options.hold) body["hold"] = *options.hold;
+  if (options.wait_for_nodes) body["wait_for_nodes"] = *options.wait_for_nodes;
   return body;
 }
 

@@ -20,8 +20,11 @@ struct SubmitOptions {
   std::optional<int64_t> tasks;
   std::optional<int64_t> nodes;           // with tasks_per_node: tasks = nodes x per node
   std::optional<int64_t> tasks_per_node;  // #SBATCH --ntasks-per-node
-  std::optional<std::string> gpu_type;
-  std::optional<double> cpus;  // per task
+  std::optional<std::string> gpu_type;    // a model, or several as "A100-80GB|H100-80GB"
+  std::optional<std::string> constraint;  // node features: "a100&ib", "!spot" (core/constraint.h)
+  std::optional<std::string> nodelist;    // a Slurm hostlist: only these nodes
+  std::optional<std::string> exclude;     // a Slurm hostlist: never these nodes
+  std::optional<double> cpus;             // per task
   std::optional<std::string> mem;
   std::optional<std::string> time;  // time limit, Slurm formats
   std::optional<std::string> estimate;
@@ -37,6 +40,7 @@ struct SubmitOptions {
   std::optional<int64_t> retries;
   std::optional<bool> requeue;
   std::optional<bool> hold;
+  std::optional<bool> wait_for_nodes;  // accept it though no registered node could host it
 
   // Fills every field this one lacks from `lower` (lists: when empty).
   void FillFrom(const SubmitOptions& lower);
@@ -69,7 +73,10 @@ Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_vie
                             bool sbatch, SubmitOptions& options);
 
 // The JSON body of POST /api/v1/jobs. Exactly one of `command` (argv) and
-// `script` (text) is non-empty.
+// `script` (text) is non-empty. Values the server would refuse for their
+// form alone (a duration, memory, a constraint expression, an empty
+// hostlist or GPU model) are errors naming the flag; hostlists pass through
+// unexpanded, and whether any node could host the job is the server's call.
 Result<nlohmann::json> SubmissionBody(const SubmitOptions& options,
                                       const std::vector<std::string>& command,
                                       const std::string& script);

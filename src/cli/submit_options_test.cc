@@ -152,5 +152,96 @@ TEST(SubmitOptionsTest, BodyCarriesEveryFlag) {
   EXPECT_THAT(SubmissionBody(o, {"x"}, "").status().message(), HasSubstr("--env"));
 }
 
+// Issue 26: where a job may run, from #SBATCH lines as Slurm spells them.
+TEST(SubmitOptionsTest, SbatchPlacementLinesMeanWhatSlurmMeans) {
+  for (const std::string script :
+       {"#SBATCH --constraint=a100&ib --nodelist=gpu[01-04],gpu07 --exclude=gpu02\n",
+        "#SBATCH -C 'a100&ib' -w gpu[01-04],gpu07 -x gpu02\n",
+        "#SBATCH -Ca100&ib -wgpu[01-04],gpu07 -xgpu02\n"}) {
+    Result<ScriptDirectives> parsed = ParseScriptDirectives(script);
+    ASSERT_TRUE(parsed.ok()) << script << parsed.status().ToString();
+    EXPECT_TRUE(parsed->warnings.empty()) << script;
+    Result<json> body = SubmissionBody(parsed->sbatch, {}, "s");
+    ASSERT_TRUE(body.ok()) << script << body.status().ToString();
+    EXPECT_EQ(*body, json({{"script", "s"},
+                           {"constraint", "a100&ib"},
+                           {"nodelist", "gpu[01-04],gpu07"},
+                           {"exclude", "gpu02"}}))
+        << script;
+  }
+  // Slurm has no --wait-for-nodes: like any option without a Berth meaning.
+  Result<ScriptDirectives> foreign = ParseScriptDirectives("#SBATCH --wait-for-nodes\n");
+  ASSERT_TRUE(foreign.ok());
+  EXPECT_EQ(foreign->sbatch.wait_for_nodes, std::nullopt);
+  ASSERT_EQ(foreign->warnings.size(), 1u);
+  EXPECT_THAT(foreign->warnings[0], HasSubstr("--wait-for-nodes"));
+}
+
+TEST(SubmitOptionsTest, BerthPlacementLinesTakeSubmitsFlags) {
+  Result<ScriptDirectives> parsed = ParseScriptDirectives(
+      "#BERTH -C ib -w node-[1-2] -x node-2 --gpu-type 'A100-80GB|H100-80GB' "
+      "--wait-for-nodes\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  Result<json> body = SubmissionBody(parsed->berth, {"true"}, "");
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_EQ(*body, json({{"command", {"true"}},
+                         {"gpu_type", "A100-80GB|H100-80GB"},
+                         {"constraint", "ib"},
+                         {"nodelist", "node-[1-2]"},
+                         {"exclude", "node-2"},
+                         {"wait_for_nodes", true}}));
+  Result<ScriptDirectives> long_form =
+      ParseScriptDirectives("#BERTH --constraint=!spot --nodelist node-1 --exclude=node-3\n");
+  ASSERT_TRUE(long_form.ok()) << long_form.status().ToString();
+  EXPECT_EQ(long_form->berth.constraint, "!spot");
+  EXPECT_EQ(long_form->berth.nodelist, "node-1");
+  EXPECT_EQ(long_form->berth.exclude, "node-3");
+}
+
+TEST(SubmitOptionsTest, PlacementFlagsBeatBerthLinesBeatSbatchLines) {
+  Result<ScriptDirectives> parsed = ParseScriptDirectives(
+      "#BERTH --constraint b --exclude node-b\n"
+      "#SBATCH --constraint=s --nodelist=node-s --exclude=node-s\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  SubmitOptions command_line;
+  command_line.constraint = "c";
+  command_line.FillFrom(parsed->berth);
+  command_line.FillFrom(parsed->sbatch);
+  EXPECT_EQ(command_line.constraint, "c");
+  EXPECT_EQ(command_line.exclude, "node-b");
+  EXPECT_EQ(command_line.nodelist, "node-s");
+
+  SubmitOptions waits;
+  waits.wait_for_nodes = true;
+  SubmitOptions script;
+  script.FillFrom(waits);
+  EXPECT_EQ(script.wait_for_nodes, true);
+}
+
+TEST(SubmitOptionsTest, PlacementValuesTheServerWouldRefuseNameTheFlag) {
+  SubmitOptions o;
+  o.constraint = "a100&";
+  Status bad = SubmissionBody(o, {"true"}, "").status();
+  EXPECT_THAT(bad.message(), HasSubstr("--constraint"));
+  EXPECT_THAT(bad.message(), HasSubstr("position 6"));
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  o.constraint = "(a100|h100)&!spot&rack=r1";
+  EXPECT_TRUE(SubmissionBody(o, {"true"}, "").ok());
+
+  for (const std::string type : {"", "A100|", "|A100", "A100||H100"}) {
+    SubmitOptions typed;
+    typed.gpu_type = type;
+    EXPECT_THAT(SubmissionBody(typed, {"true"}, "").status().message(), HasSubstr("--gpu-type"))
+        << type;
+  }
+  SubmitOptions empty_list;
+  empty_list.nodelist = "";
+  EXPECT_THAT(SubmissionBody(empty_list, {"true"}, "").status().message(), HasSubstr("--nodelist"));
+  SubmitOptions empty_exclude;
+  empty_exclude.exclude = "";
+  EXPECT_THAT(SubmissionBody(empty_exclude, {"true"}, "").status().message(),
+              HasSubstr("--exclude"));
+}
+
 }  // namespace
 }  // namespace berth::cli

@@ -95,4 +95,32 @@ std::string GpuSummary(const nlohmann::json& job) {
   return tasks == 1 ? per_task : std::to_string(tasks) + "x" + per_task;
 }
 
+std::string NodeFeatures(const nlohmann::json& node) {
+  std::string text;
+  const auto add = [&text](const std::string& name) { text += (text.empty() ? "" : ",") + name; };
+  if (node.contains("features") && node["features"].is_array()) {
+    for (const nlohmann::json& feature : node["features"]) {
+      if (feature.is_string()) add(feature.get<std::string>());
+    }
+  }
+  if (node.contains("labels") && node["labels"].is_object()) {
+    for (const auto& [key, value] : node["labels"].items()) {
+      add(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+    }
+  }
+  return text.empty() ? "-" : text;
+}
+
+std::string ClauseLines(const std::string& sentence, size_t indent) {
+  std::string out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = sentence.find("; ", start);
+    if (start > 0) out += "\n" + std::string(indent, ' ');
+    out += sentence.substr(start, end - start);
+    if (end == std::string::npos) return out;
+    start = end + 2;
+  }
+}
+
 }  // namespace berth::cli

@@ -42,5 +42,13 @@ std::optional<core::Time> JsonTime(const nlohmann::json& value);
 std::string ShortClock(core::Time time);
 // Whole GPUs per task and tasks as "4", "2x8", or "0.5" for a share.
 std::string GpuSummary(const nlohmann::json& job);
+// What --constraint can name on a node (GET /nodes JSON): its features, then
+// its labels as key=value, comma-separated: "ib,nvlink,rack=r1"; "-" if none.
+std::string NodeFeatures(const nlohmann::json& node);
+// The server's sentences join their clauses with "; " ("waiting for 2 GPUs
+// to free up; 0 of 3 nodes can start it now: ...; position 2 in the
+// queue"): one clause a line, the lines after the first indented by
+// `indent` spaces, no newline at the end.
+std::string ClauseLines(const std::string& sentence, size_t indent);
 
 }  // namespace berth::cli

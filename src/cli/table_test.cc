@@ -36,5 +36,25 @@ TEST(TableTest, TimesRoundTripThroughRfc3339) {
   EXPECT_FALSE(JsonTime(nlohmann::json(nullptr)).has_value());
 }
 
+// Issue 26: what a constraint can name, as `berth nodes` shows it.
+TEST(TableTest, NodeFeaturesThenLabels) {
+  EXPECT_EQ(NodeFeatures({{"features", {"ib", "nvlink"}}, {"labels", {{"rack", "r1"}}}}),
+            "ib,nvlink,rack=r1");
+  EXPECT_EQ(NodeFeatures({{"features", nlohmann::json::array()}, {"labels", {{"zone", "a"}}}}),
+            "zone=a");
+  EXPECT_EQ(
+      NodeFeatures({{"features", nlohmann::json::array()}, {"labels", nlohmann::json::object()}}),
+      "-");
+  EXPECT_EQ(NodeFeatures({{"name", "an older server"}}), "-");
+}
+
+// Issue 26: the node tally of `berth why` on a line of its own.
+TEST(TableTest, ClauseLines) {
+  EXPECT_EQ(ClauseLines("waiting; 0 of 3 nodes can start it now: 2 have fewer; position 2", 2),
+            "waiting\n  0 of 3 nodes can start it now: 2 have fewer\n  position 2");
+  EXPECT_EQ(ClauseLines("held", 4), "held");
+  EXPECT_EQ(ClauseLines("", 4), "");
+}
+
 }  // namespace
 }  // namespace berth::cli

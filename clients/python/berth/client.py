@@ -51,6 +51,20 @@ def _seconds(value: Any) -> Any:
     return value
 
 
+def _models(value: Union[None, str, Sequence[str]]) -> Optional[str]:
+    """gpu_type as the API takes it: one model, or several joined with '|'."""
+    if value is None or isinstance(value, str):
+        return value
+    return "|".join(value)
+
+
+def _hostlist(value: Union[None, str, Sequence[str]]) -> Union[None, str, List[str]]:
+    """nodelist / exclude: a hostlist string as is, else a list of names (or hostlists)."""
+    if value is None or isinstance(value, str):
+        return value
+    return [str(name) for name in value]
+
+
 def _unix(value: Union[None, int, float, datetime.datetime]) -> Optional[int]:
     if value is None:
         return None
@@ -195,6 +209,12 @@ class Client:
         script: Union[None, str, "os.PathLike[str]"] = None,
         gpus: Optional[int] = _UNSET,
         tasks: Optional[int] = 1,
+        *,
+        gpu_type: Union[None, str, Sequence[str]] = None,
+        constraint: Optional[str] = None,
+        nodelist: Union[None, str, Sequence[str]] = None,
+        exclude: Union[None, str, Sequence[str]] = None,
+        wait_for_nodes: Optional[bool] = None,
         **fields: Any,
     ) -> int:
         """Submits a job and returns its id.
@@ -208,8 +228,19 @@ class Client:
             gpus: whole GPUs per task (default 1; 0 for CPU-only). Omitted
                 when ``gpu_milli`` (a share of one GPU) is given.
             tasks: tasks of the job (default 1).
+            gpu_type: a GPU model (``"H100-80GB"``), or several any one of
+                which will do: a list, or a string joined with ``|``
+                (``"A100-80GB|H100-80GB"``).
+            constraint: node features as Slurm's ``--constraint`` writes
+                them: ``"ib"``, ``"a100&ib"``, ``"h100|a100"``, ``"!spot"``,
+                parentheses; ``"key=value"`` matches a node label.
+            nodelist: run only on these nodes: a Slurm hostlist
+                (``"gpu[01-04],gpu07"``) or a list of names.
+            exclude: never on these nodes (the same forms).
+            wait_for_nodes: accept the job even if no node registered now
+                could ever host it (else that is a ``BadRequest``).
             **fields: any other field of ``POST /api/v1/jobs``: ``name``,
-                ``gpu_type``, ``cpus``, ``memory_mib``, ``priority`` (an
+                ``cpus``, ``memory_mib``, ``priority`` (an
                 integer or ``"low"``/``"normal"``/``"high"``), ``queue``,
                 ``time_limit_s``, ``estimate_s``, ``grace_s`` (seconds, or a
                 ``timedelta``), ``preemptible``, ``depends_on`` (ids or
@@ -224,9 +255,14 @@ class Client:
 
         Raises:
             BadRequest: the server rejected a field; ``str(e)`` and
-                ``e.field`` name it.
+                ``e.field`` name it. A job no registered node could ever
+                host is refused so too, the message naming the field and
+                what would fit (``"gpus: 8 per task, but the largest node
+                has 4; ..."``), unless ``wait_for_nodes``.
         """
-        return self.submit_ids(command, script, gpus, tasks, **fields)[0]
+        return self.submit_ids(command, script, gpus, tasks, gpu_type=gpu_type,
+                               constraint=constraint, nodelist=nodelist, exclude=exclude,
+                               wait_for_nodes=wait_for_nodes, **fields)[0]
 
     def submit_ids(
         self,
@@ -234,9 +270,18 @@ class Client:
         script: Union[None, str, "os.PathLike[str]"] = None,
         gpus: Optional[int] = _UNSET,
         tasks: Optional[int] = 1,
+        *,
+        gpu_type: Union[None, str, Sequence[str]] = None,
+        constraint: Optional[str] = None,
+        nodelist: Union[None, str, Sequence[str]] = None,
+        exclude: Union[None, str, Sequence[str]] = None,
+        wait_for_nodes: Optional[bool] = None,
         **fields: Any,
     ) -> List[int]:
         """As :meth:`submit`, returning every id (one per array index)."""
+        fields.update(gpu_type=_models(gpu_type), constraint=constraint,
+                      nodelist=_hostlist(nodelist), exclude=_hostlist(exclude),
+                      wait_for_nodes=wait_for_nodes)
         body: Dict[str, Any] = {}
         if command is not None:
             body["command"] = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]

@@ -39,6 +39,8 @@ class Job:
     ``command``, ``script``, ``env`` and ``workdir`` are None for other users'
     jobs (the server shows them only to the owner and admins). ``gpus`` is the
     whole GPUs per task, None for a fractional request (see ``gpu_milli``).
+    ``gpu_type`` is the accepted models joined with ``|`` (``gpu_types``: as
+    a list); ``nodelist`` and ``exclude`` are the expanded node names.
     """
 
     id: int
@@ -53,6 +55,10 @@ class Job:
     gpus: Optional[int] = None
     gpu_milli: int = 0
     gpu_type: str = ""
+    constraint: str = ""
+    nodelist: List[str] = dataclasses.field(default_factory=list)
+    exclude: List[str] = dataclasses.field(default_factory=list)
+    wait_for_nodes: bool = False
     cpu_milli: int = 0
     memory_mib: int = 0
     preemptible: bool = False
@@ -76,6 +82,11 @@ class Job:
     env: Optional[Dict[str, str]] = None
     workdir: Optional[str] = None
     raw: Dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def gpu_types(self) -> List[str]:
+        """The GPU models the job accepts (any one of them); empty for any model."""
+        return [model for model in self.gpu_type.split("|") if model]
 
     @property
     def terminal(self) -> bool:
@@ -103,7 +114,10 @@ class Explanation:
     ``reason`` is a stable word (``held``, ``infeasible``, ``dependency``,
     ...), ``message`` the human sentence, ``position`` the job's place in the
     queue (0 = next), ``blocker`` the job it waits for, ``eta`` when it is
-    expected to start; each None when the server does not know.
+    expected to start; each None when the server does not know. ``nodes`` is
+    the node tally of a pending job: ``{"total": 3, "fit": 0, "rejected":
+    {"gpus": 2, "features": 1}}`` (nodes by the reason they cannot take it;
+    ``fit`` of them can), or None.
     """
 
     job: Job
@@ -112,6 +126,7 @@ class Explanation:
     position: Optional[int] = None
     blocker: Optional[int] = None
     eta: Optional[datetime.datetime] = None
+    nodes: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -124,5 +139,6 @@ class Explanation:
             position=data.get("position"),
             blocker=data.get("blocker"),
             eta=parse_time(data.get("eta")),
+            nodes=data.get("nodes"),
             raw=data,
         )

@@ -4,8 +4,9 @@
 Starts `berth dev --nodes 0` on a loopback port chosen by the kernel, with a
 temporary data dir, and drives it through berth.Client as an admin and two
 users. With no nodes every job stays pending (or held), which is what the
-round trips below need. The logs route is tested against the real server
-when it has one, and its follow logic against a small stub that speaks the
+round trips below need. Placement (issue 26) has a second `berth dev` with
+one node of 2 GPUs and the feature ib. The logs route is tested against the
+real server when it has one, and its follow logic against a small stub that speaks the
 route's contract.
 
 Usage: test_client.py [BERTH_BINARY] [unittest options]
@@ -39,8 +40,9 @@ SERVER = None  # the DevServer of this module
 class DevServer:
     """`berth dev` in a temporary data dir on 127.0.0.1, port picked by the kernel."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, nodes=("--nodes", "0")):
         self.binary = binary
+        self.nodes = list(nodes)
         self.tmp = tempfile.TemporaryDirectory(prefix="berth-pyclient-")
         self.data_dir = os.path.join(self.tmp.name, "data")
         self.log_path = os.path.join(self.tmp.name, "server.log")
@@ -51,7 +53,7 @@ class DevServer:
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
                 [self.binary, "dev", "--data-dir", self.data_dir,
-                 "--listen", "127.0.0.1:0", "--nodes", "0"],
+                 "--listen", "127.0.0.1:0", *self.nodes],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -160,6 +162,25 @@ class JobRoundTrips(ServerTest):
         self.assertEqual(job.gpu_milli, 250)
         self.assertIsNone(job.gpus)
 
+    def test_placement_fields_round_trip(self):
+        # Issue 26. No node is registered: the server takes any job.
+        job = self.alice.get(self.alice.submit(
+            ["true"], gpu_type=["A100-80GB", "H100-80GB"], constraint="(a100|h100)&!spot",
+            nodelist=("gpu[01-02]", "gpu07"), exclude="gpu02", wait_for_nodes=True))
+        self.assertEqual(job.gpu_type, "A100-80GB|H100-80GB")
+        self.assertEqual(job.gpu_types, ["A100-80GB", "H100-80GB"])
+        self.assertEqual(job.constraint, "(a100|h100)&!spot")
+        self.assertEqual(job.nodelist, ["gpu01", "gpu02", "gpu07"])
+        self.assertEqual(job.exclude, ["gpu02"])
+        self.assertTrue(job.wait_for_nodes)
+        job = self.alice.get(self.alice.submit(["true"], gpu_type="A100-80GB|H100-80GB",
+                                               nodelist=["gpu01"]))
+        self.assertEqual(job.gpu_types, ["A100-80GB", "H100-80GB"])
+        self.assertEqual(job.nodelist, ["gpu01"])
+        self.assertEqual((job.constraint, job.exclude, job.wait_for_nodes), ("", [], False))
+        job = self.alice.get(self.alice.submit(["true"]))
+        self.assertEqual((job.gpu_type, job.gpu_types), ("", []))
+
     def test_array_submit_returns_every_id(self):
         ids = self.alice.submit_ids(["true"], array="0-2", name="sweep")
         self.assertEqual(len(ids), 3)
@@ -267,6 +288,18 @@ class Errors(ServerTest):
             self.alice.submit()  # neither command nor script
         self.assertEqual(caught.exception.field, "command")
 
+    def test_bad_placement_values_name_the_field(self):
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.alice.submit(["true"], constraint="ib&")
+        self.assertEqual(caught.exception.field, "constraint")
+        self.assertIn("position 4", caught.exception.message)
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.alice.submit(["true"], exclude="gpu[01-")
+        self.assertEqual(caught.exception.field, "exclude")
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.alice.submit(["true"], gpu_type=["", "A100-80GB"])
+        self.assertEqual(caught.exception.field, "gpu_type")
+
     def test_wrong_token_is_unauthorized(self):
         client = berth.Client(self.addr, token="not-a-token", timeout=10)
         with self.assertRaises(berth.Unauthorized) as caught:
@@ -318,6 +351,69 @@ class Cluster(ServerTest):
         self.assertEqual((usage["from"], usage["to"]), (1_000_000, 2_000_000))
         with self.assertRaises(berth.BadRequest):
             self.alice.usage(start=2_000_000, end=1_000_000)
+
+
+class Placement(unittest.TestCase):
+    """Issue 26, on a second `berth dev` with one node of 2 GPUs and the feature ib."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = DevServer(binary_path(), ("--nodes", "1", "--fake-gpus", "2xH100-80GB",
+                                               "--feature", "ib",
+                                               "--agent-heartbeat-interval", "200ms"))
+        try:
+            cls.server.start()
+            cls.client = berth.Client(cls.server.addr, cls.server.admin_token(), timeout=10)
+            deadline = time.monotonic() + 30
+            while not [n for n in cls.client.nodes() if n.get("state") == "up"]:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"no node came up in 30 s:\n{cls.server.log()}")
+                time.sleep(0.1)
+        except BaseException:
+            cls.server.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_nodes_show_their_features(self):
+        (node,) = self.client.nodes()
+        self.assertEqual(node["features"], ["ib"])
+
+    def test_a_constraint_the_node_meets_runs_there(self):
+        job = self.client.wait(self.client.submit(["true"], constraint="ib&!spot",
+                                                  gpu_type=["A100-80GB", "H100-80GB"]),
+                               timeout=30, poll=0.1)
+        self.assertEqual(job.state, "succeeded")
+        self.assertEqual(job.placement[0]["node"], "node-1")
+
+    def test_a_job_no_node_could_ever_host_is_a_bad_request(self):
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.client.submit(["true"], gpus=8)
+        error = caught.exception
+        self.assertEqual((error.status, error.field), (400, "gpus"))
+        self.assertTrue(error.message.startswith(
+            "gpus: 8 per task, but the largest node has 2; ask --nodes 4 --gpus 2"), error.message)
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.client.submit(["true"], constraint="infiniband")
+        self.assertEqual(caught.exception.field, "constraint")
+        self.assertIn("1 does not match its constraint 'infiniband'", caught.exception.message)
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.client.submit(["true"], exclude=["node-1"])
+        self.assertEqual(caught.exception.field, "exclude")
+
+    def test_wait_for_nodes_queues_it_and_explain_tallies_the_nodes(self):
+        job_id = self.client.submit(["true"], constraint="infiniband", wait_for_nodes=True)
+        deadline = time.monotonic() + 10
+        explanation = self.client.explain(job_id)
+        while explanation.nodes is None and time.monotonic() < deadline:
+            time.sleep(0.1)  # the scheduler has not looked at it yet
+            explanation = self.client.explain(job_id)
+        self.assertEqual(explanation.reason, "infeasible")
+        self.assertEqual(explanation.nodes, {"total": 1, "fit": 0, "rejected": {"features": 1}})
+        self.assertIn("0 of 1 nodes could ever host it", explanation.message)
+        self.client.cancel(job_id)
 
 
 class Defaults(ServerTest):
