@@ -451,6 +451,8 @@ std::vector<BadInput> BadInputs() {
       {"gpu_type empty", with(R"("gpu_type": "")"), "gpu_type", "must not be empty"},
       {"gpu_type empty model", with(R"("gpu_type": "A100||H100")"), "gpu_type",
        "an empty model in 'A100||H100' (separate models with '|')"},
+      {"gpu_type empty last model", with(R"("gpu_type": "A100|")"), "gpu_type",
+       "an empty model in 'A100|'"},
       {"constraint bad", with(R"("constraint": "ib&")"), "constraint",
        "expected a feature name, '!' or '(', found the end at position 4 of 'ib&'"},
       {"constraint as array", with(R"("constraint": ["ib"])"), "constraint",

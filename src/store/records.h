@@ -38,13 +38,15 @@ inline std::string JoinModels(const std::vector<std::string>& models) {
   for (const std::string& model : models) text += (text.empty() ? "" : "|") + model;
   return text;
 }
+// Every '|' separates two models, so "A|" is "A" and an empty one.
 inline std::vector<std::string> SplitModels(std::string_view text) {
   std::vector<std::string> models;
-  while (!text.empty()) {
-    const size_t bar = text.find('|');
-    models.emplace_back(text.substr(0, bar));
+  if (text.empty()) return models;
+  for (size_t start = 0;;) {
+    const size_t bar = text.find('|', start);
+    models.emplace_back(text.substr(start, bar == std::string_view::npos ? bar : bar - start));
     if (bar == std::string_view::npos) break;
-    text.remove_prefix(bar + 1);
+    start = bar + 1;
   }
   return models;
 }
