@@ -72,7 +72,7 @@ void Fill(ClusterState& state, const Size& size, std::mt19937& rng, int64_t& nex
     JobSpec spec = RandomJob(rng, next_id++, Time::FromSeconds(0));
     spec.tasks = 1;
     state.Submit(spec, Time::FromSeconds(0));
-    auto placement = Place(state.capacity(), ResolveRequest(state.nodes(), spec));
+    auto placement = Place(state.capacity(), ResolveRequest(state.nodes(), spec).request);
     if (!placement) {
       state.Cancel(spec.id, Time::FromSeconds(0));
       ++failures;

@@ -19,7 +19,8 @@ using testing::NewJob;
 using testing::Secs;
 
 Placement PlaceOrDie(const ClusterState& state, const JobSpec& spec) {
-  std::optional<Placement> placement = Place(state.capacity(), ResolveRequest(state.nodes(), spec));
+  std::optional<Placement> placement =
+      Place(state.capacity(), ResolveRequest(state.nodes(), spec).request);
   EXPECT_TRUE(placement);
   return *placement;
 }

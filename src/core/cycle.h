@@ -23,17 +23,10 @@ struct Candidate {
   OrderKey key;
   bool started = false;
   // It did not fit where the discipline looked (Cycle::Blocked): Explain
-  // asks the node pipeline why, on the capacity the cycle leaves.
+  // says why, on the capacity the cycle leaves (BlockedReason).
   bool unplaced = false;
   ReasonCode reason = ReasonCode::kResources;
   std::optional<JobId> blocker;
-};
-
-// A pending job that no node could ever host, with its request for the
-// explanation.
-struct NeverFit {
-  const Job* job = nullptr;
-  PlacementRequest request;
 };
 
 // The waiting jobs' task shapes as a workload for the fragmentation model
@@ -46,7 +39,8 @@ struct Cycle {
         now(now_in),
         policy(policy_in),
         explain(explain_in),
-        work(state_in.capacity()) {
+        work(state_in.capacity()),
+        resolver(state_in.nodes()) {
     if (policy.orderer->UsesFairShare()) fair_share.emplace(state, now);
     if (state.quotas() != nullptr) quota.emplace(*state.quotas(), state);
     if (policy.fragmentation_aware) {
@@ -106,8 +100,9 @@ struct Cycle {
   std::optional<FragmentationModel> fragmentation;  // for fragmentation-aware policies
   PlaceOptions place;                               // the policy's placement rule
   Capacity work;                                    // live capacity minus this cycle's starts
-  std::vector<Candidate> order;                     // pending jobs that can fit, in policy order
-  std::vector<NeverFit> never_fit;                  // pending jobs that can never fit, by id
+  RequestResolver resolver;           // owns the eligibility the candidates' requests point at
+  std::vector<Candidate> order;       // pending jobs that can fit, in policy order
+  std::vector<const Job*> never_fit;  // pending jobs that can never fit, by id
   bool partial = false;  // ranks the front only, reusing an order (DecideOptions::reuse)
   // A cycle that reuses an order: the expected ends its full cycle planned
   // (QueueOrder::ends), for the reservation's schedule (eta.h).

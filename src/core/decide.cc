@@ -17,7 +17,8 @@ namespace {
 // the request and the node table, so it is computed once per distinct request.
 class Feasibility {
  public:
-  explicit Feasibility(const NodeTable& nodes) : nodes_(nodes), resolver_(nodes) {}
+  Feasibility(const NodeTable& nodes, RequestResolver& resolver)
+      : nodes_(nodes), resolver_(resolver) {}
   Feasibility(const Feasibility&) = delete;
   Feasibility& operator=(const Feasibility&) = delete;
 
@@ -28,7 +29,7 @@ class Feasibility {
   Admission Admit(const Job& job) {
     PlacementRequest request = resolver_.Resolve(job.spec);
     auto [it, inserted] = fits_.try_emplace(
-        RequestKey{request.type, request.eligibility.get(), request.tasks, request.shape}, false);
+        RequestKey{request.type, request.eligibility, request.tasks, request.shape}, false);
     if (inserted) it->second = FitsEmptyCluster(nodes_, request);
     return Admission{std::move(request), it->second};
   }
@@ -39,14 +40,14 @@ class Feasibility {
   using RequestKey =
       std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, int32_t, TaskShape>;
   const NodeTable& nodes_;
-  RequestResolver resolver_;
+  RequestResolver& resolver_;
   std::map<RequestKey, bool> fits_;
 };
 
 void Collect(Cycle& cycle, Feasibility& feasible, const Job* job, std::vector<Candidate>& out) {
   Feasibility::Admission admission = feasible.Admit(*job);
   if (!admission.can_fit) {
-    cycle.never_fit.push_back(NeverFit{job, std::move(admission.request)});
+    cycle.never_fit.push_back(job);
     return;
   }
   Candidate candidate;
@@ -88,7 +89,7 @@ void Rank(const Cycle& cycle, std::vector<Candidate>& candidates) {
 
 // Steps 1-2 over the whole queue.
 void RankAll(Cycle& cycle) {
-  Feasibility feasible(cycle.state.nodes());
+  Feasibility feasible(cycle.state.nodes(), cycle.resolver);
   cycle.order.reserve(cycle.state.pending().size());
   for (const auto& [id, job] : cycle.state.pending()) Collect(cycle, feasible, job, cycle.order);
   Rank(cycle, cycle.order);
@@ -98,7 +99,7 @@ void RankAll(Cycle& cycle) {
 // jobs of an earlier order still pending, in that order, merged with the
 // jobs that became pending since (ranked now), up to `depth` candidates.
 void RankFront(Cycle& cycle, const QueueOrder& reuse, size_t depth) {
-  Feasibility feasible(cycle.state.nodes());
+  Feasibility feasible(cycle.state.nodes(), cycle.resolver);
   // Arrivals: pending now, unknown then (submitted, released from hold or
   // requeued since). Both lists ascend by id: one merge, which also finds
   // which known jobs still pend (a lookup by id per ranked job would be a
@@ -160,37 +161,29 @@ QueueOrder KeepOrder(const Cycle& cycle) {
   return order;
 }
 
-// The pipeline's tally for each distinct request of a cycle, so that a
-// queue of thousands of jobs of a few shapes costs a few passes over the
-// nodes.
+// Why each distinct unplaced request of a cycle does not fit, asked once:
+// a constrained request's answer counts every node.
 class Diagnoses {
  public:
-  std::shared_ptr<const NodeTally> Now(const Capacity& capacity, const PlacementRequest& request) {
-    return Find(now_, request, [&] { return TallyNow(capacity, request); });
-  }
-  std::shared_ptr<const NodeTally> Ever(const NodeTable& nodes, const PlacementRequest& request) {
-    return Find(ever_, request, [&] { return TallyEver(nodes, request); });
+  ReasonCode Why(const Capacity& capacity, const PlacementRequest& request) {
+    if (request.eligibility == nullptr) return BlockedReason(capacity, request);
+    auto [it, inserted] = reasons_.try_emplace(
+        Key{request.type, request.eligibility, request.tasks, request.shape}, ReasonCode{});
+    if (inserted) it->second = BlockedReason(capacity, request);
+    return it->second;
   }
 
  private:
   using Key = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, int32_t, TaskShape>;
-  using Memo = std::map<Key, std::shared_ptr<const NodeTally>>;
-  template <typename Make>
-  static std::shared_ptr<const NodeTally> Find(Memo& memo, const PlacementRequest& request,
-                                               Make make) {
-    auto [it, inserted] = memo.try_emplace(
-        Key{request.type, request.eligibility.get(), request.tasks, request.shape});
-    if (inserted) it->second = std::make_shared<const NodeTally>(make());
-    return it->second;
-  }
-  Memo now_;
-  Memo ever_;
+  std::map<Key, ReasonCode> reasons_;
 };
 
 // Step 4: a reason and position for every job left pending (of the front
 // only, when the cycle reused an order: held jobs are then left out too).
 // A job that did not fit is diagnosed here, on the capacity left once the
 // cycle's starts are placed: what stops it is what the next cycle sees.
+// (The node counts behind a reason are the owner's to ask for, when a
+// person reads them: TallyNow, TallyEver.)
 void Explain(Cycle& cycle, bool defer_etas) {
   cycle.decision.pending.reserve(cycle.order.size() + cycle.never_fit.size() +
                                  cycle.state.held().size());
@@ -199,21 +192,17 @@ void Explain(Cycle& cycle, bool defer_etas) {
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;
     PendingJob pending{
-        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {}, {}};
-    if (candidate.unplaced) {
-      pending.nodes = diagnoses.Now(cycle.work, candidate.request);
-      pending.reason = BlockedReason(*pending.nodes, candidate.request);
-    }
-    cycle.decision.pending.push_back(std::move(pending));
+        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {}};
+    if (candidate.unplaced) pending.reason = diagnoses.Why(cycle.work, candidate.request);
+    cycle.decision.pending.push_back(pending);
   }
-  for (const NeverFit& never : cycle.never_fit) {
-    PendingJob pending{never.job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}, {}};
-    pending.nodes = diagnoses.Ever(cycle.state.nodes(), never.request);
-    cycle.decision.pending.push_back(std::move(pending));
+  for (const Job* job : cycle.never_fit) {
+    cycle.decision.pending.push_back(
+        PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
   }
   if (cycle.partial) return;
   for (const auto& [id, job] : cycle.state.held()) {
-    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}, {}});
+    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
   }
   if (cycle.explain != ExplainLevel::kFull) return;
   if (defer_etas) {

@@ -30,7 +30,8 @@ void TwoBusyNodes(ClusterState& state) {
   for (int64_t id : {1, 2}) {
     const JobSpec spec = NewJob(id).Gpus(8).Limit(1000);
     state.Submit(spec, At(0));
-    state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec)), At(0));
+    state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+                At(0));
   }
 }
 
@@ -239,7 +240,8 @@ TEST(DecideReuseTest, ARunThatStartedSinceItsFullCycleIsEstimatedAnew) {
   // take 300 s in all: 150 s ran before, 40 s of this run by 200.
   state.Preempt(Id(1), At(150));
   const JobSpec& spec = state.Get(Id(1)).spec;
-  state.Start(Id(1), *Place(state.capacity(), ResolveRequest(state.nodes(), spec)), At(160));
+  state.Start(Id(1), *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+              At(160));
   runtimes->Set(1, 300);
   EXPECT_EQ(ReservedStart(Decide(state, At(200), policy, Reusing(order, 3))), At(310))
       << "not the end its first run was expected at (900), nor job 2's (800)";
@@ -287,7 +289,8 @@ TEST(DecideReuseTest, ADrainLongArrivalGoesFirstFromTheNextFullCycle) {
   AddNodes(state, 1, 8);
   const JobSpec running = NewJob(1).Gpus(7);
   state.Submit(running, At(0));
-  state.Start(running.id, *Place(state.capacity(), ResolveRequest(state.nodes(), running)), At(0));
+  state.Start(running.id, *Place(state.capacity(), ResolveRequest(state.nodes(), running).request),
+              At(0));
   Submit(state, NewJob(101).Submit(10));
   Submit(state, NewJob(102).Submit(20));
   const Policy berth = NamedPolicy(

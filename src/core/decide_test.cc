@@ -29,7 +29,7 @@ using testing::TableEstimator;
 // Submits and starts a job at `now` wherever the placer puts it.
 void RunNow(ClusterState& state, const JobSpec& spec, Time now) {
   state.Submit(spec, spec.submit_time);
-  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec)), now);
+  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request), now);
 }
 
 DecideOptions Full() { return DecideOptions{ExplainLevel::kFull}; }

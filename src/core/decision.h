@@ -3,13 +3,11 @@
 // re-checks each start against the latest state).
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <vector>
 
 #include "core/eta_plan.h"
 #include "core/ids.h"
-#include "core/node_filters.h"
 #include "core/order_key.h"
 #include "core/placement.h"
 #include "core/reason.h"
@@ -56,11 +54,6 @@ struct PendingJob {
   // expected end completes the room it needs.
   std::optional<Time> eta;
   std::optional<JobId> after_job;
-  // Jobs that do not fit now (kResources, kFragmentation,
-  // kNodesUnavailable) or ever (kInfeasible): what the node pipeline said
-  // of every node, on the capacity the cycle left (or the empty cluster).
-  // Shared by the jobs of one request.
-  std::shared_ptr<const NodeTally> nodes;
 };
 
 // The pending order a full cycle computed, kept by the owner so that the

@@ -108,7 +108,8 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
   auto nodes = std::make_shared<const NodeTable>(cycle.work.nodes());
   Capacity capacity = cycle.work;
   capacity.Rebind(nodes.get());
-  EtaPlan plan{cycle.now, std::move(nodes), std::move(capacity), {}, {}};
+  EtaPlan plan{cycle.now, std::move(nodes), std::move(capacity), {}, {}, {}};
+  plan.eligibility = cycle.resolver.Eligibilities();
   plan.ends.reserve(cycle.state.running().size() + cycle.decision.starts.size());
   ForEachExpectedEnd(cycle, [&plan](Time end, JobId job, const Placement& placement) {
     plan.ends.push_back({end, job, placement});

@@ -36,6 +36,9 @@ struct EtaPlan {
   Capacity capacity;        // free once the cycle's starts are placed
   std::vector<End> ends;    // expected ends of running work and of the cycle's starts
   std::vector<Step> queue;  // pending jobs in order (those waiting for quota left out)
+  // What the steps' requests point at (their constraints' eligible nodes):
+  // the cycle that resolved them is gone when the plan runs.
+  std::vector<std::shared_ptr<const NodeEligibility>> eligibility;
 };
 
 struct PlannedEta {

@@ -63,7 +63,8 @@ void ExpectNoOverAllocation(const ClusterState& state) {
 // its constraints allow.
 void ExpectConstraintsHold(const ClusterState& state, const Decision& decision) {
   auto check = [&](const Placement& placement, const JobSpec& spec) {
-    const PlacementRequest request = ResolveRequest(state.nodes(), spec);
+    const ResolvedRequest request_resolved = ResolveRequest(state.nodes(), spec);
+    const PlacementRequest& request = request_resolved.request;
     for (const TaskPlacement& task : placement.tasks) {
       EXPECT_FALSE(StaticFilters(state.nodes(), task.node, request))
           << "job " << Value(spec.id) << " on node " << Value(task.node);
@@ -172,10 +173,18 @@ TEST_P(InvariantsTest, HoldOverRandomWorkloads) {
           }
         }
       }
+      // A job told it can never start could not fit the empty cluster;
+      // one told it waits for room could.
       for (const PendingJob& pending : decision.pending) {
-        if (pending.nodes) {
-          EXPECT_EQ(pending.nodes->nodes, static_cast<int64_t>(state.nodes().size()));
+        if (pending.reason != ReasonCode::kInfeasible && pending.reason != ReasonCode::kResources &&
+            pending.reason != ReasonCode::kFragmentation &&
+            pending.reason != ReasonCode::kNodesUnavailable) {
+          continue;
         }
+        const ResolvedRequest resolved = ResolveRequest(state.nodes(), state.Get(pending.job).spec);
+        EXPECT_EQ(FitsEmptyCluster(state.nodes(), resolved.request),
+                  pending.reason != ReasonCode::kInfeasible)
+            << "job " << Value(pending.job) << " " << ReasonName(pending.reason);
       }
       testing::Apply(state, decision, now);  // Start() re-checks every placement
       ExpectNoOverAllocation(state);

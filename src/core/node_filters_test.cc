@@ -47,7 +47,7 @@ void Occupy(ClusterState& state, int64_t id, NodeId node, int gpus, int64_t cpu 
 }
 
 NodeFit FitNow(const ClusterState& state, NodeId node, const JobSpec& job) {
-  return FitOn(LiveNode(state.capacity(), node), ResolveRequest(state.nodes(), job));
+  return FitOn(LiveNode(state.capacity(), node), ResolveRequest(state.nodes(), job).request);
 }
 
 TEST(NodeFiltersTest, EachFilterRejectsWithItsOwnReason) {
@@ -122,7 +122,9 @@ TEST(NodeFiltersTest, SharesCountTheRoomOnEachDevice) {
 TEST(NodeFiltersTest, AnExpressionThatDoesNotParseRejectsEveryNodeAndSaysWhy) {
   ClusterState state;
   state.AddNode(Node("n0", "A100", 8, {"ib"}));
-  const PlacementRequest request = ResolveRequest(state.nodes(), NewJob(1).Constraint("ib&"));
+  const ResolvedRequest request_resolved =
+      ResolveRequest(state.nodes(), NewJob(1).Constraint("ib&"));
+  const PlacementRequest& request = request_resolved.request;
   EXPECT_EQ(FitOn(LiveNode(state.capacity(), N(0)), request).rejected, NodeRejection::kFeatures);
   const NodeTally tally = TallyEver(state.nodes(), request);
   ASSERT_TRUE(tally.constraint_error);
@@ -137,7 +139,10 @@ TEST(NodeFiltersTest, TallyCountsEveryNodeByItsFirstRejection) {
   for (int i = 0; i < 8; ++i) Occupy(state, 100 + i, N(i), 1);  // 3 free on each
   state.SetNodeState(N(11), NodeState::kDraining);
 
-  const PlacementRequest request = ResolveRequest(state.nodes(), NewJob(1).Gpus(4).Type("A100"));
+  const ResolvedRequest request_resolved =
+      ResolveRequest(state.nodes(), NewJob(1).Gpus(4).Type("A100"));
+
+  const PlacementRequest& request = request_resolved.request;
   const NodeTally tally = TallyNow(state.capacity(), request);
   EXPECT_EQ(tally.nodes, 12);
   EXPECT_EQ(tally.fit, 0);
@@ -163,7 +168,8 @@ TEST(NodeFiltersTest, BlockedReasonFromTheTally) {
   state.AddNode(Node("h0", "H100", 8));
   Occupy(state, 100, N(0), 8);
   auto reason = [&](const JobSpec& job) {
-    const PlacementRequest request = ResolveRequest(state.nodes(), job);
+    const ResolvedRequest request_resolved = ResolveRequest(state.nodes(), job);
+    const PlacementRequest& request = request_resolved.request;
     return BlockedReason(TallyNow(state.capacity(), request), request);
   };
   state.SetNodeState(N(1), NodeState::kDraining);
@@ -182,7 +188,7 @@ TEST(NodeFiltersTest, PlaceOrExplainSaysPlacedBlockedOrInfeasible) {
   state.AddNode(Node("a1", "A100", 4));
   Occupy(state, 100, N(0), 4);
   auto outcome = [&](const JobSpec& job) {
-    return PlaceOrExplain(state.capacity(), ResolveRequest(state.nodes(), job));
+    return PlaceOrExplain(state.capacity(), ResolveRequest(state.nodes(), job).request);
   };
   const PlacementOutcome placed = outcome(NewJob(1).Gpus(4));
   ASSERT_TRUE(std::holds_alternative<Placed>(placed));
@@ -254,7 +260,8 @@ TEST(NodeFiltersTest, EveryPlacementPathAgreesWithThePipeline) {
       if (pick(0, 5) == 0) job.NodeList({"n0", "n1", "n2"});
       if (pick(0, 5) == 0) job.Exclude({"n1"});
       const JobSpec spec = job;
-      const PlacementRequest request = ResolveRequest(state.nodes(), spec);
+      const ResolvedRequest request_resolved = ResolveRequest(state.nodes(), spec);
+      const PlacementRequest& request = request_resolved.request;
 
       // What the pipeline says: tasks per model, now and on an empty cluster.
       std::map<GpuTypeId, int64_t> now_by_model;
@@ -308,6 +315,10 @@ TEST(NodeFiltersTest, EveryPlacementPathAgreesWithThePipeline) {
         ++refused;
         EXPECT_EQ(std::holds_alternative<Infeasible>(outcome),
                   !FitsEmptyCluster(state.nodes(), request));
+        // The index's shortcut and the tally agree on why.
+        if (const Blocked* blocked = std::get_if<Blocked>(&outcome)) {
+          EXPECT_EQ(BlockedReason(state.capacity(), request), blocked->reason);
+        }
       }
     }
   }

@@ -41,7 +41,7 @@ std::vector<const Job*> Pending(const ClusterState& state) {
 
 void StartOn(ClusterState& state, JobId id, Time now) {
   const Job& job = state.Get(id);
-  state.Start(id, *Place(state.capacity(), ResolveRequest(state.nodes(), job.spec)), now);
+  state.Start(id, *Place(state.capacity(), ResolveRequest(state.nodes(), job.spec).request), now);
 }
 
 TEST(OrderersTest, FifoIsArrivalOrderWithinPriorityClass) {

@@ -66,24 +66,31 @@ PlacementRequest Shape(const JobSpec& spec) {
 
 }  // namespace
 
-PlacementRequest RequestResolver::Resolve(const JobSpec& spec) {
+PlacementRequest RequestResolver::ResolveConstrained(const JobSpec& spec) {
   PlacementRequest request = Shape(spec);
   request.type = OnlyKnownModel(nodes_, spec);
-  // Most jobs: any model, or one the cluster has, and no constraints; the
-  // index alone says which nodes they may use.
-  const bool index_suffices =
-      spec.constraints.empty() &&
-      (spec.gpu_types.empty() || (spec.gpu_types.size() == 1 && request.type.has_value()));
-  if (index_suffices) return request;
+  // One model the cluster has and nothing else: the index says it all.
+  if (spec.constraints.empty() && spec.gpu_types.size() == 1 && request.type) return request;
   auto [it, inserted] = eligibility_.try_emplace(Key{spec.gpu_types, spec.constraints});
   if (inserted) it->second = MatchNodes(nodes_, spec);
-  request.eligibility = it->second;
+  request.eligibility = it->second.get();
   return request;
 }
 
-PlacementRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec) {
+std::vector<std::shared_ptr<const NodeEligibility>> RequestResolver::Eligibilities() const {
+  std::vector<std::shared_ptr<const NodeEligibility>> out;
+  out.reserve(eligibility_.size());
+  for (const auto& [key, eligibility] : eligibility_) out.push_back(eligibility);
+  return out;
+}
+
+ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec) {
   RequestResolver resolver(nodes);
-  return resolver.Resolve(spec);
+  ResolvedRequest resolved;
+  resolved.request = resolver.Resolve(spec);
+  std::vector<std::shared_ptr<const NodeEligibility>> made = resolver.Eligibilities();
+  if (!made.empty()) resolved.eligibility = std::move(made.front());
+  return resolved;
 }
 
 }  // namespace berth::core

@@ -32,15 +32,19 @@ struct NodeEligibility {
   std::optional<std::string> error;
 };
 
+// A plain value, trivially copyable: a cycle copies and moves thousands of
+// them, and a pointer that needed counting made every such move cost.
 struct PlacementRequest {
   int32_t tasks = 1;
   TaskShape shape;
   // nullopt: any GPU model as far as the index goes (all tasks still get
   // one model; `eligibility` may narrow the models further).
   std::optional<GpuTypeId> type;
-  // Null: every node of `type` is eligible. Shared: requests of one set of
-  // constraints point at one verdict, also when copied into an ETA plan.
-  std::shared_ptr<const NodeEligibility> eligibility;
+  // Null: every node of `type` is eligible. Owned by the RequestResolver
+  // that made the request (requests of one set of constraints share it),
+  // which must outlive the request, or by what keeps a copy of its
+  // eligibilities (EtaPlan::eligibility).
+  const NodeEligibility* eligibility = nullptr;
 };
 
 // Resolves jobs' requests against one node table. Jobs without constraints
@@ -54,16 +58,33 @@ class RequestResolver {
   RequestResolver(const RequestResolver&) = delete;
   RequestResolver& operator=(const RequestResolver&) = delete;
 
-  PlacementRequest Resolve(const JobSpec& spec);
+  PlacementRequest Resolve(const JobSpec& spec) {
+    // Most jobs: any model and no constraints, read from the job's shape.
+    if (spec.gpu_types.empty() && spec.constraints.empty()) {
+      return PlacementRequest{spec.tasks, spec.task, std::nullopt, nullptr};
+    }
+    return ResolveConstrained(spec);
+  }
+
+  // Every eligibility the resolver made, for what must keep the requests
+  // that point at them valid after the resolver is gone.
+  std::vector<std::shared_ptr<const NodeEligibility>> Eligibilities() const;
 
  private:
+  PlacementRequest ResolveConstrained(const JobSpec& spec);
+
   using Key = std::tuple<std::vector<std::string>, NodeConstraints>;
   const NodeTable& nodes_;
   std::map<Key, std::shared_ptr<const NodeEligibility>> eligibility_;
 };
 
 // One job's request without a resolver's memory (O(nodes) when the job has
-// constraints).
-PlacementRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec);
+// constraints), with the eligibility its request points at: keep the whole
+// value while the request is in use.
+struct ResolvedRequest {
+  PlacementRequest request;
+  std::shared_ptr<const NodeEligibility> eligibility;
+};
+ResolvedRequest ResolveRequest(const NodeTable& nodes, const JobSpec& spec);
 
 }  // namespace berth::core

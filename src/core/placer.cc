@@ -280,6 +280,22 @@ ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request
   return tally.free_gpus >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
 }
 
+ReasonCode BlockedReason(const Capacity& capacity, const PlacementRequest& request) {
+  if (request.eligibility != nullptr) return BlockedReason(TallyNow(capacity, request), request);
+  // Up nodes of the request's models, and the free GPUs of the model with
+  // the most: what the tally would count, from the index.
+  int64_t up = 0;
+  int64_t free = 0;
+  for (GpuTypeId type : CandidateTypes(capacity.nodes(), request)) {
+    up += capacity.schedulable_nodes_of_type(type);
+    free = std::max(free, capacity.free_gpus_of_type(type));
+  }
+  if (up == 0) return ReasonCode::kNodesUnavailable;
+  if (request.shape.whole_gpus() == 0) return ReasonCode::kResources;
+  const int64_t need = static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks;
+  return free >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
+}
+
 PlacementOutcome PlaceOrExplain(const Capacity& capacity, const PlacementRequest& request,
                                 const PlaceOptions& options) {
   if (std::optional<Placement> placement = Place(capacity, request, options)) {

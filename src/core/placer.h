@@ -65,6 +65,9 @@ bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request);
 // draining (kNodesUnavailable), enough GPUs of one model are free but not
 // on few enough nodes (kFragmentation), or too few are (kResources).
 ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request);
+// The same on the capacity: without constraints the capacity's per-model
+// index gives the tally's counts in O(models); with them, TallyNow.
+ReasonCode BlockedReason(const Capacity& capacity, const PlacementRequest& request);
 
 // Placement outcomes as values: Placed, Blocked (fits the cluster, not free
 // now) or Infeasible (can never fit), with the pipeline's tally over every

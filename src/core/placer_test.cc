@@ -119,13 +119,16 @@ TEST(PlacerTest, RespectsGpuModel) {
   ClusterState state;
   AddNodes(state, 1, 8, "V100");
   AddNodes(state, 1, 8, "A100");
-  PlacementRequest resolved = ResolveRequest(state.nodes(), NewJob(1).Gpus(2).Type("A100"));
+  const ResolvedRequest resolved_resolved =
+      ResolveRequest(state.nodes(), NewJob(1).Gpus(2).Type("A100"));
+  const PlacementRequest& resolved = resolved_resolved.request;
   std::optional<Placement> placement = Place(state.capacity(), resolved);
   ASSERT_TRUE(placement);
   EXPECT_EQ(placement->tasks[0].node, N(1));
 
   // A model no node has: every node is rejected by the model filter.
-  const PlacementRequest unknown = ResolveRequest(state.nodes(), NewJob(2).Type("H100"));
+  const ResolvedRequest unknown_resolved = ResolveRequest(state.nodes(), NewJob(2).Type("H100"));
+  const PlacementRequest& unknown = unknown_resolved.request;
   EXPECT_FALSE(FitsEmptyCluster(state.nodes(), unknown));
   EXPECT_EQ(TallyEver(state.nodes(), unknown).rejected_by(NodeRejection::kGpuModel), 2);
 }

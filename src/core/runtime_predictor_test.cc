@@ -81,7 +81,8 @@ TEST(RuntimePredictorTest, AJobPastItsPredictionIsExpectedToRunAsLongAgain) {
   JobSpec spec = Spec("u", "n", 1);
   spec.time_limit = Secs(1000);
   state.Submit(spec, At(0));
-  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec)), At(0));
+  state.Start(spec.id, *Place(state.capacity(), ResolveRequest(state.nodes(), spec).request),
+              At(0));
   const Job& job = state.Get(spec.id);
   EXPECT_EQ(predictor.Remaining(job, At(40)), Secs(60));
   EXPECT_EQ(predictor.Remaining(job, At(300)), Secs(300)) << "proved wrong: as long again";

@@ -148,10 +148,24 @@ Status Controller::CheckCanEverFitLocked(const store::JobRequest& request) const
   if (options_.wait_for_nodes || request.wait_for_nodes || state_.nodes().size() == 0) {
     return Status::Ok();
   }
-  const core::PlacementRequest placement =
-      core::ResolveRequest(state_.nodes(), CoreSpecOf(request));
-  if (core::FitsEmptyCluster(state_.nodes(), placement)) return Status::Ok();
-  return InvalidArgument(DescribeNeverFits(core::TallyEver(state_.nodes(), placement), request));
+  const core::ResolvedRequest resolved = core::ResolveRequest(state_.nodes(), CoreSpecOf(request));
+  if (core::FitsEmptyCluster(state_.nodes(), resolved.request)) return Status::Ok();
+  return InvalidArgument(
+      DescribeNeverFits(core::TallyEver(state_.nodes(), resolved.request), request));
+}
+
+std::shared_ptr<const core::NodeTally> Controller::TallyLocked(const JobRecord& job,
+                                                               core::ReasonCode reason) const {
+  const bool ever = reason == core::ReasonCode::kInfeasible;
+  if (!ever && reason != core::ReasonCode::kResources &&
+      reason != core::ReasonCode::kFragmentation && reason != core::ReasonCode::kNodesUnavailable) {
+    return nullptr;
+  }
+  const core::ResolvedRequest resolved =
+      core::ResolveRequest(state_.nodes(), CoreSpecOf(job.request));
+  return std::make_shared<const core::NodeTally>(
+      ever ? core::TallyEver(state_.nodes(), resolved.request)
+           : core::TallyNow(state_.capacity(), resolved.request));
 }
 
 std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRecord& job) const {
@@ -362,18 +376,21 @@ Result<JobView> Controller::GetJob(const Principal& who, JobId id) {
   (void)who;  // everyone sees the queue; the API layer hides others' env and logs
   {
     std::lock_guard lock(mutex_);
-    if (auto it = jobs_.find(id); it != jobs_.end()) return ViewLocked(it->second);
+    if (auto it = jobs_.find(id); it != jobs_.end()) {
+      return ViewLocked(it->second, Detail::kWithNodes);
+    }
   }
   BERTH_ASSIGN_OR_RETURN(JobRecord stored, store_.GetJob(id));
-  return JobView{std::move(stored), std::nullopt};
+  return JobView{std::move(stored), std::nullopt, nullptr};
 }
 
-JobView Controller::ViewLocked(const JobRecord& job) const {
-  JobView view{job, std::nullopt};
+JobView Controller::ViewLocked(const JobRecord& job, Detail detail) const {
+  JobView view{job, std::nullopt, nullptr};
   const core::PendingJob* pending = explained_.find(job.id);
   if (pending != nullptr && job.state == JobState::kPending) {
     view.waiting = pending->reason;
-    view.record.message = DescribePending(*pending, job);
+    if (detail == Detail::kWithNodes) view.nodes = TallyLocked(job, pending->reason);
+    view.record.message = DescribePending(*pending, job, view.nodes.get());
   }
   return view;
 }
@@ -390,8 +407,8 @@ Result<std::vector<JobView>> Controller::ListJobs(const Principal& who, store::J
     std::lock_guard lock(mutex_);
     for (JobRecord& job : stored) {
       auto it = jobs_.find(job.id);
-      out.push_back(it != jobs_.end() ? ViewLocked(it->second)
-                                      : JobView{std::move(job), std::nullopt});
+      out.push_back(it != jobs_.end() ? ViewLocked(it->second, Detail::kListing)
+                                      : JobView{std::move(job), std::nullopt, nullptr});
     }
     return out;
   }
@@ -402,7 +419,7 @@ Result<std::vector<JobView>> Controller::ListJobs(const Principal& who, store::J
     if (filter.state && job.state != *filter.state) continue;
     if (filter.user && job.user != *filter.user) continue;
     if (filter.queue && job.request.queue != *filter.queue) continue;
-    out.push_back(ViewLocked(job));
+    out.push_back(ViewLocked(job, Detail::kListing));
     if (static_cast<int32_t>(out.size()) >= filter.limit) break;
   }
   return out;
@@ -496,7 +513,7 @@ Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
     explanation.position = pending->position;
     explanation.blocker = pending->blocker;
     explanation.eta = pending->eta;
-    explanation.nodes = pending->nodes;
+    explanation.nodes = explanation.job.nodes;
   }
   return explanation;
 }

@@ -269,6 +269,10 @@ class Controller {
   // InvalidArgument saying why, when no registered node could ever host
   // the request (unless it, or the server, waits for nodes).
   Status CheckCanEverFitLocked(const store::JobRequest& request) const;
+  // What the node pipeline says of every node for a pending job that does
+  // not fit now (or ever, kInfeasible); null for other reasons.
+  std::shared_ptr<const core::NodeTally> TallyLocked(const store::JobRecord& job,
+                                                     core::ReasonCode reason) const;
   // Where a job's dependencies stand: all ended the way it asked, some
   // still running or waiting, or one ended the other way (it never starts).
   enum class Dependencies { kMet, kWaiting, kNeverSatisfied };
@@ -295,7 +299,10 @@ class Controller {
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   // A live job as readers see it: a pending one with the last cycle's reason
   // and message.
-  JobView ViewLocked(const store::JobRecord& job) const;
+  // How much a reader gets: a listing the last cycle's reason and message;
+  // one job read alone also the node tally behind them (O(nodes)).
+  enum class Detail { kListing, kWithNodes };
+  JobView ViewLocked(const store::JobRecord& job, Detail detail) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
   DesiredState DesiredForLocked(const std::string& node) const;
   void ProcessTaskReportsLocked(const std::string& node, const std::vector<TaskReport>& tasks,

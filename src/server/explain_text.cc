@@ -193,11 +193,12 @@ std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequ
   return nodes + wait;
 }
 
-std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job) {
+std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job,
+                            const core::NodeTally* nodes) {
   std::string text = What(pending, job);
-  if (pending.nodes) {
+  if (nodes != nullptr) {
     const When when = pending.reason == core::ReasonCode::kInfeasible ? When::kEver : When::kNow;
-    text += "; " + DescribeNodes(*pending.nodes, job.request, when);
+    text += "; " + DescribeNodes(*nodes, job.request, when);
   }
   if (pending.reason != core::ReasonCode::kHeld &&
       pending.reason != core::ReasonCode::kInfeasible) {

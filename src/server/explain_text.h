@@ -6,11 +6,15 @@
 #include <string>
 
 #include "core/decision.h"
+#include "core/node_filters.h"
 #include "store/records.h"
 
 namespace berth::server {
 
-std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job);
+// `nodes`, when given, is the node tally behind a reason that the job does
+// not fit; its sentence joins the message.
+std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job,
+                            const core::NodeTally* nodes = nullptr);
 
 // Whether a node tally is of the cluster now or as if every node were up
 // and empty.

@@ -2,10 +2,12 @@
 // last cycle's reason instead of its record's.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string_view>
 
 #include "core/job_state.h"
+#include "core/node_filters.h"
 #include "core/reason.h"
 #include "store/records.h"
 
@@ -17,6 +19,11 @@ namespace berth::server {
 struct JobView {
   store::JobRecord record;
   std::optional<core::ReasonCode> waiting;  // a pending job's, from the last cycle
+  // A pending job that does not fit now (resources, fragmentation,
+  // nodes_unavailable) or ever (infeasible), read alone: what the node
+  // pipeline says of every node now (its message says it in words).
+  // Listings leave it out: it costs a pass over the nodes.
+  std::shared_ptr<const core::NodeTally> nodes;
   // The API's "reason": `waiting`'s name, else the record's.
   std::string_view reason() const {
     return waiting ? core::ReasonName(*waiting) : core::JobReasonName(record.reason);
