@@ -97,3 +97,32 @@ def berth_dev(binary, data_dir, port, *extra, env=None):
 def admin_token(data_dir):
     with open(os.path.join(data_dir, "admin-token")) as f:
         return f.read().strip()
+
+
+class Checks:
+    """Collects failed checks, so that one run reports every one of them."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, condition, what):
+        if not condition:
+            self.failures.append(what)
+            print("FAIL:", what)
+
+
+class CliSandbox:
+    """A home and a working directory of their own under `root`, and the
+    berth binary run there with none of the caller's BERTH_* settings."""
+
+    def __init__(self, binary, root):
+        self.binary = binary
+        self.env = dict(os.environ, HOME=root, NO_COLOR="1")
+        for key in ("BERTH_ADDR", "BERTH_TOKEN", "BERTH_CONFIG", "XDG_CONFIG_HOME"):
+            self.env.pop(key, None)
+        self.work = os.path.join(root, "work")
+        os.makedirs(self.work)
+
+    def __call__(self, *args, timeout=60):
+        return subprocess.run([self.binary, *args], cwd=self.work, env=self.env,
+                              capture_output=True, text=True, timeout=timeout)

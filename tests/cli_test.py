@@ -25,32 +25,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from berth_testlib import berth_dev, free_port, wait_until  # noqa: E402
+from berth_testlib import Checks, CliSandbox, berth_dev, free_port, wait_until  # noqa: E402
 
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
+failures = check.failures
 
 
 def main():
     binary = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as root:
-        env = dict(os.environ, HOME=root, NO_COLOR="1")
-        for key in ("BERTH_ADDR", "BERTH_TOKEN", "BERTH_CONFIG", "XDG_CONFIG_HOME"):
-            env.pop(key, None)
-        work = os.path.join(root, "work")
-        os.makedirs(work)
-
-        def berth(*args, timeout=60):
-            return subprocess.run([binary, *args], cwd=work, env=env, capture_output=True,
-                                  text=True, timeout=timeout)
+        berth = CliSandbox(binary, root)
+        env, work = berth.env, berth.work
 
         data = os.path.join(root, "data")
         os.makedirs(data)

@@ -26,6 +26,7 @@ struct SubmitFlags {
   bool hold = false;
   bool no_requeue = false;
   bool wait_for_nodes = false;
+  bool gpus_in_one_group = false;
   bool wait = false;
   std::vector<std::string> args;
 };
@@ -97,6 +98,7 @@ void RunSubmit(SubmitFlags& flags) {
   if (flags.hold) flags.options.hold = true;
   if (flags.no_requeue) flags.options.requeue = false;
   if (flags.wait_for_nodes) flags.options.wait_for_nodes = true;
+  if (flags.gpus_in_one_group) flags.options.gpus_in_one_group = true;
   if (flags.args.empty()) {
     Exit("submit", InvalidArgument("nothing to run: give a script or -- COMMAND ARGS..."));
   }
@@ -150,6 +152,8 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_option("-x,--exclude", o.exclude, "Never these nodes: gpu[01-04],gpu07");
   submit->add_flag("--wait-for-nodes", flags->wait_for_nodes,
                    "Queue it even if no node registered now could ever host it");
+  submit->add_flag("--gpus-in-one-group", flags->gpus_in_one_group,
+                   "Each task's GPUs inside one interconnect group (NVLink island) of its node");
   submit->add_option("--cpus", o.cpus, "CPUs per task");
   submit->add_option("--mem", o.mem, "Memory per task: 512M, 16G, ...");
   submit->add_option("--time", o.time, "Time limit: HH:MM:SS, D-HH:MM:SS, 90m, 2h");

@@ -75,7 +75,7 @@ std::vector<std::string> Words(std::string_view line) {
 
 bool TakesValue(std::string_view flag) {
   return flag != "--preemptible" && flag != "--hold" && flag != "-H" && flag != "--requeue" &&
-         flag != "--no-requeue" && flag != "--wait-for-nodes";
+         flag != "--no-requeue" && flag != "--wait-for-nodes" && flag != "--gpus-in-one-group";
 }
 
 // Slurm's --dependency: "afterok:1:2,afterany:3" (also "?" separated: any of;
@@ -205,6 +205,7 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
   if (flag == "--hold") return options.hold = true, true;
   if (flag == "--no-requeue") return options.requeue = false, true;
   if (flag == "--wait-for-nodes") return options.wait_for_nodes = true, true;
+  if (flag == "--gpus-in-one-group") return options.gpus_in_one_group = true, true;
   return false;
 }
 
@@ -239,6 +240,7 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(nodelist, lower.nodelist);
   fill(exclude, lower.exclude);
   fill(wait_for_nodes, lower.wait_for_nodes);
+  fill(gpus_in_one_group, lower.gpus_in_one_group);
 }
 
 Result<int64_t> ParseDuration(std::string_view text, std::string_view flag) {
@@ -462,6 +464,7 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
   if (options.requeue) body["requeue"] = *options.requeue;
   if (options.hold) body["hold"] = *options.hold;
   if (options.wait_for_nodes) body["wait_for_nodes"] = *options.wait_for_nodes;
+  if (options.gpus_in_one_group) body["gpus_in_one_group"] = *options.gpus_in_one_group;
   return body;
 }
 

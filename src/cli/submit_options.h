@@ -40,7 +40,8 @@ struct SubmitOptions {
   std::optional<int64_t> retries;
   std::optional<bool> requeue;
   std::optional<bool> hold;
-  std::optional<bool> wait_for_nodes;  // accept it though no registered node could host it
+  std::optional<bool> wait_for_nodes;     // accept it though no registered node could host it
+  std::optional<bool> gpus_in_one_group;  // each task's GPUs in one interconnect group
 
   // Fills every field this one lacks from `lower` (lists: when empty).
   void FillFrom(const SubmitOptions& lower);

@@ -180,7 +180,7 @@ TEST(SubmitOptionsTest, SbatchPlacementLinesMeanWhatSlurmMeans) {
 TEST(SubmitOptionsTest, BerthPlacementLinesTakeSubmitsFlags) {
   Result<ScriptDirectives> parsed = ParseScriptDirectives(
       "#BERTH -C ib -w node-[1-2] -x node-2 --gpu-type 'A100-80GB|H100-80GB' "
-      "--wait-for-nodes\n");
+      "--wait-for-nodes --gpus-in-one-group\n");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   Result<json> body = SubmissionBody(parsed->berth, {"true"}, "");
   ASSERT_TRUE(body.ok()) << body.status().ToString();
@@ -189,7 +189,8 @@ TEST(SubmitOptionsTest, BerthPlacementLinesTakeSubmitsFlags) {
                          {"constraint", "ib"},
                          {"nodelist", "node-[1-2]"},
                          {"exclude", "node-2"},
-                         {"wait_for_nodes", true}}));
+                         {"wait_for_nodes", true},
+                         {"gpus_in_one_group", true}}));
   Result<ScriptDirectives> long_form =
       ParseScriptDirectives("#BERTH --constraint=!spot --nodelist node-1 --exclude=node-3\n");
   ASSERT_TRUE(long_form.ok()) << long_form.status().ToString();

@@ -28,8 +28,10 @@ class Feasibility {
   };
   Admission Admit(const Job& job) {
     PlacementRequest request = resolver_.Resolve(job.spec);
-    auto [it, inserted] = fits_.try_emplace(
-        RequestKey{request.type, request.eligibility, request.tasks, request.shape}, false);
+    auto [it, inserted] =
+        fits_.try_emplace(RequestKey{request.type, request.eligibility, request.locality,
+                                     request.tasks, request.shape},
+                          false);
     if (inserted) it->second = FitsEmptyCluster(nodes_, request);
     return Admission{std::move(request), it->second};
   }
@@ -38,7 +40,7 @@ class Feasibility {
   // Requests of one set of constraints share their eligibility (the
   // resolver's memory), so its address tells constraints apart.
   using RequestKey =
-      std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, int32_t, TaskShape>;
+      std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality, int32_t, TaskShape>;
   const NodeTable& nodes_;
   RequestResolver& resolver_;
   std::map<RequestKey, bool> fits_;
@@ -166,15 +168,19 @@ QueueOrder KeepOrder(const Cycle& cycle) {
 class Diagnoses {
  public:
   ReasonCode Why(const Capacity& capacity, const PlacementRequest& request) {
-    if (request.eligibility == nullptr) return BlockedReason(capacity, request);
+    if (request.eligibility == nullptr && request.locality == GpuLocality::kAny) {
+      return BlockedReason(capacity, request);
+    }
     auto [it, inserted] = reasons_.try_emplace(
-        Key{request.type, request.eligibility, request.tasks, request.shape}, ReasonCode{});
+        Key{request.type, request.eligibility, request.locality, request.tasks, request.shape},
+        ReasonCode{});
     if (inserted) it->second = BlockedReason(capacity, request);
     return it->second;
   }
 
  private:
-  using Key = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, int32_t, TaskShape>;
+  using Key =
+      std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality, int32_t, TaskShape>;
   std::map<Key, ReasonCode> reasons_;
 };
 

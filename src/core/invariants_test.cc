@@ -68,6 +68,11 @@ void ExpectConstraintsHold(const ClusterState& state, const Decision& decision) 
     for (const TaskPlacement& task : placement.tasks) {
       EXPECT_FALSE(StaticFilters(state.nodes(), task.node, request))
           << "job " << Value(spec.id) << " on node " << Value(task.node);
+      if (spec.gpu_locality == GpuLocality::kOneGroup && task.gpus != 0) {
+        EXPECT_EQ(TasksInOneGroup(state.nodes().spec(task.node), task.gpus, CountGpus(task.gpus)),
+                  1)
+            << "job " << Value(spec.id) << "'s task spans interconnect groups";
+      }
     }
   };
   for (const auto& [id, job] : state.running()) check(job->placement, job->spec);

@@ -29,6 +29,11 @@ struct NodeConstraints {
   auto operator<=>(const NodeConstraints&) const = default;
 };
 
+// Where a task's GPUs may sit on its node. Placement keeps a task inside one
+// interconnect group whenever one has room; kOneGroup makes that a rule
+// (tensor parallelism across an NVLink island wants it).
+enum class GpuLocality : uint8_t { kAny, kOneGroup };
+
 struct JobSpec {
   JobId id{};
   std::string user;
@@ -43,7 +48,10 @@ struct JobSpec {
   // The GPU models it accepts (any one of them; a gang still gets one
   // model for all its tasks); empty: any model.
   std::vector<std::string> gpu_types;
-  NodeConstraints constraints;
+  // Null: none. Shared and immutable, so that the many jobs without any
+  // carry a pointer rather than three empty containers.
+  std::shared_ptr<const NodeConstraints> constraints;
+  GpuLocality gpu_locality = GpuLocality::kAny;
   std::optional<Duration> time_limit;  // hard limit; the job is stopped there
   std::optional<Duration> estimate;    // the user's own runtime estimate
   bool preemptible = false;

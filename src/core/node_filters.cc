@@ -1,5 +1,6 @@
 #include "core/node_filters.h"
 
+#include <bit>
 #include <map>
 
 namespace berth::core {
@@ -39,6 +40,16 @@ NodeTally Tally(const NodeTable& nodes, const PlacementRequest& request, MakeVie
 }
 
 }  // namespace
+
+int64_t TasksInOneGroup(const NodeSpec& spec, GpuMask free, int per_task) {
+  std::map<int, int> free_in_group;
+  for (GpuMask bits = free; bits != 0; bits &= bits - 1) {
+    ++free_in_group[spec.gpus[static_cast<size_t>(std::countr_zero(bits))].interconnect_group];
+  }
+  int64_t tasks = 0;
+  for (const auto& [group, count] : free_in_group) tasks += count / per_task;
+  return tasks;
+}
 
 NodeTally TallyNow(const Capacity& capacity, const PlacementRequest& request) {
   return Tally<LiveNode>(capacity.nodes(), request,

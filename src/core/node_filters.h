@@ -14,6 +14,8 @@
 //   4. GPUs         free whole GPUs / devices with room       kGpus
 //   5. CPU          free millicores                           kCpu
 //   6. memory       free MiB                                  kMemory
+//   7. interconnect free GPUs in one interconnect group, when    kInterconnect
+//                   the job asks for it (GpuLocality::kOneGroup)
 //
 // The node hosts the least any filter lets through; the first filter that
 // lets none through is the reason (NodeRejection). The order is cheapest
@@ -63,6 +65,7 @@ class LiveNode {
   }
   MilliCpu cpu() const { return capacity_.free_cpu(node_); }
   MemoryMiB memory() const { return capacity_.free_memory(node_); }
+  GpuMask free_mask() const { return capacity_.free_gpus(node_); }
 
  private:
   const Capacity& capacity_;
@@ -80,6 +83,10 @@ class EmptyNode {
   int64_t share_slots(int64_t share) const { return free_gpus() * (1000 / share); }
   MilliCpu cpu() const { return nodes_.spec(node_).cpu; }
   MemoryMiB memory() const { return nodes_.spec(node_).memory; }
+  GpuMask free_mask() const {
+    const int count = free_gpus();
+    return count >= kMaxGpusPerNode ? ~GpuMask{0} : (GpuMask{1} << count) - 1;
+  }
 
  private:
   const NodeTable& nodes_;
@@ -130,6 +137,18 @@ int64_t MemoryFilter(const View& node, const TaskShape& shape) {
   return shape.memory.value() > 0 ? node.memory().value() / shape.memory.value() : kAnyTasks;
 }
 
+// Tasks whose whole GPUs each fit inside one interconnect group: the sum
+// over groups of its free GPUs / GPUs per task. Each task placed takes a
+// group that fits it (placer.h), which lowers that group's quotient by one.
+int64_t TasksInOneGroup(const NodeSpec& spec, GpuMask free, int per_task);
+
+template <typename View>
+int64_t InterconnectFilter(const View& node, const PlacementRequest& request) {
+  if (request.locality == GpuLocality::kAny || request.shape.whole_gpus() <= 1) return kAnyTasks;
+  return TasksInOneGroup(node.table().spec(node.id()), node.free_mask(),
+                         request.shape.whole_gpus());
+}
+
 // What the pipeline says of one node: how many tasks it can host, and when
 // that is none, the first filter that said so.
 struct NodeFit {
@@ -149,7 +168,9 @@ NodeFit FitOn(const View& node, const PlacementRequest& request) {
   if (cpu <= 0) return {0, NodeRejection::kCpu};
   const int64_t memory = MemoryFilter(node, request.shape);
   if (memory <= 0) return {0, NodeRejection::kMemory};
-  return {std::min({gpus, cpu, memory}), std::nullopt};
+  const int64_t grouped = InterconnectFilter(node, request);
+  if (grouped <= 0) return {0, NodeRejection::kInterconnect};
+  return {std::min({gpus, cpu, memory, grouped}), std::nullopt};
 }
 
 // Tasks of the request the node can host now (0: a filter rejects it).

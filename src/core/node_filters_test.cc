@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ namespace {
 using testing::At;
 using testing::N;
 using testing::NewJob;
+using testing::Occupy;
 
 // A node of `gpus` GPUs of `type` with 16 cores, 64 GiB and the features.
 NodeSpec Node(const std::string& name, const std::string& type, int gpus,
@@ -24,26 +26,6 @@ NodeSpec Node(const std::string& name, const std::string& type, int gpus,
   NodeSpec spec = MakeNodeSpec(name, type, gpus, Cores(16), MemoryMiB(64 * 1024));
   spec.features = std::move(features);
   return spec;
-}
-
-// Occupies `gpus` GPUs, `cpu` millicores and `memory` MiB on `node` with a
-// throwaway running job.
-void Occupy(ClusterState& state, int64_t id, NodeId node, int gpus, int64_t cpu = 0,
-            int64_t memory = 0) {
-  JobSpec spec = NewJob(id).Gpus(gpus).Cpu(cpu).Memory(memory);
-  if (gpus == 0) spec.task.gpu = MilliGpu(0);
-  state.Submit(spec, At(0));
-  Placement placement;
-  placement.shape = spec.task;
-  GpuMask free = state.capacity().free_gpus(node);
-  GpuMask take = 0;
-  for (int i = 0; i < gpus; ++i) {
-    const GpuMask bit = free & (~free + 1);
-    take |= bit;
-    free &= ~bit;
-  }
-  placement.tasks.push_back(TaskPlacement{node, take});
-  state.Start(spec.id, placement, At(0));
 }
 
 NodeFit FitNow(const ClusterState& state, NodeId node, const JobSpec& job) {
@@ -117,6 +99,40 @@ TEST(NodeFiltersTest, SharesCountTheRoomOnEachDevice) {
   JobSpec cpu_only = NewJob(3).Cpu(4000);
   cpu_only.task.gpu = MilliGpu(0);
   EXPECT_EQ(FitNow(state, N(0), cpu_only).tasks, 4);
+}
+
+TEST(NodeFiltersTest, TasksThatWantOneInterconnectGroupCountGroupsNotNodes) {
+  ClusterState state;
+  NodeSpec spec = Node("n0", "H100", 8);
+  for (int i = 4; i < 8; ++i) spec.gpus[static_cast<size_t>(i)].interconnect_group = 1;
+  state.AddNode(spec);
+  Occupy(state, 100, N(0), 2);  // GPUs 0 and 1: group 0 has 2 free, group 1 has 4
+
+  EXPECT_EQ(FitNow(state, N(0), NewJob(1).Gpus(4).OneGroup()).tasks, 1);
+  EXPECT_EQ(FitNow(state, N(0), NewJob(2).Gpus(2).OneGroup()).tasks, 3) << "1 in group 0, 2 in 1";
+  EXPECT_EQ(FitNow(state, N(0), NewJob(3).Gpus(5).OneGroup()).rejected,
+            NodeRejection::kInterconnect)
+      << "6 GPUs free, 4 of them in the largest group";
+  EXPECT_EQ(FitNow(state, N(0), NewJob(4).Gpus(5)).tasks, 1) << "spanning groups is allowed";
+
+  const ResolvedRequest four = ResolveRequest(state.nodes(), NewJob(5).Gpus(4).OneGroup());
+  const std::optional<Placement> placement = Place(state.capacity(), four.request);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->tasks[0].gpus, GpuMask{0b11110000});
+  const ResolvedRequest gang = ResolveRequest(state.nodes(), NewJob(6).Gpus(2).Tasks(3).OneGroup());
+  const std::optional<Placement> spread = Place(state.capacity(), gang.request);
+  ASSERT_TRUE(spread);
+  for (const TaskPlacement& task : spread->tasks) {
+    const int first = std::countr_zero(task.gpus);
+    const int last = 63 - std::countl_zero(task.gpus);
+    EXPECT_EQ(first / 4, last / 4) << "a task spans groups: mask " << task.gpus;
+  }
+  EXPECT_FALSE(Place(state.capacity(),
+                     ResolveRequest(state.nodes(), NewJob(7).Gpus(2).Tasks(4).OneGroup()).request))
+      << "three tasks of 2 fit inside groups, a fourth does not";
+  const ResolvedRequest five = ResolveRequest(state.nodes(), NewJob(8).Gpus(5).OneGroup());
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), five.request)) << "no group has 5 GPUs at all";
+  EXPECT_EQ(TallyEver(state.nodes(), five.request).rejected_by(NodeRejection::kInterconnect), 1);
 }
 
 TEST(NodeFiltersTest, AnExpressionThatDoesNotParseRejectsEveryNodeAndSaysWhy) {
@@ -230,6 +246,8 @@ TEST(NodeFiltersTest, EveryPlacementPathAgreesWithThePipeline) {
           MakeNodeSpec("n" + std::to_string(n), models[static_cast<size_t>(pick(0, 2))],
                        pick(0, 2) == 0 ? 4 : 8, Cores(pick(4, 32)), MemoryMiB(1024 * pick(8, 64)));
       spec.features = std::move(has);
+      const int group_size = pick(0, 1) == 0 ? 2 : 4;
+      for (GpuDevice& gpu : spec.gpus) gpu.interconnect_group = gpu.index / group_size;
       state.AddNode(spec);
     }
     int64_t id = 1000;
@@ -259,6 +277,7 @@ TEST(NodeFiltersTest, EveryPlacementPathAgreesWithThePipeline) {
       job.Constraint(constraints[static_cast<size_t>(pick(0, 4))]);
       if (pick(0, 5) == 0) job.NodeList({"n0", "n1", "n2"});
       if (pick(0, 5) == 0) job.Exclude({"n1"});
+      if (pick(0, 3) == 0) job.OneGroup();
       const JobSpec spec = job;
       const ResolvedRequest request_resolved = ResolveRequest(state.nodes(), spec);
       const PlacementRequest& request = request_resolved.request;
@@ -298,7 +317,8 @@ TEST(NodeFiltersTest, EveryPlacementPathAgreesWithThePipeline) {
         const std::optional<Placement> placement = Place(state.capacity(), request, options);
         ASSERT_EQ(placement.has_value(), fits_now)
             << "round " << round << " request " << r << " tasks " << request.tasks << " gpu "
-            << request.shape.gpu.value() << " constraint '" << spec.constraints.features << "'";
+            << request.shape.gpu.value() << " constraint '"
+            << (spec.constraints ? spec.constraints->features : "") << "'";
         if (!placement) continue;
         EXPECT_TRUE(state.capacity().CanAllocate(*placement));
         std::map<NodeId, int64_t> tasks_on;

@@ -18,6 +18,7 @@ constexpr std::array<std::pair<NodeRejection, std::string_view>, kNodeRejectionC
     {NodeRejection::kGpus, "gpus"},
     {NodeRejection::kCpu, "cpu"},
     {NodeRejection::kMemory, "memory"},
+    {NodeRejection::kInterconnect, "interconnect"},
 }};
 
 }  // namespace

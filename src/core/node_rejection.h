@@ -21,8 +21,11 @@ enum class NodeRejection : uint8_t {
   kGpus,      // too few free GPUs (or no device with room for the share)
   kCpu,       // too little free CPU
   kMemory,    // too little free memory
+  // The job wants each task's GPUs in one interconnect group (one NVLink
+  // island), and no group of the node has that many free.
+  kInterconnect,
 };
-inline constexpr size_t kNodeRejectionCount = 9;
+inline constexpr size_t kNodeRejectionCount = 10;
 
 std::string_view NodeRejectionName(NodeRejection rejection);
 std::optional<NodeRejection> ParseNodeRejection(std::string_view name);

@@ -45,8 +45,9 @@ class PlacementMemo {
     const TaskShape& y = b.shape;
     const bool same_kind =
         x.wants_share() == y.wants_share() && (x.gpu.value() == 0) == (y.gpu.value() == 0);
-    return same_kind && a.type == b.type && a.eligibility == b.eligibility && a.tasks >= b.tasks &&
-           x.gpu >= y.gpu && x.cpu >= y.cpu && x.memory >= y.memory;
+    return same_kind && a.type == b.type && a.eligibility == b.eligibility &&
+           a.locality == b.locality && a.tasks >= b.tasks && x.gpu >= y.gpu && x.cpu >= y.cpu &&
+           x.memory >= y.memory;
   }
 
   std::vector<PlacementRequest> failed_;

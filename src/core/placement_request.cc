@@ -15,10 +15,12 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
 // The static filters of node_filters.h in their order: GPU model,
 // nodelist, exclude, features.
 std::shared_ptr<const NodeEligibility> MatchNodes(const NodeTable& nodes, const JobSpec& spec) {
+  static const NodeConstraints kNone;
+  const NodeConstraints& constraints = spec.constraints ? *spec.constraints : kNone;
   auto eligibility = std::make_shared<NodeEligibility>();
   std::optional<FeatureExpression> features;
-  if (!spec.constraints.features.empty()) {
-    Result<FeatureExpression> parsed = FeatureExpression::Parse(spec.constraints.features);
+  if (!constraints.features.empty()) {
+    Result<FeatureExpression> parsed = FeatureExpression::Parse(constraints.features);
     if (parsed.ok()) {
       features = std::move(*parsed);
     } else {
@@ -31,10 +33,9 @@ std::shared_ptr<const NodeEligibility> MatchNodes(const NodeTable& nodes, const 
     std::optional<NodeRejection> verdict;
     if (!spec.gpu_types.empty() && !Contains(spec.gpu_types, node.gpu_type)) {
       verdict = NodeRejection::kGpuModel;
-    } else if (!spec.constraints.nodelist.empty() &&
-               !Contains(spec.constraints.nodelist, node.name)) {
+    } else if (!constraints.nodelist.empty() && !Contains(constraints.nodelist, node.name)) {
       verdict = NodeRejection::kNodeList;
-    } else if (Contains(spec.constraints.exclude, node.name)) {
+    } else if (Contains(constraints.exclude, node.name)) {
       verdict = NodeRejection::kExcluded;
     } else if (eligibility->error || (features && !features->Matches(node))) {
       verdict = NodeRejection::kFeatures;
@@ -61,6 +62,7 @@ PlacementRequest Shape(const JobSpec& spec) {
   PlacementRequest request;
   request.tasks = spec.tasks;
   request.shape = spec.task;
+  request.locality = spec.gpu_locality;
   return request;
 }
 
@@ -70,8 +72,9 @@ PlacementRequest RequestResolver::ResolveConstrained(const JobSpec& spec) {
   PlacementRequest request = Shape(spec);
   request.type = OnlyKnownModel(nodes_, spec);
   // One model the cluster has and nothing else: the index says it all.
-  if (spec.constraints.empty() && spec.gpu_types.size() == 1 && request.type) return request;
-  auto [it, inserted] = eligibility_.try_emplace(Key{spec.gpu_types, spec.constraints});
+  if (!spec.constraints && spec.gpu_types.size() == 1 && request.type) return request;
+  auto [it, inserted] = eligibility_.try_emplace(
+      Key{spec.gpu_types, spec.constraints ? *spec.constraints : NodeConstraints{}});
   if (inserted) it->second = MatchNodes(nodes_, spec);
   request.eligibility = it->second.get();
   return request;

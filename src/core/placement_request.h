@@ -45,6 +45,7 @@ struct PlacementRequest {
   // which must outlive the request, or by what keeps a copy of its
   // eligibilities (EtaPlan::eligibility).
   const NodeEligibility* eligibility = nullptr;
+  GpuLocality locality = GpuLocality::kAny;
 };
 
 // Resolves jobs' requests against one node table. Jobs without constraints
@@ -60,8 +61,8 @@ class RequestResolver {
 
   PlacementRequest Resolve(const JobSpec& spec) {
     // Most jobs: any model and no constraints, read from the job's shape.
-    if (spec.gpu_types.empty() && spec.constraints.empty()) {
-      return PlacementRequest{spec.tasks, spec.task, std::nullopt, nullptr};
+    if (spec.gpu_types.empty() && !spec.constraints) {
+      return PlacementRequest{spec.tasks, spec.task, std::nullopt, nullptr, spec.gpu_locality};
     }
     return ResolveConstrained(spec);
   }

@@ -281,7 +281,9 @@ ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request
 }
 
 ReasonCode BlockedReason(const Capacity& capacity, const PlacementRequest& request) {
-  if (request.eligibility != nullptr) return BlockedReason(TallyNow(capacity, request), request);
+  if (request.eligibility != nullptr || request.locality != GpuLocality::kAny) {
+    return BlockedReason(TallyNow(capacity, request), request);
+  }
   // Up nodes of the request's models, and the free GPUs of the model with
   // the most: what the tally would count, from the index.
   int64_t up = 0;

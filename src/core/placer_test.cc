@@ -13,23 +13,7 @@ using testing::At;
 using testing::Id;
 using testing::N;
 using testing::NewJob;
-
-// Occupies `gpus` GPUs on `node` with a throwaway running job.
-void Occupy(ClusterState& state, int64_t id, NodeId node, int gpus) {
-  JobSpec spec = NewJob(id).Gpus(gpus);
-  state.Submit(spec, At(0));
-  Placement placement;
-  placement.shape = spec.task;
-  GpuMask free = state.capacity().free_gpus(node);
-  GpuMask take = 0;
-  for (int i = 0; i < gpus; ++i) {
-    const GpuMask bit = free & (~free + 1);
-    take |= bit;
-    free &= ~bit;
-  }
-  placement.tasks.push_back(TaskPlacement{node, take});
-  state.Start(spec.id, placement, At(0));
-}
+using testing::Occupy;
 
 PlacementRequest Request(int tasks, int gpus_per_task) {
   PlacementRequest request;

@@ -68,6 +68,7 @@ inline RandomScenario MakeRandomScenario(uint32_t seed, int node_count, int job_
       if (kind == 3) job.NodeList({"n0", "n1", "n2", "n3"});
       if (kind == 4) job.Exclude({"n0", "n1"});
       if (kind == 5) job.Types({"A100", "V100"});
+      if (kind == 6) job.OneGroup();
     }
     scenario.jobs.push_back(job);
   }

@@ -92,21 +92,34 @@ class JobBuilder {
     return *this;
   }
   JobBuilder& Constraint(std::string features) {
-    spec_.constraints.features = std::move(features);
+    Constraints().features = std::move(features);
     return *this;
   }
   JobBuilder& NodeList(std::vector<std::string> nodes) {
-    spec_.constraints.nodelist = std::move(nodes);
+    Constraints().nodelist = std::move(nodes);
     return *this;
   }
   JobBuilder& Exclude(std::vector<std::string> nodes) {
-    spec_.constraints.exclude = std::move(nodes);
+    Constraints().exclude = std::move(nodes);
+    return *this;
+  }
+  JobBuilder& OneGroup() {
+    spec_.gpu_locality = GpuLocality::kOneGroup;
     return *this;
   }
   operator JobSpec() const { return spec_; }  // NOLINT: builder
   const JobSpec& spec() const { return spec_; }
 
  private:
+  // A fresh copy of the spec's constraints to change (specs share theirs).
+  NodeConstraints& Constraints() {
+    auto copy = std::make_shared<NodeConstraints>(spec_.constraints ? *spec_.constraints
+                                                                    : NodeConstraints{});
+    NodeConstraints& constraints = *copy;
+    spec_.constraints = std::move(copy);
+    return constraints;
+  }
+
   JobSpec spec_;
 };
 
@@ -119,6 +132,26 @@ inline void AddNodes(ClusterState& state, int count, int gpus, const std::string
     const std::string name = prefix + std::to_string(state.nodes().size());
     state.AddNode(MakeNodeSpec(name, type, gpus, Cores(64), MemoryMiB(512 * 1024)));
   }
+}
+
+// Occupies `gpus` GPUs, `cpu` millicores and `memory` MiB on `node` with a
+// throwaway running job.
+inline void Occupy(ClusterState& state, int64_t id, NodeId node, int gpus, int64_t cpu = 0,
+                   int64_t memory = 0) {
+  JobSpec spec = NewJob(id).Gpus(gpus).Cpu(cpu).Memory(memory);
+  if (gpus == 0) spec.task.gpu = MilliGpu(0);
+  state.Submit(spec, At(0));
+  Placement placement;
+  placement.shape = spec.task;
+  GpuMask free = state.capacity().free_gpus(node);
+  GpuMask take = 0;
+  for (int i = 0; i < gpus; ++i) {
+    const GpuMask bit = free & (~free + 1);
+    take |= bit;
+    free &= ~bit;
+  }
+  placement.tasks.push_back(TaskPlacement{node, take});
+  state.Start(spec.id, placement, At(0));
 }
 
 inline void Submit(ClusterState& state, const JobSpec& spec) {

@@ -57,6 +57,7 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
       {"nodelist", request.nodelist},
       {"exclude", request.exclude},
       {"wait_for_nodes", request.wait_for_nodes},
+      {"gpus_in_one_group", request.gpus_in_one_group},
       {"cpu_milli", request.task.cpu.value()},
       {"memory_mib", request.task.memory.value()},
       {"preemptible", request.preemptible},

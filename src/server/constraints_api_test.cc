@@ -81,6 +81,25 @@ TEST_F(ConstraintsApiTest, AJobThatMayWaitForNodesStartsWhenOneRegisters) {
   EXPECT_EQ(AssignedNode(agents, id), "big");
 }
 
+TEST_F(ConstraintsApiTest, FeaturesANodeGainsOnRegisteringAgainCountFromTheNextCycle) {
+  Client alice = As(NewToken("alice", "user"));
+  std::map<std::string, Client> agents;
+  agents.emplace("n0", RegisterAgent("n0", 4));
+  const Reply submitted = alice.Post(
+      "/api/v1/jobs", Job({{"gpus", 1}, {"constraint", "ib"}, {"wait_for_nodes", true}}));
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  // The agent restarts with --feature ib (same node, same token).
+  NodeRegistration again;
+  again.node = "n0";
+  again.gpu_type = "H100";
+  for (int i = 0; i < 4; ++i) again.gpus.push_back(GpuReport{i, 0, true});
+  again.features = {"ib"};
+  Client& agent = agents.at("n0");
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", protocol::RegistrationJson(again)).status, 200);
+  EXPECT_EQ(AssignedNode(agents, submitted.body.value("id", int64_t{0})), "n0");
+  EXPECT_EQ(alice.Get("/api/v1/nodes").body["nodes"][0]["features"], json({"ib"}));
+}
+
 TEST_F(ConstraintsApiTest, TheServerMayTakeEveryJobForNodesNotYetRegistered) {
   server_.reset();
   wait_for_nodes_ = true;
@@ -106,6 +125,11 @@ TEST_F(ConstraintsApiTest, ConstraintsNodelistExcludeAndModelSetsDecideWhereJobs
   EXPECT_EQ(run({{"gpus", 1}, {"nodelist", "a0"}}), "a0");
   EXPECT_EQ(run({{"gpus", 1}, {"exclude", "a[0-1]"}}), "h0");
   EXPECT_EQ(run({{"gpus", 6}, {"gpu_type", "V100|H100"}}), "h0");
+  const Reply grouped = alice.Post("/api/v1/jobs", Job({{"gpus", 2}, {"gpus_in_one_group", true}}));
+  EXPECT_EQ(grouped.status, 201) << grouped.body.dump();
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(grouped.body.value("id", int64_t{0})))
+                .body["gpus_in_one_group"],
+            true);
 }
 
 TEST_F(ConstraintsApiTest, APendingJobSaysWhichNodesCannotStartItAndWhy) {

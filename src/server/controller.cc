@@ -35,9 +35,12 @@ core::JobSpec CoreSpecOf(const store::JobRequest& request) {
   spec.tasks = request.tasks;
   spec.task = request.task;
   spec.gpu_types = request.gpu_types;
-  spec.constraints.features = request.constraint;
-  spec.constraints.nodelist = request.nodelist;
-  spec.constraints.exclude = request.exclude;
+  if (!request.constraint.empty() || !request.nodelist.empty() || !request.exclude.empty()) {
+    spec.constraints = std::make_shared<const core::NodeConstraints>(
+        core::NodeConstraints{request.constraint, request.nodelist, request.exclude});
+  }
+  spec.gpu_locality =
+      request.gpus_in_one_group ? core::GpuLocality::kOneGroup : core::GpuLocality::kAny;
   spec.time_limit = request.time_limit;
   spec.estimate = request.estimate;
   spec.preemptible = request.preemptible;

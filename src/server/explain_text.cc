@@ -74,6 +74,9 @@ std::string Rejected(core::NodeRejection rejection, int64_t count, const core::N
     case core::NodeRejection::kMemory:
       return Nodes(count, "has", "have") +
              fmt::format(" less than {} MiB of {}memory", request.task.memory.value(), free);
+    case core::NodeRejection::kInterconnect:
+      return Nodes(count, "has", "have") + fmt::format(" no interconnect group with {} {}GPUs",
+                                                       request.task.gpu.value() / 1000, free);
   }
   return Nodes(count, "is", "are") + " " + std::string(core::NodeRejectionName(rejection));
 }
@@ -186,6 +189,8 @@ std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequ
       return fmt::format("memory_mib: {} per task, but the largest node has {} ({})",
                          request.task.memory.value(), tally.largest_memory.value(), nodes) +
              wait;
+    case core::NodeRejection::kInterconnect:
+      return "gpus_in_one_group: " + nodes + wait;
     case core::NodeRejection::kDown:
     case core::NodeRejection::kDraining:
       break;  // not counted as if every node were up

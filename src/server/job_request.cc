@@ -316,12 +316,17 @@ Result<std::string> ReadLabel(const Json& value, std::string_view field, size_t 
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 27> kKnownFields = {
-    "array",        "command",         "constraint", "cpus",     "depends_on", "env",
-    "estimate_s",   "exclude",         "gpu_milli",  "gpu_type", "gpus",       "grace_s",
-    "hold",         "idempotency_key", "memory_mib", "name",     "nodelist",   "preemptible",
-    "priority",     "queue",           "requeue",    "retries",  "script",     "tasks",
-    "time_limit_s", "wait_for_nodes",  "workdir",
+constexpr std::array<std::string_view, 28> kKnownFields = {
+    "array",       "command",      "constraint",
+    "cpus",        "depends_on",   "env",
+    "estimate_s",  "exclude",      "gpu_milli",
+    "gpu_type",    "gpus",         "gpus_in_one_group",
+    "grace_s",     "hold",         "idempotency_key",
+    "memory_mib",  "name",         "nodelist",
+    "preemptible", "priority",     "queue",
+    "requeue",     "retries",      "script",
+    "tasks",       "time_limit_s", "wait_for_nodes",
+    "workdir",
 };
 
 static_assert(std::is_sorted(kKnownFields.begin(), kKnownFields.end()));
@@ -497,7 +502,8 @@ class RequestReader {
     return models;
   }
 
-  // constraint, nodelist, exclude: where the job may run besides its model.
+  // constraint, nodelist, exclude, gpus_in_one_group: where the job may run
+  // besides its model.
   Status ReadPlacement() {
     if (const Json* constraint = Find("constraint")) {
       BERTH_ASSIGN_OR_RETURN(request_.constraint,
@@ -509,6 +515,9 @@ class RequestReader {
     }
     if (const Json* nodes = Find("exclude")) {
       BERTH_ASSIGN_OR_RETURN(request_.exclude, ReadNodeNames(*nodes, "exclude"));
+    }
+    if (const Json* grouped = Find("gpus_in_one_group")) {
+      BERTH_ASSIGN_OR_RETURN(request_.gpus_in_one_group, ReadBool(*grouped, "gpus_in_one_group"));
     }
     return Status::Ok();
   }

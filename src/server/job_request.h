@@ -19,6 +19,8 @@
 //   nodelist         a Slurm hostlist string ("gpu[01-04],gpu07") or an array
 //                    of them: run only on these nodes (at most 4096 names)
 //   exclude          the same: never on these nodes
+//   gpus_in_one_group boolean: each task's GPUs inside one interconnect group
+//                    of its node (an NVLink island), or the node is not used
 //   cpus             number 0..max_cpus per task, exact to 0.001 (millicores)
 //   memory_mib       integer 0..max_memory_mib per task
 //   priority         integer -max_priority..max_priority, or "low" (-100),

@@ -94,6 +94,7 @@ TEST(ParseSubmission, ReadsEveryField) {
     "requeue": false,
     "hold": true,
     "wait_for_nodes": true,
+    "gpus_in_one_group": true,
     "idempotency_key": "a1b2-c3d4"
   })");
   ASSERT_TRUE(submission.ok()) << submission.status().ToString();
@@ -110,6 +111,7 @@ TEST(ParseSubmission, ReadsEveryField) {
   EXPECT_THAT(request.nodelist, ElementsAre("gpu01", "gpu02", "gpu03"));
   EXPECT_THAT(request.exclude, ElementsAre("gpu02"));
   EXPECT_TRUE(request.wait_for_nodes);
+  EXPECT_TRUE(request.gpus_in_one_group);
   EXPECT_EQ(request.task.cpu, core::MilliCpu(12500));
   EXPECT_EQ(request.task.memory, core::MemoryMiB(65536));
   EXPECT_EQ(request.priority, 100);
@@ -587,9 +589,9 @@ TEST(ParseSubmission, ExactMessages) {
             "tasks: expected an integer, got string");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
             "unknown field 'bogus' (known: array, command, constraint, cpus, depends_on, env, "
-            "estimate_s, exclude, gpu_milli, gpu_type, gpus, grace_s, hold, idempotency_key, "
-            "memory_mib, name, nodelist, preemptible, priority, queue, requeue, retries, script, "
-            "tasks, time_limit_s, wait_for_nodes, workdir)");
+            "estimate_s, exclude, gpu_milli, gpu_type, gpus, gpus_in_one_group, grace_s, hold, "
+            "idempotency_key, memory_mib, name, nodelist, preemptible, priority, queue, requeue, "
+            "retries, script, tasks, time_limit_s, wait_for_nodes, workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "
             "of input; expected '}'");

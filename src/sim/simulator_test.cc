@@ -199,7 +199,8 @@ TEST(WorkloadTest, JobsNoNodeMatchesAreCountedApartFromJobsTooLarge) {
   big_h100.gpu_types = {"H100"};
   const WorkloadSet set = BuildWorkloads({ib, nvlink, b200, big_h100, Row(0, 10, 64)}, {pool});
   ASSERT_EQ(set.workloads[0].jobs.size(), 1u);
-  EXPECT_EQ(set.workloads[0].jobs[0].spec.constraints.features, "ib");
+  ASSERT_NE(set.workloads[0].jobs[0].spec.constraints, nullptr);
+  EXPECT_EQ(set.workloads[0].jobs[0].spec.constraints->features, "ib");
   EXPECT_EQ(set.skipped.at("no node of its cluster matches its gpu_type and constraint"), 3);
   EXPECT_EQ(set.skipped.at("needs more GPUs than its cluster has"), 1);
 }

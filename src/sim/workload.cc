@@ -22,7 +22,10 @@ core::JobSpec ToSpec(const TraceJob& job, int64_t id, int max_node_gpus, Preempt
       rule == PreemptibleRule::kAll || (rule == PreemptibleRule::kAsTraced && job.preemptible);
   spec.submit_time = job.submit;
   spec.gpu_types = job.gpu_types;
-  spec.constraints.features = job.constraint;
+  if (!job.constraint.empty()) {
+    spec.constraints = std::make_shared<const core::NodeConstraints>(
+        core::NodeConstraints{job.constraint, {}, {}});
+  }
   if (job.tasks > 0) {
     spec.tasks = job.tasks;
     spec.task.gpu = core::WholeGpus(job.gpus / job.tasks);
@@ -73,7 +76,7 @@ WorkloadSet BuildWorkloads(const std::vector<TraceJob>& trace, std::vector<Parti
       // Would it fit without its model and constraints?
       core::JobSpec unconstrained = spec;
       unconstrained.gpu_types.clear();
-      unconstrained.constraints = {};
+      unconstrained.constraints = nullptr;
       const bool fits_otherwise =
           core::FitsEmptyCluster(tables[p], resolvers[p]->Resolve(unconstrained));
       ++set.skipped[fits_otherwise ? "no node of its cluster matches its gpu_type and constraint"

@@ -200,6 +200,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.nodelist = in.Strings("nodelist");
   out.exclude = in.Strings("exclude");
   out.wait_for_nodes = in.Bool("wait_for_nodes", out.wait_for_nodes);
+  out.gpus_in_one_group = in.Bool("gpus_in_one_group", out.gpus_in_one_group);
   out.priority = in.Int32("priority", out.priority);
   out.queue = in.String("queue");
   if (std::optional<int64_t> us = in.OptionalInt64("time_limit_us")) {
@@ -284,6 +285,7 @@ json JobRequestToJson(const JobRequest& request) {
       {"nodelist", request.nodelist},
       {"exclude", request.exclude},
       {"wait_for_nodes", request.wait_for_nodes},
+      {"gpus_in_one_group", request.gpus_in_one_group},
       {"priority", request.priority},
       {"queue", request.queue},
       {"preemptible", request.preemptible},

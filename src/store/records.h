@@ -69,6 +69,9 @@ struct JobRequest {
   // Accepted even when no registered node could ever host it (a cluster
   // that scales up); it waits, infeasible, until one registers.
   bool wait_for_nodes = false;
+  // Each task's GPUs inside one interconnect group of its node (one NVLink
+  // island): core::GpuLocality::kOneGroup.
+  bool gpus_in_one_group = false;
   int32_t priority = 0;
   std::string queue;  // empty: the default queue
   std::optional<core::Duration> time_limit;

@@ -24,6 +24,7 @@ inline JobRecord FullJob() {
   request.nodelist = {"gpu01", "gpu02"};
   request.exclude = {"gpu02"};
   request.wait_for_nodes = true;
+  request.gpus_in_one_group = true;
   request.priority = 3;
   request.queue = "vision";
   request.time_limit = core::Duration::Hours(12);

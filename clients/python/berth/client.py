@@ -246,7 +246,9 @@ class Client:
                 ``timedelta``), ``preemptible``, ``depends_on`` (ids or
                 ``"afterok:ID"``/``"afterany:ID"``/``"afternotok:ID"``),
                 ``array`` (``"0-9%2"``), ``env`` (dict), ``workdir``,
-                ``retries``, ``hold``, ``idempotency_key``, ``gpu_milli``.
+                ``retries``, ``hold``, ``idempotency_key``, ``gpu_milli``,
+                ``gpus_in_one_group`` (each task's GPUs in one interconnect
+                group of its node).
                 None values are left out. The server rejects unknown fields.
 
         Returns:

@@ -59,6 +59,7 @@ class Job:
     nodelist: List[str] = dataclasses.field(default_factory=list)
     exclude: List[str] = dataclasses.field(default_factory=list)
     wait_for_nodes: bool = False
+    gpus_in_one_group: bool = False
     cpu_milli: int = 0
     memory_mib: int = 0
     preemptible: bool = False

@@ -1,0 +1,117 @@
+// The sentences people read for a pending job: the node tally in words and
+// the refusal of a job no node could ever host.
+#include "server/explain_text.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace berth::server {
+namespace {
+
+using ::testing::HasSubstr;
+
+core::NodeTally Tally(int64_t nodes, int64_t fit,
+                      std::vector<std::pair<core::NodeRejection, int64_t>> rejected) {
+  core::NodeTally tally;
+  tally.nodes = nodes;
+  tally.fit = fit;
+  for (const auto& [rejection, count] : rejected) {
+    tally.rejected[static_cast<size_t>(rejection)] = count;
+  }
+  return tally;
+}
+
+store::JobRequest Gpus(int gpus, int tasks = 1) {
+  store::JobRequest request;
+  request.tasks = tasks;
+  request.task.gpu = core::WholeGpus(gpus);
+  return request;
+}
+
+TEST(ExplainTextTest, TheTallyListsReasonsMostFirstWithTheirNumbers) {
+  core::NodeTally tally = Tally(12, 0,
+                                {{core::NodeRejection::kDraining, 1},
+                                 {core::NodeRejection::kGpuModel, 3},
+                                 {core::NodeRejection::kGpus, 8}});
+  tally.other_models = {{"H100-80GB", 3}};
+  store::JobRequest request = Gpus(4);
+  request.gpu_types = {"A100-40GB"};
+  EXPECT_EQ(DescribeNodes(tally, request, When::kNow),
+            "0 of 12 nodes can start it now: 8 have fewer than 4 free GPUs, 3 have H100-80GB "
+            "(asked: A100-40GB), 1 is draining");
+}
+
+TEST(ExplainTextTest, EachRejectionHasItsWords) {
+  store::JobRequest request = Gpus(2);
+  request.task.cpu = core::MilliCpu(1500);
+  request.task.memory = core::MemoryMiB(4096);
+  request.constraint = "ib&nvlink";
+  core::NodeTally tally = Tally(9, 0,
+                                {{core::NodeRejection::kDown, 2},
+                                 {core::NodeRejection::kNodeList, 1},
+                                 {core::NodeRejection::kExcluded, 1},
+                                 {core::NodeRejection::kFeatures, 1},
+                                 {core::NodeRejection::kCpu, 1},
+                                 {core::NodeRejection::kMemory, 1},
+                                 {core::NodeRejection::kGpuModel, 2}});
+  tally.other_models = {{"H100", 1}, {"", 1}};
+  request.gpu_types = {"A100", "B200"};
+  const std::string now = DescribeNodes(tally, request, When::kNow);
+  EXPECT_THAT(now, HasSubstr("2 are down"));
+  EXPECT_THAT(now, HasSubstr("2 have H100 x1, no GPUs x1 (asked: A100|B200)"));
+  EXPECT_THAT(now, HasSubstr("1 is not in its nodelist"));
+  EXPECT_THAT(now, HasSubstr("1 is excluded"));
+  EXPECT_THAT(now, HasSubstr("1 does not match its constraint 'ib&nvlink'"));
+  EXPECT_THAT(now, HasSubstr("1 has fewer than 1.5 free CPUs"));
+  EXPECT_THAT(now, HasSubstr("1 has less than 4096 MiB of free memory"));
+  EXPECT_THAT(DescribeNodes(tally, request, When::kEver),
+              HasSubstr("0 of 9 nodes could ever host it"));
+  store::JobRequest share;
+  share.task.gpu = core::MilliGpu(250);
+  EXPECT_EQ(DescribeNodes(Tally(1, 0, {{core::NodeRejection::kGpus, 1}}), share, When::kNow),
+            "0 of 1 nodes can start it now: 1 has no GPU with free room for 250 thousandths");
+}
+
+TEST(ExplainTextTest, AGangLargerThanTheNodesTogetherSaysHowManyTasksFit) {
+  core::NodeTally tally = Tally(2, 2, {});
+  tally.tasks = 2;
+  EXPECT_EQ(DescribeNodes(tally, Gpus(4, 3), When::kEver),
+            "2 of 2 nodes could ever host it; the nodes of one GPU model could host 2 of its 3 "
+            "tasks at once");
+}
+
+TEST(ExplainTextTest, ARefusalNamesTheFieldThatRulesOutTheMostNodesAndTheLargestFit) {
+  core::NodeTally gpus = Tally(4, 0, {{core::NodeRejection::kGpus, 4}});
+  gpus.largest_gpus = 4;
+  EXPECT_THAT(DescribeNeverFits(gpus, Gpus(8)),
+              ::testing::StartsWith("gpus: 8 per task, but the largest node has 4; ask --nodes 2 "
+                                    "--gpus 4 (0 of 4 nodes could ever host it"));
+  EXPECT_THAT(DescribeNeverFits(gpus, Gpus(6, 2)), HasSubstr("ask --nodes 3 --gpus 4"))
+      << "12 GPUs in all, 4 a node";
+  core::NodeTally cpu =
+      Tally(4, 0, {{core::NodeRejection::kCpu, 3}, {core::NodeRejection::kGpus, 1}});
+  cpu.largest_cpu = core::Cores(32);
+  store::JobRequest hungry = Gpus(1);
+  hungry.task.cpu = core::Cores(64);
+  EXPECT_THAT(DescribeNeverFits(cpu, hungry),
+              ::testing::StartsWith("cpus: 64 per task, but the largest node has 32"));
+  core::NodeTally memory = Tally(1, 0, {{core::NodeRejection::kMemory, 1}});
+  memory.largest_memory = core::MemoryMiB(1024);
+  store::JobRequest big = Gpus(1);
+  big.task.memory = core::MemoryMiB(2048);
+  EXPECT_THAT(DescribeNeverFits(memory, big),
+              ::testing::StartsWith("memory_mib: 2048 per task, but the largest node has 1024"));
+  EXPECT_THAT(DescribeNeverFits(Tally(3, 0, {{core::NodeRejection::kFeatures, 3}}), Gpus(1)),
+              ::testing::StartsWith("constraint: "));
+  EXPECT_THAT(DescribeNeverFits(Tally(3, 0, {{core::NodeRejection::kNodeList, 3}}), Gpus(1)),
+              ::testing::StartsWith("nodelist: "));
+  EXPECT_THAT(DescribeNeverFits(gpus, Gpus(8)),
+              ::testing::EndsWith("or set wait_for_nodes (berth submit --wait-for-nodes) to queue "
+                                  "it for nodes not yet registered"));
+  core::NodeTally broken = Tally(1, 0, {{core::NodeRejection::kFeatures, 1}});
+  broken.constraint_error = "constraint: expected a feature name at position 3 of 'a&'";
+  EXPECT_EQ(DescribeNeverFits(broken, Gpus(1)), *broken.constraint_error);
+}
+
+}  // namespace
+}  // namespace berth::server
