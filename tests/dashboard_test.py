@@ -232,13 +232,17 @@ def run(base, data_dir, chromium, artifacts):
         "name": "train-llama", "gpus": 4, "time_limit_s": 600,
         "command": ["sh", "-c", f"echo {LOG_LINE}; sleep 300"]})["id"]
     blocked = api("/api/v1/jobs", method="POST", body={
-        "name": "eval-sweep", "gpus": 4, "command": ["sleep", "60"]})["id"]
+        "name": "eval-sweep", "gpus": 4, "nodelist": "node-[1-2]",
+        "command": ["sleep", "60"]})["id"]
     wait_until(lambda: api(f"/api/v1/jobs/{running}")["state"] == "running", 60,
                f"job {running} running")
     # Full explanations (with ETAs) come every explain_every (10 s).
     why = wait_until(lambda: (lambda e: e if e["reason"] and e["eta"] else None)(
         api(f"/api/v1/jobs/{blocked}/explain")), 60, f"job {blocked} explained with an ETA")
     first_clause = why["message"].split(";")[0]
+    # The node pipeline's tally joins the explanation of one job.
+    tally = "0 of 1 nodes can start it now: 1 has fewer than 4 free GPUs"
+    assert tally in why["message"], why["message"]
     print(f"blocked job {blocked}: {why['reason']}: {why['message']}")
 
     # Cluster and queue.
@@ -277,8 +281,10 @@ def run(base, data_dir, chromium, artifacts):
     explanation = drawer.find("section", id="job-explanation")
     assert explanation.attrs.get("data-reason") == why["reason"], explanation.attrs
     assert first_clause in explanation.text(), (first_clause, explanation.text())
+    assert tally in explanation.text(), (tally, explanation.text())
     assert "ETA" in explanation.text() and "Position" in explanation.text(), explanation.text()
     assert "Submitted" in drawer.find("ol", id="job-timeline").text()
+    assert "any of node-1, node-2" in drawer.text(), drawer.text()
 
     detail = chromium.dom(f"{base}/#job={running}")
     drawer = detail.find("aside", id="job-detail")

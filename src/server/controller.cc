@@ -161,7 +161,8 @@ std::shared_ptr<const core::NodeTally> Controller::TallyLocked(const JobRecord& 
                                                                core::ReasonCode reason) const {
   const bool ever = reason == core::ReasonCode::kInfeasible;
   if (!ever && reason != core::ReasonCode::kResources &&
-      reason != core::ReasonCode::kFragmentation && reason != core::ReasonCode::kNodesUnavailable) {
+      reason != core::ReasonCode::kFragmentation && reason != core::ReasonCode::kNodesUnavailable &&
+      reason != core::ReasonCode::kReserved) {
     return nullptr;
   }
   const core::ResolvedRequest resolved =

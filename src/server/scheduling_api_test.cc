@@ -86,6 +86,11 @@ TEST_F(ApiTest, BetweenFullPassesACycleWalksOnlyTheFrontOfALongQueue) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(alice.Get(explain).body["reason"], "reserved");
+  const json reserved = alice.Get(explain).body;
+  EXPECT_EQ(reserved["nodes"], (json{{"total", 1}, {"fit", 0}, {"rejected", {{"gpus", 1}}}}));
+  EXPECT_THAT(reserved["message"].get<std::string>(),
+              HasSubstr("are reserved for it as running jobs end; 0 of 1 nodes can start it now: "
+                        "1 has fewer than 8 free GPUs"));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // several more cycles
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(small)).body["state"], "pending")
       << "third in line, behind a depth of two";

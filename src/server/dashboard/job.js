@@ -235,6 +235,10 @@ function requestFacts(job) {
       `${(job.cpu_milli || 0) / 1000} CPUs · ${job.memory_mib || 0} MiB per task`,
     );
   }
+  add('Constraint', job.constraint);
+  add('Nodes', job.nodelist && job.nodelist.length ? `any of ${job.nodelist.join(', ')}` : null);
+  add('Not on', job.exclude && job.exclude.length ? job.exclude.join(', ') : null);
+  add('GPU group', job.gpus_in_one_group ? "each task's GPUs in one interconnect group" : null);
   add('Time limit', job.time_limit_s ? duration(job.time_limit_s) : 'none');
   add('Estimate', job.estimate_s ? duration(job.estimate_s) : null);
   add('Preemptible', job.preemptible ? `yes (grace ${duration(job.grace_s)})` : 'no');
