@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "core/capacity.h"
@@ -57,6 +58,14 @@ class ClusterState {
   const QuotaTree* quotas() const { return quotas_ ? &*quotas_ : nullptr; }
   const NodeTable& nodes() const { return nodes_; }
   const Capacity& capacity() const { return capacity_; }
+
+  // --- usage history ---
+  // A run that ended before this state knew of it (a restarted owner reads
+  // its history back): charged to fair share as if it had run here.
+  void AddEndedRun(std::string_view user, std::string_view queue, MilliGpu gpus, Time start,
+                   Time end) {
+    usage_.AddEndedRun(user, queue, gpus, start, end);
+  }
 
   // --- jobs ---
   // REQUIRES: the id is new, the shape is valid and tasks >= 1.

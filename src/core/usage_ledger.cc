@@ -84,6 +84,16 @@ void UsageLedger::EndRun(std::string_view user, std::string_view queue, MilliGpu
   }
 }
 
+void UsageLedger::AddEndedRun(std::string_view user, std::string_view queue, MilliGpu gpus,
+                              Time start, Time end) {
+  const double amount = RunningContribution(gpus, start, end);
+  for (auto [table, key] : {std::pair{&by_user_, user}, std::pair{&by_queue_, queue}}) {
+    auto it = table->find(key);
+    if (it == table->end()) it = table->emplace(std::string(key), UsageAccount{0, end}).first;
+    AddCompleted(it->second, amount, end, *this);
+  }
+}
+
 double UsageLedger::Read(const Table& table, std::string_view key, Time now) const {
   auto it = table.find(key);
   if (it == table.end()) return 0;

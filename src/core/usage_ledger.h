@@ -35,6 +35,11 @@ class UsageLedger {
   void BeginRun(std::string_view user, std::string_view queue, MilliGpu gpus, Time start);
   // The run that began at `start` ends at `end`: its usage becomes history.
   void EndRun(std::string_view user, std::string_view queue, MilliGpu gpus, Time start, Time end);
+  // A run from `start` to `end` that this ledger never saw begin: the
+  // history a restarted server reads back from its store. Counts as if
+  // BeginRun and EndRun had been called then.
+  void AddEndedRun(std::string_view user, std::string_view queue, MilliGpu gpus, Time start,
+                   Time end);
 
   // Decayed GPU-seconds at `now`, running jobs included.
   double UserUsage(std::string_view user, Time now) const;

@@ -23,6 +23,27 @@ TEST(UsageLedgerTest, ChargesTheDecayedIntegralOfARun) {
   EXPECT_EQ(ledger.UserUsage("bob", T(3600)), 0);
 }
 
+TEST(UsageLedgerTest, AnEndedRunReadBackCountsAsIfItHadRunHere) {
+  UsageLedger lived(kHalfLife);
+  UsageLedger restored(kHalfLife);
+  lived.BeginRun("alice", "q", WholeGpus(2), T(0));
+  lived.BeginRun("alice", "q", WholeGpus(1), T(500));
+  lived.EndRun("alice", "q", WholeGpus(1), T(500), T(4000));
+  lived.EndRun("alice", "q", WholeGpus(2), T(0), T(2000));
+  // Read back in another order (by start), and no run ever began here.
+  restored.AddEndedRun("alice", "q", WholeGpus(2), T(0), T(2000));
+  restored.AddEndedRun("alice", "q", WholeGpus(1), T(500), T(4000));
+  for (int64_t now : {4000, 9000, 40000}) {
+    EXPECT_NEAR(restored.UserUsage("alice", T(now)), lived.UserUsage("alice", T(now)), 1e-6);
+    EXPECT_NEAR(restored.QueueUsage("q", T(now)), lived.QueueUsage("q", T(now)), 1e-6);
+  }
+  EXPECT_GT(restored.UserUsage("alice", T(4000)), 0);
+  // A run that begins after the history counts on top of it.
+  restored.BeginRun("alice", "q", WholeGpus(1), T(5000));
+  lived.BeginRun("alice", "q", WholeGpus(1), T(5000));
+  EXPECT_NEAR(restored.UserUsage("alice", T(9000)), lived.UserUsage("alice", T(9000)), 1e-6);
+}
+
 TEST(UsageLedgerTest, RunningJobsCountWhileTheyRun) {
   UsageLedger ledger(kHalfLife);
   ledger.BeginRun("alice", "q", WholeGpus(2), T(100));

@@ -222,6 +222,9 @@ class Controller {
     int64_t cycles = 0;
   };
   Stats GetStats();
+  // The runs going on now, as usage records that end now (accounting
+  // reports count them up to the moment they are asked).
+  std::vector<store::UsageRecord> RunningUsage();
   // The queue waits (submission to first start) of the jobs that first
   // started since the last call; the scheduler loop samples them into the
   // dashboard's history. Fixed size: it grows nothing while no loop takes it.
@@ -293,6 +296,9 @@ class Controller {
                       std::vector<store::JobRecord*>& changed);
   void RequeueLocked(store::JobRecord& job, core::JobReason reason,
                      std::vector<store::JobRecord*>& changed);
+  // Queues the usage of the job's run that ends at `end`, to be written with
+  // the job's record (QueuePersistLocked), in one transaction.
+  void WriteRunUsageLocked(const store::JobRecord& job, const core::Job& run, core::Time end);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
   Result<store::JobRecord*> FindOwnLiveLocked(const Principal& who, core::JobId id);

@@ -17,9 +17,29 @@ using core::JobReason;
 using core::JobState;
 using store::JobRecord;
 
+namespace {
+
+// The usage of the job's current run, were it to end at `end`.
+store::UsageRecord UsageOfRun(const JobRecord& job, const core::Job& run, core::Time end) {
+  return store::UsageRecord{job.id,      job.user, job.request.queue, run.spec.total_gpu(),
+                            run.started, end};
+}
+
+}  // namespace
+
+void Controller::WriteRunUsageLocked(const JobRecord& job, const core::Job& run, core::Time end) {
+  unwritten_usage_.push_back(UsageOfRun(job, run, end));
+}
+
 void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<JobRecord*>& changed) {
   const core::Job* live = state_.Find(job.id);
-  if (live != nullptr && live->running()) state_.Preempt(job.id, clock_.Now());
+  if (live != nullptr && live->running()) {
+    // The run ends here, however it ended (preempted, its node lost, failed
+    // with retries left): its GPU-seconds are accounted like any other's.
+    const core::Time now = clock_.Now();
+    WriteRunUsageLocked(job, *live, now);
+    state_.Preempt(job.id, now);
+  }
   job.state = JobState::kPending;
   job.reason = reason;
   job.message = reason == JobReason::kPreempted ? "preempted; waiting to run again"
@@ -47,18 +67,17 @@ void Controller::LoseNodeLocked(JobRecord& job, const std::string& node,
 void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason,
                               std::vector<JobRecord*>& changed, Retry retry) {
   const core::Time now = clock_.Now();
+  const bool retrying = retry == Retry::kAllowed && outcome == JobState::kFailed &&
+                        job.attempts <= job.request.retries;
   if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
     // A run that succeeded teaches the predictor how long such jobs take
     // (only finished runs: it never sees a duration before the end).
     if (outcome == JobState::kSucceeded && policy_.predictor) {
       policy_.predictor->Observe(live->spec, live->RunTime(now));
     }
-    // Written with the job's record (QueuePersistLocked), in one transaction.
-    unwritten_usage_.push_back(store::UsageRecord{job.id, job.user, job.request.queue,
-                                                  live->spec.total_gpu(), live->started, now});
+    if (!retrying) WriteRunUsageLocked(job, *live, now);  // else RequeueLocked writes it
   }
-  if (retry == Retry::kAllowed && outcome == JobState::kFailed &&
-      job.attempts <= job.request.retries) {
+  if (retrying) {
     RequeueLocked(job, JobReason::kRetrying, changed);
     job.message = "failed; retry " + std::to_string(job.attempts) + " of " +
                   std::to_string(job.request.retries);
@@ -80,6 +99,17 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason
                          {"exit_code", job.exit_code ? std::to_string(*job.exit_code) : "none"},
                          {"signal", job.signal ? std::to_string(*job.signal) : "none"}});
   changed.push_back(&job);
+}
+
+std::vector<store::UsageRecord> Controller::RunningUsage() {
+  std::lock_guard lock(mutex_);
+  const core::Time now = clock_.Now();
+  std::vector<store::UsageRecord> runs;
+  runs.reserve(state_.running().size());
+  for (const auto& [id, run] : state_.running()) {
+    runs.push_back(UsageOfRun(jobs_.at(id), *run, now));
+  }
+  return runs;
 }
 
 Status Controller::CheckHeartbeats() {

@@ -333,8 +333,12 @@ void HttpApi::UsageReport(const Principal& who, const httplib::Request& request,
   if (!from.ok()) return Fail(response, from.status());
   if (!to.ok()) return Fail(response, to.status());
   if (*to <= *from) return Fail(response, InvalidArgument("to: must be after from"));
+  // Runs going on count up to now. (A run that ends between the two reads
+  // may be counted in both, or in neither until it is written.)
+  std::vector<store::UsageRecord> running = controller_.RunningUsage();
   Result<std::vector<store::UsageRecord>> runs = store_.ListUsage(*from, *to);
   if (!runs.ok()) return Fail(response, runs.status());
+  runs->insert(runs->end(), running.begin(), running.end());
   std::map<std::string, double> by_user;
   std::map<std::string, double> by_queue;
   for (const store::UsageRecord& run : *runs) {

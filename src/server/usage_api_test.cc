@@ -1,0 +1,104 @@
+// Accounting through the API: every run's GPU-seconds, however it ended,
+// the runs going on counted up to now, and fair share's history kept across
+// a restart.
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "server/api_test_fixture.h"
+
+namespace berth::server::api_testing {
+namespace {
+
+// GPU-hours of `user` in /api/v1/usage, once the store has them (runs are
+// written with their job's record, just after the job's state is seen).
+double UserGpuHours(Client& client, const std::string& user, double at_least) {
+  double hours = 0;
+  for (int i = 0; i < 300; ++i) {
+    hours = 0;
+    const json usage = client.Get("/api/v1/usage").body;
+    for (const json& row : usage["by_user"]) {
+      if (row["user"] == user) hours = row["gpu_hours"].get<double>();
+    }
+    if (hours >= at_least) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return hours;
+}
+
+std::vector<TaskReport> Running(int64_t id, const json& assignment) {
+  return {TaskReport{
+      core::JobId{id}, 0, assignment["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}};
+}
+
+TEST_F(ApiTest, ARunEndedByALostNodeIsAccounted) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+  const std::vector<TaskReport> running = Running(id, WaitForAssignment(n0, "n0", id));
+  Heartbeat(n0, "n0", running);
+  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(1), running);
+  clock_.Advance(core::Duration::Seconds(40));  // silent for 40 s > 30 s: lost
+  WaitForState(alice, id, "pending");           // to run again when a node has room
+  // Its run lasted until the node was found lost.
+  const double expected = 4 * (3600.0 + 40) / 3600;
+  EXPECT_NEAR(UserGpuHours(alice, "alice", expected - 0.01), expected, 0.01);
+}
+
+TEST_F(ApiTest, AFailedRunThatIsRetriedIsAccountedOnce) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}, {"retries", 1}}).body["id"];
+  const json first = WaitForAssignment(n0, "n0", id);
+  const std::vector<TaskReport> running = Running(id, first);
+  Heartbeat(n0, "n0", running);
+  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(1), running);
+  Heartbeat(
+      n0, "n0",
+      {TaskReport{core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kExited, 1, {}}});
+  // The retry starts at once on the free node: it has run for no time yet.
+  const json second = WaitForAssignment(n0, "n0", id);
+  EXPECT_GT(second["attempt"].get<int32_t>(), first["attempt"].get<int32_t>());
+  EXPECT_NEAR(UserGpuHours(alice, "alice", 1.99), 2.0, 0.01);
+}
+
+TEST_F(ApiTest, RunsGoingOnCountUpToNow) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}}).body["id"];
+  const std::vector<TaskReport> running = Running(id, WaitForAssignment(n0, "n0", id));
+  Heartbeat(n0, "n0", running);
+  AdvanceWithHeartbeats(n0, "n0", core::Duration::Minutes(30), running);
+  EXPECT_NEAR(UserGpuHours(alice, "alice", 0), 1.0, 0.01);
+}
+
+TEST_F(ApiTest, FairShareRemembersRunsThatEndedBeforeARestart) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}}).body["id"];
+  const json assignment = WaitForAssignment(n0, "n0", id);
+  const std::vector<TaskReport> running = Running(id, assignment);
+  Heartbeat(n0, "n0", running);
+  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(1), running);
+  Heartbeat(
+      n0, "n0",
+      {TaskReport{
+          core::JobId{id}, 0, assignment["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});
+  WaitForState(alice, id, "succeeded");
+  UserGpuHours(alice, "alice", 1.99);  // written
+
+  server_.reset();
+  StartServer();
+  httplib::Client raw("127.0.0.1", server_->port());
+  const std::string metrics = raw.Get("/metrics")->body;
+  // Two GPUs for an hour, barely decayed (the half-life is days).
+  const std::string usage_line = "berth_user_usage_gpu_seconds{user=\"alice\"} ";
+  const size_t at = metrics.find(usage_line);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  EXPECT_NEAR(std::stod(metrics.substr(at + usage_line.size())), 7200, 100);
+}
+
+}  // namespace
+}  // namespace berth::server::api_testing
