@@ -167,6 +167,15 @@ Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::
   return reply;
 }
 
+Result<nlohmann::json> ApiClient::Delete(const std::string& path) const {
+  httplib::Client client = MakeClient(endpoint_);
+  httplib::Result result = client.Delete(path);
+  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
+  nlohmann::json reply = nlohmann::json::parse(result->body, nullptr, false);
+  if (reply.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
+  return reply;
+}
+
 Result<RawReply> ApiClient::GetRaw(const std::string& path) const {
   httplib::Client client = MakeClient(endpoint_);
   httplib::Result result = client.Get(path);

@@ -53,6 +53,7 @@ class ApiClient {
   Result<nlohmann::json> Get(const std::string& path) const;
   Result<nlohmann::json> Post(const std::string& path,
                               const nlohmann::json& body = nlohmann::json::object()) const;
+  Result<nlohmann::json> Delete(const std::string& path) const;
   // For logs: the raw body and the headers the server sent.
   Result<RawReply> GetRaw(const std::string& path) const;
 

@@ -1,7 +1,7 @@
 // The user-facing client commands, Slurm-familiar: submit, queue, show,
-// why, cancel, release, logs (jobs) and nodes, drain, undrain, usage, token
-// create (cluster). Human tables by default, --json everywhere, exit codes
-// in api_client.h.
+// why, cancel, release, logs (jobs), nodes, drain, undrain, usage (cluster)
+// and token create, list, revoke. Human tables by default, --json
+// everywhere, exit codes in api_client.h.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,5 +11,6 @@ namespace berth::cli {
 void AddSubmitCommand(CLI::App& app);
 void AddJobCommands(CLI::App& app);
 void AddClusterCommands(CLI::App& app);
+void AddTokenCommands(CLI::App& app);
 
 }  // namespace berth::cli

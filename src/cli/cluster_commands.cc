@@ -1,4 +1,4 @@
-// `berth nodes | drain | undrain | usage | token create`.
+// `berth nodes | drain | undrain | usage`.
 #include <cstdio>
 #include <memory>
 
@@ -80,13 +80,6 @@ void RunUsage(const UsageFlags& flags) {
   }
 }
 
-struct TokenFlags {
-  std::string user;
-  std::string role = "user";
-  std::string node;
-  ClientFlags client;
-};
-
 }  // namespace
 
 void AddClusterCommands(CLI::App& app) {
@@ -111,25 +104,6 @@ void AddClusterCommands(CLI::App& app) {
   usage_app->add_option("--to", usage->to, "End, unix seconds (default: now)");
   AddClientFlags(*usage_app, usage->client);
   usage_app->callback([usage] { RunUsage(*usage); });
-
-  auto token = std::make_shared<TokenFlags>();
-  CLI::App* token_app = app.add_subcommand("token", "Manage API tokens");
-  token_app->require_subcommand(1);
-  CLI::App* create = token_app->add_subcommand("create", "Issue a token (admins)");
-  create->add_option("--user", token->user, "Who the token speaks for")->required();
-  create->add_option("--role", token->role, "admin, user or agent")->capture_default_str();
-  create->add_option("--node", token->node, "With --role agent: the node it belongs to");
-  AddClientFlags(*create, token->client);
-  create->callback([token] {
-    const ApiClient client = ConnectOrExit("token create", token->client);
-    json body{{"user", token->user}, {"role", token->role}};
-    if (!token->node.empty()) body["node"] = token->node;
-    Result<json> reply = client.Post("/api/v1/tokens", body);
-    if (!reply.ok()) Exit("token create", reply.status());
-    std::printf("%s\n",
-                token->client.json ? reply->dump().c_str() : reply->value("token", "").c_str());
-    std::exit(0);
-  });
 }
 
 }  // namespace berth::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   berth::cli::AddSubmitCommand(app);
   berth::cli::AddJobCommands(app);
   berth::cli::AddClusterCommands(app);
+  berth::cli::AddTokenCommands(app);
   CLI11_PARSE(app, argc, argv);
   return 0;
 }

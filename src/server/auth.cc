@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "common/check.h"
+#include "common/time_format.h"
 
 namespace berth::server {
 namespace {
@@ -121,23 +122,34 @@ Result<Principal> Authenticator::Authenticate(std::string_view header) {
   }
   Result<std::string> hash = HashToken(header.substr(kBearer.size()));
   if (!hash.ok()) return Status(StatusCode::kUnauthenticated, hash.status().message());
+  std::optional<Cached> cached;
+  uint64_t forgets_before_read = 0;
   {
     std::lock_guard lock(mutex_);
-    if (auto it = cache_.find(*hash); it != cache_.end()) return it->second;
+    if (auto it = cache_.find(*hash); it != cache_.end()) cached = it->second;
+    forgets_before_read = forgets_;
   }
-  Result<store::TokenRecord> record = store_.FindTokenByHash(*hash);
-  if (!record.ok() || record->revoked) {
-    return Status(StatusCode::kUnauthenticated, "authorization: unknown or revoked token");
+  if (!cached) {
+    Result<store::TokenRecord> record = store_.FindTokenByHash(*hash);
+    if (!record.ok() || record->revoked) {
+      return Status(StatusCode::kUnauthenticated, "authorization: unknown or revoked token");
+    }
+    cached = Cached{Principal{record->user, record->role, record->node}, record->expires};
+    std::lock_guard lock(mutex_);
+    if (forgets_ == forgets_before_read) cache_.emplace(*hash, *cached);
   }
-  Principal principal{record->user, record->role, record->node};
-  std::lock_guard lock(mutex_);
-  cache_.emplace(*hash, principal);
-  return principal;
+  // Checked on every request, cached or not: expiry needs no event to act.
+  if (cached->expires && clock_.Now() >= *cached->expires) {
+    return Status(StatusCode::kUnauthenticated,
+                  "authorization: the token expired at " + FormatRfc3339(*cached->expires));
+  }
+  return cached->principal;
 }
 
-void Authenticator::Invalidate() {
+void Authenticator::Forget(const std::string& hash) {
   std::lock_guard lock(mutex_);
-  cache_.clear();
+  cache_.erase(hash);
+  ++forgets_;
 }
 
 }  // namespace berth::server

@@ -5,12 +5,14 @@
 // leaked database does not leak usable tokens.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "store/records.h"
 #include "store/store.h"
@@ -45,19 +47,35 @@ Result<std::string> HashToken(std::string_view token);
 
 // Turns an Authorization header into a Principal, caching lookups (tokens
 // are checked on every request). Thread-safe.
+//
+// A token is refused from its expiry on, by `clock`, also while cached. A
+// revocation holds from the next request once the revoked record is stored
+// and Forget has dropped the token from the cache: a lookup that read the
+// store before the revocation does not put the token back.
 class Authenticator {
  public:
-  explicit Authenticator(store::Store& store) : store_(store) {}
+  Authenticator(store::Store& store, const Clock& clock) : store_(store), clock_(clock) {}
 
-  // Unauthenticated (no, malformed or unknown token) or the principal.
+  // Unauthenticated (no, malformed, unknown, revoked or expired token) or the
+  // principal.
   Result<Principal> Authenticate(std::string_view authorization_header);
-  // Forgets cached tokens (after a revocation).
-  void Invalidate();
+  // Drops the token with this hash from the cache. REQUIRES: its revoked
+  // record is stored.
+  void Forget(const std::string& hash);
 
  private:
+  struct Cached {
+    Principal principal;
+    std::optional<core::Time> expires;
+  };
+
   store::Store& store_;
+  const Clock& clock_;
   std::mutex mutex_;
-  std::map<std::string, Principal, std::less<>> cache_;  // by hash
+  std::map<std::string, Cached, std::less<>> cache_;  // by hash
+  // Bumped by each Forget: a lookup caches its answer only if no Forget
+  // came between its store read and its insert.
+  uint64_t forgets_ = 0;
 };
 
 }  // namespace berth::server

@@ -252,6 +252,12 @@ void HttpApi::Install(httplib::Server& server) {
   server.Post("/api/v1/tokens",
               Route("/api/v1/tokens", Access::kAdmin,
                     [this](auto& who, auto& req, auto& res) { CreateToken(who, req, res); }));
+  server.Get("/api/v1/tokens",
+             Route("/api/v1/tokens", Access::kUser,
+                   [this](auto& who, auto& req, auto& res) { ListTokens(who, req, res); }));
+  server.Delete(R"(/api/v1/tokens/([A-Za-z0-9_-]+))",
+                Route("/api/v1/tokens/{id}", Access::kUser,
+                      [this](auto& who, auto& req, auto& res) { RevokeToken(who, req, res); }));
 
   server.Post(
       "/api/v1/agent/register",
@@ -403,38 +409,6 @@ void HttpApi::HistoryReport(const Principal& who, const httplib::Request& reques
   Result<core::Time> since = TimeParam(request, "since", clock_.Now() - core::Duration::Hours(1));
   if (!since.ok()) return Fail(response, since.status());
   Json(response, 200, HistoryJson(history_.Since(*since), history_every_, history_.capacity()));
-}
-
-void HttpApi::CreateToken(const Principal& who, const httplib::Request& request,
-                          httplib::Response& response) {
-  (void)who;
-  Result<json> body = Body(request);
-  if (!body.ok()) return Fail(response, body.status());
-  const json& fields = *body;
-  if (!fields.is_object()) return Fail(response, InvalidArgument("body: expected an object"));
-  for (const auto& [key, value] : fields.items()) {
-    if (key != "user" && key != "role" && key != "node") {
-      return Fail(response, InvalidArgument(key + ": unknown field (known: user, role, node)"));
-    }
-    if (!value.is_string()) return Fail(response, InvalidArgument(key + ": expected a string"));
-  }
-  const std::string role_name = fields.value("role", "user");
-  std::optional<store::Role> role = ParseRole(role_name);
-  if (!role) {
-    return Fail(response,
-                InvalidArgument("role: expected admin, user or agent, got '" + role_name + "'"));
-  }
-  Result<IssuedToken> issued =
-      IssueToken(fields.value("user", ""), *role, fields.value("node", ""), clock_.Now());
-  if (!issued.ok()) return Fail(response, issued.status());
-  if (Status stored = store_.PutToken(issued->record); !stored.ok()) {
-    return Fail(response, stored);
-  }
-  Json(response, 201,
-       json{{"token", issued->token},
-            {"id", issued->record.id},
-            {"user", issued->record.user},
-            {"role", RoleName(issued->record.role)}});
 }
 
 // The log lives on the agent that ran the task: fetch the bytes from there

@@ -4,8 +4,8 @@
 // {"error": {"code": "...", "message": "..."}}.
 //
 // Roles: users see the queue (others' jobs without env) and change only
-// their own jobs; admins also manage nodes, queues and tokens; agents may
-// call only /api/v1/agent/*.
+// their own jobs and tokens; admins also manage nodes, queues and every
+// token; agents may call only /api/v1/agent/*.
 #pragma once
 
 #include <httplib.h>
@@ -60,7 +60,12 @@ class HttpApi {
                  httplib::Response& response);
   void HistoryReport(const Principal& who, const httplib::Request& request,
                      httplib::Response& response);
+  // token_api.cc
   void CreateToken(const Principal& who, const httplib::Request& request,
+                   httplib::Response& response);
+  void ListTokens(const Principal& who, const httplib::Request& request,
+                  httplib::Response& response);
+  void RevokeToken(const Principal& who, const httplib::Request& request,
                    httplib::Response& response);
   std::string RenderMetrics();
 

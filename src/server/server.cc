@@ -73,7 +73,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   BERTH_ASSIGN_OR_RETURN(server->store_, OpenStore(o));
   BERTH_RETURN_IF_ERROR(server->StartController(clock));
   server->history_ = std::make_unique<History>(std::max<size_t>(o.history_capacity, 1));
-  server->authenticator_ = std::make_unique<Authenticator>(*server->store_);
+  server->authenticator_ = std::make_unique<Authenticator>(*server->store_, clock);
   BERTH_RETURN_IF_ERROR(server->BootstrapAdmin(clock));
   server->DeclareMetrics();
   server->StartEtaPlanner();

@@ -139,6 +139,7 @@ struct TokenRecord {
   Role role = Role::kUser;
   std::string node;  // agents: the node the token belongs to
   core::Time created;
+  std::optional<core::Time> expires;  // refused from this time on; none: never expires
   bool revoked = false;
   bool operator==(const TokenRecord&) const = default;
 };

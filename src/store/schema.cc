@@ -66,9 +66,14 @@ std::vector<std::string> Migration1(SqlDialect dialect) {
   };
 }
 
+// Version 2: tokens may expire (issue 27). The column is nullable, so
+// tokens issued before it never expire, as they did; both databases add such
+// a column without rewriting the table.
+std::vector<std::string> Migration2() { return {"ALTER TABLE tokens ADD COLUMN expires BIGINT"}; }
+
 // migrations[i] takes the schema from version i to i + 1.
 std::vector<std::vector<std::string>> Migrations(SqlDialect dialect) {
-  return {Migration1(dialect)};
+  return {Migration1(dialect), Migration2()};
 }
 
 Result<int64_t> StoredVersion(SqlConnection& connection) {

@@ -6,14 +6,15 @@
 // more entry at the end of the list, never an edit of an old one. A database
 // newer than this binary is refused rather than guessed at.
 //
-// Tables (version 1):
+// Tables (version 2):
 //   jobs          id (ascending, never reused), user_name, queue, state,
 //                 submit_time (us), idempotency_key, array_parent, version:
 //                 the columns that are queried; body: the rest of the
 //                 JobRecord as JSON text (record_json.h)
 //   submissions   (user_name, idempotency_key) primary key: the
 //                 idempotency guard; its jobs carry the same key
-//   tokens        id, hash (unique), user_name, role, node, created, revoked
+//   tokens        id, hash (unique), user_name, role, node, created, revoked,
+//                 expires (us; NULL: never; added in version 2)
 //   nodes         name, body (the NodeRecord as JSON text)
 //   queues        ordinal (the order given), name (unique), parent,
 //                 guaranteed_milli, ceiling_milli (NULL: none)
@@ -30,7 +31,7 @@ namespace berth::store {
 
 enum class SqlDialect { kSqlite, kPostgres };
 
-inline constexpr int64_t kSchemaVersion = 1;
+inline constexpr int64_t kSchemaVersion = 2;
 
 // The statement that opens a write transaction: SQLite takes the write lock
 // up front (BEGIN IMMEDIATE), so a transaction never fails half-way on a

@@ -48,6 +48,11 @@ SqlValue OptionalGpus(const std::optional<core::MilliGpu>& gpus) {
   return SqlValue(gpus->value());
 }
 
+SqlValue OptionalTime(const std::optional<core::Time>& time) {
+  if (!time) return SqlValue();
+  return SqlValue(time->micros());
+}
+
 // --- jobs: the queried fields in columns, the rest as JSON ---
 
 constexpr std::string_view kJobColumns =
@@ -191,7 +196,8 @@ Status InsertUsage(SqlConnection& db, const UsageRecord& usage) {
                      "usage of job " + core::ToString(usage.job));
 }
 
-constexpr std::string_view kTokenColumns = "id, hash, user_name, role, node, created, revoked";
+constexpr std::string_view kTokenColumns =
+    "id, hash, user_name, role, node, created, revoked, expires";
 
 Result<TokenRecord> TokenFromRow(const SqlRow& row) {
   TokenRecord token;
@@ -207,6 +213,9 @@ Result<TokenRecord> TokenFromRow(const SqlRow& row) {
   token.created = core::Time::FromMicros(created);
   BERTH_ASSIGN_OR_RETURN(const int64_t revoked, CellInt64(row, 6, "tokens.revoked"));
   token.revoked = revoked != 0;
+  BERTH_ASSIGN_OR_RETURN(const std::optional<int64_t> expires,
+                         CellOptionalInt64(row, 7, "tokens.expires"));
+  if (expires) token.expires = core::Time::FromMicros(*expires);
   return token;
 }
 
@@ -448,14 +457,15 @@ Status SqlStore::PutToken(const TokenRecord& token) {
   return Guarded("PutToken", [&]() -> Status {
     Status status = writer_->Run([&](SqlConnection& db) {
       return db
-          .Exec("INSERT INTO tokens (" + std::string(kTokenColumns) +
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7)"
-                    " ON CONFLICT (id) DO UPDATE SET hash = excluded.hash,"
-                    " user_name = excluded.user_name, role = excluded.role,"
-                    " node = excluded.node, created = excluded.created,"
-                    " revoked = excluded.revoked",
-                {token.id, token.hash, token.user, std::string(RoleWord(token.role)), token.node,
-                 token.created.micros(), int64_t{token.revoked ? 1 : 0}})
+          .Exec(
+              "INSERT INTO tokens (" + std::string(kTokenColumns) +
+                  ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                  " ON CONFLICT (id) DO UPDATE SET hash = excluded.hash,"
+                  " user_name = excluded.user_name, role = excluded.role,"
+                  " node = excluded.node, created = excluded.created,"
+                  " revoked = excluded.revoked, expires = excluded.expires",
+              {token.id, token.hash, token.user, std::string(RoleWord(token.role)), token.node,
+               token.created.micros(), int64_t{token.revoked ? 1 : 0}, OptionalTime(token.expires)})
           .status();
     });
     if (status.code() == StatusCode::kAlreadyExists) {

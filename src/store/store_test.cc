@@ -428,6 +428,20 @@ TYPED_TEST(StoreTest, TokensAreFoundByHashAndReplacedById) {
   EXPECT_EQ(clash.code(), StatusCode::kAlreadyExists) << clash.ToString();
 }
 
+// Issue 27: a token may carry an expiry; none means it never expires.
+TYPED_TEST(StoreTest, ATokensExpiryIsKeptAndCanBeCleared) {
+  TokenRecord token = testing_records::Token("t-exp", "hash-e", Role::kUser);
+  token.expires = core::Time::FromMicros(1'800'000'000'123'456);
+  ASSERT_TRUE(this->store_->PutToken(token).ok());
+  EXPECT_EQ(*this->store_->FindTokenByHash("hash-e"), token);
+
+  token.expires.reset();
+  ASSERT_TRUE(this->store_->PutToken(token).ok());
+  Result<TokenRecord> found = this->store_->FindTokenByHash("hash-e");
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->expires, std::nullopt);
+}
+
 TYPED_TEST(StoreTest, NodesAreReplacedByName) {
   NodeRecord b = testing_records::Node("node-b", core::NodeState::kUp);
   const NodeRecord a = testing_records::Node("node-a", core::NodeState::kDown);
@@ -509,7 +523,8 @@ TYPED_TEST(StoreTest, EverythingIsThereAfterReopening) {
   updated.state = JobState::kRunning;
   updated.placement = {{"node-a", {0}}};
   ASSERT_TRUE(this->store_->UpdateJobs({updated}).ok());
-  const TokenRecord token = testing_records::Token("t1", "h1", Role::kUser);
+  TokenRecord token = testing_records::Token("t1", "h1", Role::kUser);
+  token.expires = core::Time::FromSeconds(1'800'000'000);
   ASSERT_TRUE(this->store_->PutToken(token).ok());
   const NodeRecord node = testing_records::Node("node-a", core::NodeState::kUp);
   ASSERT_TRUE(this->store_->PutNode(node).ok());
@@ -573,9 +588,39 @@ TYPED_TEST(StoreTest, ADatabaseFromANewerBerthIsRefused) {
   Result<std::unique_ptr<Store>> store = this->backend_.Open();
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(store.status().message().find("version 99, newer than this binary's 1"),
+  EXPECT_NE(store.status().message().find("version 99, newer than this binary's " +
+                                          std::to_string(kSchemaVersion)),
             std::string::npos)
       << store.status().message();
+}
+
+// Issue 27: a database of schema version 1 (tokens without `expires`) is
+// migrated on open, and its tokens read back as never expiring.
+TYPED_TEST(StoreTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
+  this->store_.reset();
+  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  for (const char* statement :
+       {"ALTER TABLE tokens DROP COLUMN expires", "UPDATE schema_version SET version = 1",
+        "INSERT INTO tokens (id, hash, user_name, role, node, created, revoked)"
+        " VALUES ('t-old', 'hash-old', 'alice', 'user', '', 5, 0)"}) {
+    const Status status = (*raw)->Exec(statement, {}).status();
+    ASSERT_TRUE(status.ok()) << statement << ": " << status.ToString();
+  }
+  this->store_ = this->Open();
+  ASSERT_NE(this->store_, nullptr);
+
+  Result<TokenRecord> old = this->store_->FindTokenByHash("hash-old");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->user, "alice");
+  EXPECT_EQ(old->expires, std::nullopt);
+  TokenRecord expiring = *old;
+  expiring.expires = core::Time::FromSeconds(60);
+  ASSERT_TRUE(this->store_->PutToken(expiring).ok());
+  EXPECT_EQ(*this->store_->FindTokenByHash("hash-old"), expiring);
+  Result<std::vector<SqlRow>> version = (*raw)->Exec("SELECT version FROM schema_version", {});
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(version->at(0).at(0), std::to_string(kSchemaVersion));
 }
 
 // --- implementation-specific ---
