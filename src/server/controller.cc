@@ -189,12 +189,16 @@ std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRe
   return placement;
 }
 
-void Controller::AddToStateLocked(JobRecord& job) {
+core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
   core::JobSpec spec = CoreSpecOf(job.request);
   spec.id = job.id;
   spec.user = job.user;
   spec.submit_time = job.submit_time;
-  state_.Submit(spec, clock_.Now());
+  return spec;
+}
+
+void Controller::AddToStateLocked(JobRecord& job) {
+  state_.Submit(JobSpecOf(job), clock_.Now());
   if (job.state == JobState::kHeld) state_.Hold(job.id);
 }
 

@@ -269,6 +269,12 @@ class Controller {
     return QueueCommitLocked(changed).get();
   }
   void AddToStateLocked(store::JobRecord& job);
+  // The core's view of a job's record.
+  static core::JobSpec JobSpecOf(const store::JobRecord& job);
+  // Fair share's usage and the predictor's history from the runs the store
+  // holds, for a restarted controller (controller_history.cc).
+  Status ReadHistoryLocked(core::Time now);
+  Status RelearnRunTimesLocked(const std::map<core::JobId, core::Duration>& run_times);
   // InvalidArgument saying why, when no registered node could ever host
   // the request (unless it, or the server, waits for nodes).
   Status CheckCanEverFitLocked(const store::JobRequest& request) const;

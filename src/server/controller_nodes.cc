@@ -19,10 +19,6 @@ using store::JobRecord;
 
 namespace {
 
-// How far back a restart reads the usage history: 2^-10 of a run's weight
-// is left after ten half-lives.
-constexpr int64_t kUsageHistoryHalfLives = 10;
-
 core::NodeSpec SpecFrom(const NodeRegistration& registration) {
   core::NodeSpec spec;
   spec.name = registration.node;
@@ -73,14 +69,7 @@ Status Controller::Recover() {
     const std::string name = record.name;
     nodes_[name] = NodeEntry{std::move(record), id};
   }
-  // Fair share remembers the runs that ended before the restart; older than
-  // kUsageHistoryHalfLives half-lives they weigh under 0.1% and are left out.
-  const core::Duration history = options_.cluster.usage_half_life * kUsageHistoryHalfLives;
-  BERTH_ASSIGN_OR_RETURN(std::vector<store::UsageRecord> runs,
-                         store_.ListUsage(now - history, now));
-  for (const store::UsageRecord& run : runs) {
-    state_.AddEndedRun(run.user, run.queue, run.gpus, run.start, run.end);
-  }
+  BERTH_RETURN_IF_ERROR(ReadHistoryLocked(now));
   // Ended jobs are not loaded; a retried submission of one is told by its id.
   BERTH_ASSIGN_OR_RETURN(ended_forgotten_up_to_, store_.LastJobId());
   store::JobFilter filter;

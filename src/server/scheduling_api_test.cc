@@ -100,46 +100,71 @@ TEST_F(ApiTest, BetweenFullPassesACycleWalksOnlyTheFrontOfALongQueue) {
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(second)).body["state"], "pending");
 }
 
-TEST_F(ApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
-  server_.reset();
-  policy_ = "berth";
-  StartServer();
-  Client alice = As(NewToken("alice", "user"));
-  Client agent = RegisterAgent("n0", 1);
-  const auto run_to_success = [&](const std::string& name, core::Duration run_time) {
+// The berth policy orders by predicted run time, learned from jobs that
+// finished.
+class PredictorApiTest : public ApiTest {
+ protected:
+  void SetUp() override {
+    policy_ = "berth";
+    StartServer();
+  }
+
+  // Runs a job of this name on n0 to success, in `run_time`.
+  void RunToSuccess(Client& user, Client& agent, const std::string& name, core::Duration run_time) {
     const int64_t id =
-        alice.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+        user.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
     const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
     const std::vector<TaskReport> running = {
         TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}};
     Heartbeat(agent, "n0", running);
-    WaitForState(alice, id, "running");
+    WaitForState(user, id, "running");
     AdvanceWithHeartbeats(agent, "n0", run_time, running);
     Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
-    WaitForState(alice, id, "succeeded");
-  };
-  // Three short runs of "train": enough history for a prediction of 2 minutes.
-  for (int i = 0; i < 3; ++i) run_to_success("train", core::Duration::Seconds(120));
-
-  const int64_t hog = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
-  WaitForAssignment(agent, "n0", hog);
-  // Submitted first, with the user's word that it takes an hour, which is
-  // also what a job without history is predicted to take: "train" goes ahead
-  // of it only if the server learned from the runs.
-  const int64_t unknown =
-      alice.Post("/api/v1/jobs", json{{"name", "eval"}, {"command", {"x"}}, {"estimate_s", 3600}})
-          .body["id"];
-  const int64_t train =
-      alice.Post("/api/v1/jobs", json{{"name", "train"}, {"command", {"x"}}}).body["id"];
-  const std::string explain = "/api/v1/jobs/" + std::to_string(train) + "/explain";
-  json explained;
-  for (int i = 0; i < 300; ++i) {
-    explained = alice.Get(explain).body;
-    if (explained.contains("position") && explained["position"] == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    WaitForState(user, id, "succeeded");
   }
-  EXPECT_EQ(explained["position"], 0) << explained.dump();
-  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
+
+  // Whether a "train" job goes ahead of one submitted before it with the
+  // user's word that it takes an hour, which is also what a job without
+  // history is predicted to take: only if the server learned that "train"
+  // takes 2 minutes.
+  void ExpectTrainGoesFirst(Client& user, Client& agent) {
+    const int64_t hog = user.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
+    WaitForAssignment(agent, "n0", hog);
+    const int64_t unknown =
+        user.Post("/api/v1/jobs", json{{"name", "eval"}, {"command", {"x"}}, {"estimate_s", 3600}})
+            .body["id"];
+    const int64_t train =
+        user.Post("/api/v1/jobs", json{{"name", "train"}, {"command", {"x"}}}).body["id"];
+    const std::string explain = "/api/v1/jobs/" + std::to_string(train) + "/explain";
+    json explained;
+    for (int i = 0; i < 300; ++i) {
+      explained = user.Get(explain).body;
+      if (explained.contains("position") && explained["position"] == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(explained["position"], 0) << explained.dump();
+    EXPECT_EQ(user.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
+  }
+};
+
+TEST_F(PredictorApiTest, TheBerthPolicyLearnsRunTimesFromJobsThatFinished) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 1);
+  for (int i = 0; i < 3; ++i) RunToSuccess(alice, agent, "train", core::Duration::Seconds(120));
+  ExpectTrainGoesFirst(alice, agent);
+}
+
+TEST_F(PredictorApiTest, WhatThePredictorLearnedOutlivesARestart) {
+  const std::string token = NewToken("alice", "user");
+  Client alice = As(token);
+  Client agent = RegisterAgent("n0", 1);
+  for (int i = 0; i < 3; ++i) RunToSuccess(alice, agent, "train", core::Duration::Seconds(120));
+
+  server_.reset();
+  StartServer();
+  Client alice_again = As(token);
+  Client agent_again = RegisterAgent("n0", 1);
+  ExpectTrainGoesFirst(alice_again, agent_again);
 }
 
 // A cycle's plan applied: the preemptible job is told to stop (its record
