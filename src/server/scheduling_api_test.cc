@@ -213,6 +213,15 @@ TEST_F(ApiTest, APreemptedJobStopsThenTheJobItMakesRoomForStarts) {
   const json requeued = WaitForState(alice, low, "pending");
   EXPECT_EQ(requeued["preemptions"], 1);
   EXPECT_EQ(requeued["attempts"], 1);
+  // The preempted run is accounted: 8 GPUs for its 11 minutes (the job it
+  // made room for has run for no time yet).
+  json by_user;
+  for (int i = 0; i < 300 && by_user.empty(); ++i) {
+    by_user = alice.Get("/api/v1/usage").body["by_user"];
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(by_user.size(), 1u);
+  EXPECT_NEAR(by_user[0]["gpu_hours"].get<double>(), 8 * 11.0 / 60, 0.01);
 }
 
 }  // namespace
