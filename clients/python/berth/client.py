@@ -524,12 +524,31 @@ class Client:
         "by_queue"}``."""
         return self._json("GET", "/api/v1/usage", {"from": _unix(start), "to": _unix(end)})
 
-    def create_token(self, user: str, role: str = "user", node: Optional[str] = None) -> str:
-        """Issues a token (admins only) and returns its secret."""
-        body = {"user": user, "role": role}
+    def create_token(
+        self,
+        user: str,
+        role: str = "user",
+        node: Optional[str] = None,
+        expires_in: Union[None, int, datetime.timedelta] = None,
+    ) -> str:
+        """Issues a token (admins only) and returns its secret. ``expires_in``
+        (whole seconds or a timedelta): refused from then on; default never."""
+        body: Dict[str, Any] = {"user": user, "role": role}
         if node is not None:
             body["node"] = node
+        if expires_in is not None:
+            body["expires_in_s"] = int(_seconds(expires_in))
         return self._json("POST", "/api/v1/tokens", body=body)["token"]
+
+    def tokens(self) -> List[Dict[str, Any]]:
+        """Every token for admins, a user's own for users: id, user, role, node,
+        created, expires, expired, revoked (never the secret)."""
+        return self._json("GET", "/api/v1/tokens")["tokens"]
+
+    def revoke_token(self, id: str) -> None:
+        """Revokes a token (its user's own, or any for admins): the server
+        refuses it from the next request on."""
+        self._json("DELETE", f"/api/v1/tokens/{urllib.parse.quote(id, safe='')}")
 
     def drain(self, node: str) -> None:
         """Stops placing jobs on ``node`` (admins only)."""

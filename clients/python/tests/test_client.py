@@ -12,6 +12,7 @@ route's contract.
 Usage: test_client.py [BERTH_BINARY] [unittest options]
        (or set BERTH_BINARY; default: build/berth at the repository root)
 """
+import datetime
 import http.server
 import json
 import os
@@ -318,6 +319,23 @@ class Errors(ServerTest):
     def test_admin_routes_are_forbidden_to_users(self):
         with self.assertRaises(berth.Forbidden):
             self.alice.create_token("mallory")
+
+    def test_tokens_are_listed_to_their_user_and_revoked_at_once(self):
+        secret = self.admin.create_token("erin", expires_in=datetime.timedelta(days=1))
+        erin = berth.Client(self.addr, secret, timeout=10)
+        mine = erin.tokens()
+        self.assertEqual([t["user"] for t in mine], ["erin"])
+        self.assertTrue(mine[0]["expires"])
+        self.assertNotIn("token", mine[0])
+        self.assertIn(mine[0]["id"], [t["id"] for t in self.admin.tokens()])
+        with self.assertRaises(berth.Forbidden):
+            self.bob.revoke_token(mine[0]["id"])
+        erin.revoke_token(mine[0]["id"])
+        with self.assertRaises(berth.Unauthorized):
+            erin.tokens()
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.admin.create_token("erin", expires_in=0)
+        self.assertEqual(caught.exception.field, "expires_in_s")
 
     def test_missing_job_is_not_found(self):
         missing = 10**9
