@@ -116,6 +116,18 @@ void HttpApi::RevokeToken(const Principal& who, const httplib::Request& request,
                                  "token " + id + ": only its user or an admin may revoke it"));
   }
   if (!token->revoked) {
+    // The server issues an admin token only to an empty database: revoking
+    // the last one that works would leave nobody able to issue another.
+    const core::Time now = clock_.Now();
+    const auto works_as_admin = [&](const store::TokenRecord& t) {
+      return t.role == store::Role::kAdmin && !t.revoked && !(t.expires && now >= *t.expires);
+    };
+    if (works_as_admin(*token) &&
+        std::count_if(tokens->begin(), tokens->end(), works_as_admin) == 1) {
+      return Fail(response, FailedPrecondition("token " + id +
+                                               ": the last admin token that works; issue "
+                                               "another (berth token create --role admin) first"));
+    }
     token->revoked = true;
     if (Status stored = store_.PutToken(*token); !stored.ok()) return Fail(response, stored);
     authenticator_.Forget(token->hash);

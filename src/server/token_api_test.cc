@@ -90,6 +90,28 @@ TEST_F(TokenApiTest, UsersRevokeOnlyTheirOwnTokensIncludingTheOneTheyUse) {
   EXPECT_EQ(bob_client.Get("/api/v1/jobs").status, 200);
 }
 
+TEST_F(TokenApiTest, TheLastAdminTokenThatWorksCannotBeRevoked) {
+  std::string bootstrap;
+  const Reply listing = Admin().Get("/api/v1/tokens");
+  for (const json& token : listing.body["tokens"]) {
+    if (token["role"] == "admin") bootstrap = token["id"];
+  }
+  ASSERT_FALSE(bootstrap.empty());
+  Reply last = Admin().Delete("/api/v1/tokens/" + bootstrap);
+  EXPECT_EQ(last.status, 409) << last.body.dump();
+  EXPECT_THAT(last.body.dump(), HasSubstr("the last admin token that works"));
+  // One that has expired does not count.
+  Issue("ops", "admin", json{{"expires_in_s", 60}});
+  clock_.Advance(core::Duration::Seconds(61));
+  EXPECT_EQ(Admin().Delete("/api/v1/tokens/" + bootstrap).status, 409);
+  // With another that works, the first may go; then that one is the last.
+  const json second = Issue("ops", "admin");
+  EXPECT_EQ(Admin().Delete("/api/v1/tokens/" + bootstrap).status, 200);
+  Client ops = As(second["token"]);
+  EXPECT_EQ(ops.Delete("/api/v1/tokens/" + second["id"].get<std::string>()).status, 409);
+  EXPECT_EQ(ops.Get("/api/v1/tokens").status, 200);
+}
+
 TEST_F(TokenApiTest, AnAgentWhoseTokenIsRevokedGets401OnItsNextHeartbeat) {
   Client agent = RegisterAgent("n0", 1);
   ASSERT_EQ(Heartbeat(agent, "n0", {}).status, 200);
