@@ -27,66 +27,71 @@ double UserGpuHours(Client& client, const std::string& user, double at_least) {
   return hours;
 }
 
-std::vector<TaskReport> Running(int64_t id, const json& assignment) {
-  return {TaskReport{
-      core::JobId{id}, 0, assignment["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}};
-}
+// Runs on node n0 of eight GPUs, reported by its agent.
+class UsageApiTest : public ApiTest {
+ protected:
+  struct Run {
+    int64_t job;
+    int32_t attempt;
+  };
 
-TEST_F(ApiTest, ARunEndedByALostNodeIsAccounted) {
+  // Submits `job` as `user`; n0 starts it and reports it running for
+  // `run_for` of the test's clock.
+  Run RunOnN0(Client& user, Client& n0, const json& job, core::Duration run_for) {
+    const int64_t id = user.Post("/api/v1/jobs", job).body["id"];
+    const Run run{id, WaitForAssignment(n0, "n0", id)["attempt"].get<int32_t>()};
+    const std::vector<TaskReport> running = {
+        TaskReport{core::JobId{id}, 0, run.attempt, TaskPhase::kRunning, {}, {}}};
+    Heartbeat(n0, "n0", running);
+    AdvanceWithHeartbeats(n0, "n0", run_for, running);
+    return run;
+  }
+
+  void ReportExit(Client& n0, const Run& run, int exit_code) {
+    Heartbeat(
+        n0, "n0",
+        {TaskReport{core::JobId{run.job}, 0, run.attempt, TaskPhase::kExited, exit_code, {}}});
+  }
+};
+
+TEST_F(UsageApiTest, ARunEndedByALostNodeIsAccounted) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);
-  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
-  const std::vector<TaskReport> running = Running(id, WaitForAssignment(n0, "n0", id));
-  Heartbeat(n0, "n0", running);
-  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(1), running);
+  const Run run =
+      RunOnN0(alice, n0, json{{"command", {"x"}}, {"gpus", 4}}, core::Duration::Hours(1));
   clock_.Advance(core::Duration::Seconds(40));  // silent for 40 s > 30 s: lost
-  WaitForState(alice, id, "pending");           // to run again when a node has room
+  WaitForState(alice, run.job, "pending");      // to run again when a node has room
   // Its run lasted until the node was found lost.
   const double expected = 4 * (3600.0 + 40) / 3600;
   EXPECT_NEAR(UserGpuHours(alice, "alice", expected - 0.01), expected, 0.01);
 }
 
-TEST_F(ApiTest, AFailedRunThatIsRetriedIsAccountedOnce) {
+TEST_F(UsageApiTest, AFailedRunThatIsRetriedIsAccountedOnce) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);
-  const int64_t id =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}, {"retries", 1}}).body["id"];
-  const json first = WaitForAssignment(n0, "n0", id);
-  const std::vector<TaskReport> running = Running(id, first);
-  Heartbeat(n0, "n0", running);
-  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(1), running);
-  Heartbeat(
-      n0, "n0",
-      {TaskReport{core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kExited, 1, {}}});
+  const Run first = RunOnN0(alice, n0, json{{"command", {"x"}}, {"gpus", 2}, {"retries", 1}},
+                            core::Duration::Hours(1));
+  ReportExit(n0, first, 1);
   // The retry starts at once on the free node: it has run for no time yet.
-  const json second = WaitForAssignment(n0, "n0", id);
-  EXPECT_GT(second["attempt"].get<int32_t>(), first["attempt"].get<int32_t>());
+  const json second = WaitForAssignment(n0, "n0", first.job);
+  EXPECT_GT(second["attempt"].get<int32_t>(), first.attempt);
   EXPECT_NEAR(UserGpuHours(alice, "alice", 1.99), 2.0, 0.01);
 }
 
-TEST_F(ApiTest, RunsGoingOnCountUpToNow) {
+TEST_F(UsageApiTest, RunsGoingOnCountUpToNow) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);
-  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}}).body["id"];
-  const std::vector<TaskReport> running = Running(id, WaitForAssignment(n0, "n0", id));
-  Heartbeat(n0, "n0", running);
-  AdvanceWithHeartbeats(n0, "n0", core::Duration::Minutes(30), running);
+  RunOnN0(alice, n0, json{{"command", {"x"}}, {"gpus", 2}}, core::Duration::Minutes(30));
   EXPECT_NEAR(UserGpuHours(alice, "alice", 0), 1.0, 0.01);
 }
 
-TEST_F(ApiTest, FairShareRemembersRunsThatEndedBeforeARestart) {
+TEST_F(UsageApiTest, FairShareRemembersRunsThatEndedBeforeARestart) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);
-  const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 2}}).body["id"];
-  const json assignment = WaitForAssignment(n0, "n0", id);
-  const std::vector<TaskReport> running = Running(id, assignment);
-  Heartbeat(n0, "n0", running);
-  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(1), running);
-  Heartbeat(
-      n0, "n0",
-      {TaskReport{
-          core::JobId{id}, 0, assignment["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});
-  WaitForState(alice, id, "succeeded");
+  const Run run =
+      RunOnN0(alice, n0, json{{"command", {"x"}}, {"gpus", 2}}, core::Duration::Hours(1));
+  ReportExit(n0, run, 0);
+  WaitForState(alice, run.job, "succeeded");
   UserGpuHours(alice, "alice", 1.99);  // written
 
   server_.reset();
