@@ -4,8 +4,11 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -43,6 +46,59 @@ std::string Describe(const httplib::Result& result) {
     message = body["error"].value("message", result->body);
   }
   return "HTTP " + std::to_string(result->status) + ": " + message;
+}
+
+// Each GPU's device numbers, for denying it to the tasks that were not
+// given it. A GPU whose device file is missing goes unfenced, said once.
+std::map<int32_t, DeviceNumber> GpuDevices(const std::string& node, const GpuInventoryInfo& info) {
+  std::map<int32_t, DeviceNumber> devices;
+  for (const GpuInfo& gpu : info.gpus) {
+    if (gpu.device_path.empty()) continue;
+    struct stat file {};
+    const bool found = ::stat(gpu.device_path.c_str(), &file) == 0;
+    if (!found || !S_ISCHR(file.st_mode)) {
+      spdlog::warn("agent {}: GPU {}: {} is not a character device ({}); other tasks can use it",
+                   node, gpu.index, gpu.device_path,
+                   found ? "another kind of file" : std::strerror(errno));
+      continue;
+    }
+    devices[gpu.index] = DeviceNumber{major(file.st_rdev), minor(file.st_rdev)};
+  }
+  return devices;
+}
+
+// Where tasks get their cgroups, or none: said once, here, and in the node's
+// `cgroups` label.
+Result<std::optional<TaskCgroupConfig>> TaskCgroups(const AgentOptions& options,
+                                                    const GpuInventoryInfo& info) {
+  if (options.cgroups == CgroupMode::kOff) {
+    spdlog::warn("agent {}: --cgroups off: tasks run without memory, CPU, pids or device limits",
+                 options.node);
+    return std::optional<TaskCgroupConfig>();
+  }
+  Result<CgroupDirs> parent = SetUpTaskCgroups(options.state_dir);
+  if (!parent.ok()) {
+    if (options.cgroups == CgroupMode::kRequired) {
+      return FailedPrecondition("--cgroups required: " + parent.status().message());
+    }
+    spdlog::warn(
+        "agent {}: cannot give tasks cgroups ({}); tasks run without memory, CPU, pids or device "
+        "limits (--cgroups required refuses to start instead)",
+        options.node, parent.status().message());
+    return std::optional<TaskCgroupConfig>();
+  }
+  TaskCgroupConfig config;
+  config.parent = std::move(*parent);
+  config.pids_max = options.task_pids_max;
+  config.gpu_devices = GpuDevices(options.node, info);
+  std::string where;
+  for (const std::string& dir :
+       TaskCgroup{config.parent.version, config.parent.dirs, 0, 0, 0, {}}.Directories()) {
+    where += (where.empty() ? "" : ", ") + dir;
+  }
+  spdlog::info("agent {}: tasks run in cgroups (v{}) under {}", options.node,
+               config.parent.version == CgroupVersion::kV1 ? 1 : 2, where);
+  return std::optional<TaskCgroupConfig>(std::move(config));
 }
 
 }  // namespace
@@ -94,6 +150,10 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   runner.node = o.node;
   runner.supervisor_command = o.supervisor_command;
   runner.base_env = PassThroughEnvironment(environ);
+  BERTH_ASSIGN_OR_RETURN(runner.cgroups, TaskCgroups(o, agent->inventory_info_));
+  agent->cgroups_version_ = !runner.cgroups                                        ? "off"
+                            : runner.cgroups->parent.version == CgroupVersion::kV1 ? "v1"
+                                                                                   : "v2";
   BERTH_ASSIGN_OR_RETURN(agent->runner_, TaskRunner::Open(std::move(runner)));
   for (const LocalTask& task : agent->runner_->Tasks()) {
     spdlog::info("agent {}: adopted {} ({})", o.node, ToString(task.key),
@@ -367,6 +427,10 @@ std::string Agent::MetricsText() {
   for (const GpuSample& s : last_samples_) {
     out << "berth_agent_gpu_healthy" << labels(s.index) << " " << (s.healthy ? 1 : 0) << "\n";
   }
+  gauge("berth_agent_task_cgroups",
+        "1 when tasks run in cgroups of their own (limits enforced), 0 when not.");
+  out << "berth_agent_task_cgroups{node=\"" << options_.node << "\",version=\"" << cgroups_version_
+      << "\"} " << (cgroups_version_ == "off" ? 0 : 1) << "\n";
   gauge("berth_agent_tasks_running", "Tasks running on this node.");
   out << "berth_agent_tasks_running{node=\"" << options_.node << "\"} " << tasks_running_ << "\n";
   out << "# HELP berth_agent_heartbeats_total Heartbeats by result.\n"

@@ -42,6 +42,13 @@ class Client;
 
 namespace berth::agent {
 
+// Whether tasks run in cgroups of their own (task_cgroup.h, cgroup_setup.h).
+enum class CgroupMode {
+  kAuto,      // where the agent can create them; else it says so and runs tasks without
+  kRequired,  // or the agent does not start
+  kOff,       // never (development machines)
+};
+
 struct AgentOptions {
   std::string server_url;  // http://host:port or https://host:port
   std::string ca_file;     // with https: the CA that signed the server's certificate
@@ -66,6 +73,9 @@ struct AgentOptions {
   core::Duration exit_grace = core::Duration::Seconds(5);
   // The supervisor's argv before the task dir; see TaskRunnerOptions.
   std::vector<std::string> supervisor_command;
+  CgroupMode cgroups = CgroupMode::kAuto;
+  // Every task's cap on processes and threads (pids.max).
+  int64_t task_pids_max = 32768;
 };
 
 // What the agent has done, for tests and logs. Thread-safe reads.
@@ -121,6 +131,8 @@ class Agent {
   std::unique_ptr<Wakeup> wakeup_;
   std::string address_;
   std::string logs_key_;
+  // "v1", "v2" or "off": how tasks are fenced here (for /metrics).
+  std::string cgroups_version_;
   bool registered_ = false;  // loop thread only
   int lock_fd_ = -1;         // flock on STATE/agent.lock while the agent runs
 

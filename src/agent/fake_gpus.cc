@@ -1,5 +1,6 @@
 #include "agent/fake_gpus.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -58,6 +59,29 @@ Result<FakeGpuSpec> ParseFakeGpus(const std::string& text, int32_t groups) {
   return spec;
 }
 
+Result<std::vector<std::string>> ParseFakeGpuDevices(const std::string& text,
+                                                     const FakeGpuSpec& spec) {
+  std::vector<std::string> paths;
+  if (text.empty()) return paths;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    paths.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (paths.size() != static_cast<size_t>(spec.count)) {
+    return InvalidArgument("--fake-gpu-devices: expected " + std::to_string(spec.count) +
+                           " comma-separated paths, one per GPU, got " +
+                           std::to_string(paths.size()) + " in '" + text + "'");
+  }
+  for (const std::string& path : paths) {
+    if (path.empty() || path.front() != '/') {
+      return InvalidArgument("--fake-gpu-devices: expected absolute paths, got '" + path + "'");
+    }
+  }
+  return paths;
+}
+
 Result<GpuInventoryInfo> FakeGpuInventory::Discover() {
   GpuInventoryInfo info;
   info.gpu_type = spec_.model;
@@ -73,6 +97,7 @@ Result<GpuInventoryInfo> FakeGpuInventory::Discover() {
     gpu.name = "Fake " + spec_.model;
     gpu.memory_mib = spec_.memory_mib;
     gpu.interconnect_group = i / per_group;
+    if (!spec_.device_paths.empty()) gpu.device_path = spec_.device_paths[static_cast<size_t>(i)];
     info.gpus.push_back(std::move(gpu));
   }
   return info;

@@ -72,5 +72,20 @@ TEST(FakeGpusTest, HealthCanBeToggled) {
   EXPECT_TRUE(inventory.Sample().value()[2].healthy);
 }
 
+TEST(FakeGpusTest, DeviceFilesOnePerGpu) {
+  FakeGpuSpec spec = ParseFakeGpus("2xL4").value();
+  spec.device_paths = ParseFakeGpuDevices("/tmp/d/gpu0,/tmp/d/gpu1", spec).value();
+  FakeGpuInventory inventory(spec);
+  const GpuInventoryInfo info = inventory.Discover().value();
+  EXPECT_EQ(info.gpus[0].device_path, "/tmp/d/gpu0");
+  EXPECT_EQ(info.gpus[1].device_path, "/tmp/d/gpu1");
+  EXPECT_TRUE(ParseFakeGpuDevices("", spec).value().empty());
+  EXPECT_THAT(
+      ParseFakeGpuDevices("/tmp/d/gpu0", spec).status().message(),
+      HasSubstr("--fake-gpu-devices: expected 2 comma-separated paths, one per GPU, got 1"));
+  EXPECT_THAT(ParseFakeGpuDevices("/a,b", spec).status().message(),
+              HasSubstr("expected absolute paths, got 'b'"));
+}
+
 }  // namespace
 }  // namespace berth::agent

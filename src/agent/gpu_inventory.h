@@ -24,6 +24,10 @@ struct GpuInfo {
   // GPUs in one group talk fast to each other (NVLink, or one PCIe switch).
   int32_t interconnect_group = 0;
   bool healthy = true;
+  // The device file a process opens to use this GPU ("/dev/nvidia3"); the
+  // agent denies it to tasks that were not given this GPU. Empty: none
+  // known (fake GPUs without --fake-gpu-devices).
+  std::string device_path = "";
 };
 
 struct GpuInventoryInfo {

@@ -78,5 +78,6 @@ typedef nvmlReturn_t (*nvmlDeviceRegisterEvents_fn)(nvmlDevice_t, unsigned long 
                                                     nvmlEventSet_t);
 typedef nvmlReturn_t (*nvmlEventSetWait_fn)(nvmlEventSet_t, nvmlEventData_t*, unsigned int);
 typedef nvmlReturn_t (*nvmlEventSetFree_fn)(nvmlEventSet_t);
+typedef nvmlReturn_t (*nvmlDeviceGetMinorNumber_fn)(nvmlDevice_t, unsigned int*);
 
 }  // extern "C"

@@ -107,6 +107,7 @@ Result<std::unique_ptr<NvmlInventory>> NvmlInventory::Open(const NvmlOptions& op
   api.get_utilization =
       Lookup<nvmlDeviceGetUtilizationRates_fn>(library, {"nvmlDeviceGetUtilizationRates"});
   api.get_p2p_status = Lookup<nvmlDeviceGetP2PStatus_fn>(library, {"nvmlDeviceGetP2PStatus"});
+  api.get_minor_number = Lookup<nvmlDeviceGetMinorNumber_fn>(library, {"nvmlDeviceGetMinorNumber"});
   api.get_common_ancestor = Lookup<nvmlDeviceGetTopologyCommonAncestor_fn>(
       library, {"nvmlDeviceGetTopologyCommonAncestor"});
   api.get_ecc_errors =
@@ -212,6 +213,11 @@ Result<GpuInventoryInfo> NvmlInventory::Discover() {
     } else if (code == NVML_ERROR_GPU_IS_LOST) {
       gpu.healthy = false;
     }
+    // The driver's device file is /dev/nvidia<minor>; the minor number is
+    // not always the index (NVML orders by PCI bus, the driver may not).
+    unsigned int minor = i;
+    if (api_.get_minor_number != nullptr) (void)api_.get_minor_number(device, &minor);
+    gpu.device_path = "/dev/nvidia" + std::to_string(minor);
     info.gpus.push_back(std::move(gpu));
   }
   const std::vector<int32_t> groups = InterconnectGroups();

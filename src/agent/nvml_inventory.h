@@ -65,6 +65,7 @@ class NvmlInventory final : public GpuInventory {
     nvmlDeviceGetMemoryInfo_fn get_memory = nullptr;
     nvmlSystemGetDriverVersion_fn get_driver_version = nullptr;
     nvmlDeviceGetUtilizationRates_fn get_utilization = nullptr;
+    nvmlDeviceGetMinorNumber_fn get_minor_number = nullptr;
     nvmlDeviceGetP2PStatus_fn get_p2p_status = nullptr;
     nvmlDeviceGetTopologyCommonAncestor_fn get_common_ancestor = nullptr;
     nvmlDeviceGetTotalEccErrors_fn get_ecc_errors = nullptr;

@@ -48,6 +48,16 @@ TEST(NvmlInventoryTest, DiscoversDevicesThroughDlopen) {
   EXPECT_TRUE(samples[3].healthy);
 }
 
+TEST(NvmlInventoryTest, DeviceFilesFollowTheMinorNumberNotTheIndex) {
+  ScopedEnv count("NVML_STANDIN_COUNT", "2");
+  ScopedEnv minor("NVML_STANDIN_MINOR_BASE", "4");
+  std::unique_ptr<NvmlInventory> nvml = OpenFull();
+  ASSERT_NE(nvml, nullptr);
+  const GpuInventoryInfo info = nvml->Discover().value();
+  EXPECT_EQ(info.gpus[0].device_path, "/dev/nvidia4");
+  EXPECT_EQ(info.gpus[1].device_path, "/dev/nvidia5");
+}
+
 TEST(NvmlInventoryTest, InterconnectGroupsFromNvlinkThenPcie) {
   {
     ScopedEnv count("NVML_STANDIN_COUNT", "8");
@@ -117,6 +127,8 @@ TEST(NvmlInventoryTest, LegacyLibraryWithoutV2NamesOrOptionalFunctions) {
   EXPECT_EQ(info.driver, "driver unknown");
   ASSERT_EQ(info.gpus.size(), 3u);
   for (const GpuInfo& gpu : info.gpus) EXPECT_EQ(gpu.interconnect_group, gpu.index);
+  // Without nvmlDeviceGetMinorNumber: the index.
+  EXPECT_EQ(info.gpus[2].device_path, "/dev/nvidia2");
   std::vector<GpuSample> samples = (*nvml)->Sample().value();
   EXPECT_EQ(samples[0].utilization_percent, 0);
   EXPECT_TRUE(samples[0].healthy);

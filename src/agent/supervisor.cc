@@ -14,7 +14,9 @@
 #include <optional>
 #include <vector>
 
+#include "agent/cgroup_outcome.h"
 #include "agent/proc.h"
+#include "agent/task_cgroup.h"
 #include "agent/task_dir.h"
 #include "common/clock.h"
 
@@ -64,6 +66,38 @@ std::optional<std::chrono::milliseconds> RequestedGrace(const std::string& dir) 
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), millis);
   if (error != std::errc() || millis < 0) return std::nullopt;
   return std::chrono::milliseconds(millis);
+}
+
+// In the forked child, first of all: joins the task's cgroup, so that
+// everything the task runs is inside its limits. Async-signal-safe.
+void JoinCgroupOrExit(const std::optional<CgroupJoin>& join) {
+  if (!join || join->JoinFromChild()) return;
+  static constexpr char kMessage[] = "berth: cannot join the task's cgroup\n";
+  (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ::_exit(127);
+}
+
+// The task's cgroup, created with its limits and ready to join; nullopt
+// for a task without one. A failure is the task's: it does not start.
+Result<std::optional<CgroupJoin>> PrepareCgroup(const TaskSpec& spec) {
+  if (!spec.cgroup) return std::optional<CgroupJoin>();
+  BERTH_RETURN_IF_ERROR(CreateTaskCgroup(*spec.cgroup));
+  Result<CgroupJoin> join = CgroupJoin::Open(*spec.cgroup);
+  if (!join.ok()) {
+    (void)RemoveTaskCgroup(*spec.cgroup);
+    return join.status();
+  }
+  return std::optional<CgroupJoin>(std::move(*join));
+}
+
+// The task has ended and nothing of it is left: what its cgroup says about
+// its end, then the cgroup goes.
+ExitStatus SettleCgroup(const TaskCgroup& cgroup, ExitStatus status) {
+  status = WithCgroupUsage(std::move(status), cgroup, ReadCgroupUsage(cgroup));
+  if (status.reason == "out_of_memory") Note(status.message);
+  KillCgroup(cgroup);  // nothing, unless a process was put there from outside
+  if (Status removed = RemoveTaskCgroup(cgroup); !removed.ok()) Note(removed.message());
+  return status;
 }
 
 // In the forked child: becomes the task. Only calls that are safe between
@@ -236,11 +270,25 @@ int RunSupervisor(const std::string& task_dir) {
   for (std::string& entry : spec->env) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
+  Result<std::optional<CgroupJoin>> join = PrepareCgroup(*spec);
+  if (!join.ok()) {
+    Note("cannot start the task: " + join.status().message());
+    ExitStatus failed{127, std::nullopt, "start_failed", {}};
+    failed.message = join.status().message();
+    RecordExit(task_dir, std::move(failed));
+    return 0;
+  }
+  const std::optional<TaskCgroup> cgroup = spec->cgroup;
   const pid_t child = ::fork();
-  if (child == 0) ExecTask(*spec, argv, envp);
+  if (child == 0) {
+    JoinCgroupOrExit(*join);
+    ExecTask(*spec, argv, envp);
+  }
+  join->reset();  // the child has its own copies
   if (child < 0) {
     Note(std::string("cannot start the task: fork: ") + std::strerror(errno));
     RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}});
+    if (cgroup) (void)RemoveTaskCgroup(*cgroup);
     return 0;
   }
   // Both sides set the group, so it exists before anyone signals it.
@@ -250,6 +298,7 @@ int RunSupervisor(const std::string& task_dir) {
   }
   Supervision supervision(task_dir, std::move(*spec), self);
   ExitStatus status = supervision.Run(child);
+  if (cgroup) status = SettleCgroup(*cgroup, std::move(status));
   RecordExit(task_dir, std::move(status));
   return 0;
 }

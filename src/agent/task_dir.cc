@@ -16,6 +16,35 @@ using nlohmann::json;
 
 namespace {
 
+json CgroupJson(const TaskCgroup& cgroup) {
+  json denied = json::array();
+  for (const DeviceNumber& device : cgroup.denied_devices) {
+    denied.push_back({device.major, device.minor});
+  }
+  return json{{"version", cgroup.version == CgroupVersion::kV1 ? 1 : 2},
+              {"dirs", cgroup.dirs},
+              {"memory_mib", cgroup.memory_mib},
+              {"cpu_milli", cgroup.cpu_milli},
+              {"pids_max", cgroup.pids_max},
+              {"denied_devices", denied}};
+}
+
+// Throws json::exception on a malformed entry (the caller turns it into a
+// Status).
+TaskCgroup ParseCgroup(const json& body) {
+  TaskCgroup cgroup;
+  cgroup.version = body.at("version").get<int>() == 1 ? CgroupVersion::kV1 : CgroupVersion::kV2;
+  cgroup.dirs = body.at("dirs").get<std::map<std::string, std::string>>();
+  cgroup.memory_mib = body.at("memory_mib").get<int64_t>();
+  cgroup.cpu_milli = body.at("cpu_milli").get<int64_t>();
+  cgroup.pids_max = body.at("pids_max").get<int64_t>();
+  for (const json& device : body.at("denied_devices")) {
+    cgroup.denied_devices.push_back(
+        DeviceNumber{device.at(0).get<uint32_t>(), device.at(1).get<uint32_t>()});
+  }
+  return cgroup;
+}
+
 bool ParseInt(std::string_view text, int64_t& out) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
   return error == std::errc() && end == text.data() + text.size() && !text.empty();
@@ -61,6 +90,7 @@ std::string TaskSpecJson(const TaskSpec& spec) {
            {"grace_us", spec.grace.micros()},
            {"gpus", spec.gpus}};
   out["time_limit_us"] = spec.time_limit ? json(spec.time_limit->micros()) : json(nullptr);
+  out["cgroup"] = spec.cgroup ? CgroupJson(*spec.cgroup) : json(nullptr);
   return out.dump(2) + "\n";
 }
 
@@ -80,6 +110,10 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     if (!body.at("time_limit_us").is_null()) {
       spec.time_limit = core::Duration::Micros(body.at("time_limit_us").get<int64_t>());
     }
+    // Absent in specs written before cgroups.
+    if (body.contains("cgroup") && !body.at("cgroup").is_null()) {
+      spec.cgroup = ParseCgroup(body.at("cgroup"));
+    }
   } catch (const json::exception& error) {
     return InvalidArgument(std::string("spec.json: ") + error.what());
   }
@@ -89,6 +123,9 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
 
 std::string ExitStatusJson(const ExitStatus& status) {
   json out{{"reason", status.reason}, {"end_time_us", status.end_time.micros()}};
+  if (!status.message.empty()) out["message"] = status.message;
+  if (status.peak_memory_bytes) out["peak_memory_bytes"] = *status.peak_memory_bytes;
+  if (status.cpu_time) out["cpu_time_us"] = status.cpu_time->micros();
   out["exit_code"] = status.exit_code ? json(*status.exit_code) : json(nullptr);
   out["signal"] = status.signal ? json(*status.signal) : json(nullptr);
   return out.dump() + "\n";
@@ -101,6 +138,13 @@ Result<ExitStatus> ParseExitStatus(const std::string& text) {
   try {
     status.reason = body.at("reason").get<std::string>();
     status.end_time = core::Time::FromMicros(body.at("end_time_us").get<int64_t>());
+    status.message = body.value("message", std::string());
+    if (body.contains("peak_memory_bytes")) {
+      status.peak_memory_bytes = body.at("peak_memory_bytes").get<int64_t>();
+    }
+    if (body.contains("cpu_time_us")) {
+      status.cpu_time = core::Duration::Micros(body.at("cpu_time_us").get<int64_t>());
+    }
     if (!body.at("exit_code").is_null()) status.exit_code = body.at("exit_code").get<int32_t>();
     if (!body.at("signal").is_null()) status.signal = body.at("signal").get<int32_t>();
   } catch (const json::exception& error) {

@@ -3,8 +3,9 @@
 // supervisors (which outlive it).
 //
 //   STATE/tasks/<job>-<task>-<attempt>/
-//     spec.json       what to run: argv, env, workdir, time limit, grace, GPUs
-//                     (the agent writes it before the supervisor starts)
+//     spec.json       what to run: argv, env, workdir, time limit, grace, GPUs,
+//                     the task's cgroup and its limits (the agent writes it
+//                     before the supervisor starts)
 //     script          the job's script, when it has one instead of a command
 //     log             the task's stdout and stderr, and the supervisor's notes
 //     supervisor.pid  "pid start_ticks boot_id" of the supervisor
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/task_cgroup.h"
 #include "common/status.h"
 #include "core/ids.h"
 #include "core/time.h"
@@ -62,6 +64,9 @@ struct TaskSpec {
   std::optional<core::Duration> time_limit;
   core::Duration grace = core::Duration::Seconds(30);
   std::vector<int32_t> gpus;
+  // Where the task's cgroup goes and its limits; none: the node runs tasks
+  // without cgroups (the agent said why when it started).
+  std::optional<TaskCgroup> cgroup;
 };
 
 std::string TaskSpecJson(const TaskSpec& spec);
@@ -71,10 +76,18 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text);
 struct ExitStatus {
   std::optional<int32_t> exit_code;  // it exited
   std::optional<int32_t> signal;     // or a signal killed it
-  // "exited", "stopped" (asked to), "time_limit", "start_failed" or "lost"
-  // (its supervisor vanished without a word: the agent stopped what was left).
+  // "exited", "stopped" (asked to), "time_limit", "out_of_memory" (killed by
+  // the OOM killer at its cgroup's limit), "start_failed" or "lost" (its
+  // supervisor vanished without a word: the agent stopped what was left).
   std::string reason;
   core::Time end_time;
+  // For people, reported to the server: "user 'bob' has no account on node
+  // n3". Empty: the reason says it all.
+  std::string message = "";
+  // What the task used, from its cgroup (none: it ran without one, or the
+  // kernel does not say).
+  std::optional<int64_t> peak_memory_bytes = std::nullopt;
+  std::optional<core::Duration> cpu_time = std::nullopt;
 };
 
 std::string ExitStatusJson(const ExitStatus& status);

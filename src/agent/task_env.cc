@@ -1,5 +1,6 @@
 #include "agent/task_env.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace berth::agent {
@@ -53,6 +54,24 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
   return env;
 }
 
+TaskCgroup CgroupForTask(const TaskCgroupConfig& config, const TaskKey& key,
+                         const protocol::ResourceLimits& limits, const std::vector<int32_t>& gpus) {
+  TaskCgroup cgroup;
+  cgroup.version = config.parent.version;
+  for (const auto& [controller, dir] : config.parent.dirs) {
+    cgroup.dirs[controller] = dir + "/" + key.DirName();
+  }
+  cgroup.memory_mib = limits.memory.value();
+  cgroup.cpu_milli = limits.cpu.value();
+  cgroup.pids_max = config.pids_max;
+  for (const auto& [index, device] : config.gpu_devices) {
+    if (std::find(gpus.begin(), gpus.end(), index) == gpus.end()) {
+      cgroup.denied_devices.push_back(device);
+    }
+  }
+  return cgroup;
+}
+
 TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskContext& context) {
   TaskSpec spec;
   spec.key = TaskKey{assignment.job, assignment.task, assignment.attempt};
@@ -73,6 +92,10 @@ TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskCon
   spec.time_limit = assignment.launch.time_limit;
   spec.grace = assignment.launch.grace;
   spec.gpus = assignment.gpus;
+  if (context.cgroups != nullptr) {
+    spec.cgroup =
+        CgroupForTask(*context.cgroups, spec.key, assignment.launch.limits, assignment.gpus);
+  }
   return spec;
 }
 

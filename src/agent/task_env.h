@@ -1,6 +1,7 @@
 // What a task runs with: its argv (the job's command, or its script through
-// the script's shebang or /bin/sh), its working directory and its whole
-// environment. Pure functions, so the rules are tested without processes.
+// the script's shebang or /bin/sh), its working directory, its whole
+// environment and its cgroup. Pure functions, so the rules are tested
+// without processes.
 //
 // The environment, later entries winning:
 //   1. a few variables passed through from the agent's own environment
@@ -22,6 +23,7 @@
 #include <map>
 #include <string>
 
+#include "agent/cgroup_setup.h"
 #include "agent/task_dir.h"
 #include "protocol/desired_state.h"
 
@@ -31,6 +33,8 @@ struct TaskContext {
   std::string node;      // this agent's node name
   std::string task_dir;  // the task's directory in the state dir
   std::map<std::string, std::string> base_env;
+  // Where its cgroup goes; null: tasks run without cgroups.
+  const TaskCgroupConfig* cgroups = nullptr;
 };
 
 // Layer 1 from an environ-style array.
@@ -44,6 +48,12 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
 // "#!", else through /bin/sh. The working directory is the job's, or the
 // task's directory when the job named none.
 TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskContext& context);
+
+// The task's cgroup: under the node's parent, named by the task's key, with
+// the job's per-task memory and CPU as limits, the node's pids limit, and
+// every GPU device the task was not given denied.
+TaskCgroup CgroupForTask(const TaskCgroupConfig& config, const TaskKey& key,
+                         const protocol::ResourceLimits& limits, const std::vector<int32_t>& gpus);
 
 // "0,1,2,3"
 std::string JoinIndices(const std::vector<int32_t>& indices);

@@ -67,7 +67,10 @@ void TaskRunner::Adopt(const TaskKey& key, const std::string& dir) {
   entry.task.key = key;
   if (Result<std::string> spec_text = ReadWholeFile(dir + "/" + task_files::kSpec);
       spec_text.ok()) {
-    if (Result<TaskSpec> spec = ParseTaskSpec(*spec_text); spec.ok()) entry.task.gpus = spec->gpus;
+    if (Result<TaskSpec> spec = ParseTaskSpec(*spec_text); spec.ok()) {
+      entry.task.gpus = spec->gpus;
+      entry.cgroup = spec->cgroup;
+    }
   }
   entry.task.acked = FileExists(dir + "/" + task_files::kAcked);
   entry.task.stop_grace = ReadStopGrace(dir);
@@ -133,6 +136,14 @@ void TaskRunner::SettleLost(Entry& entry) {
       }
     }
   }
+  // Whatever is still in its cgroup is the task's too (the cgroup holds
+  // even what left its session); then the cgroup goes.
+  if (entry.cgroup) {
+    KillCgroup(*entry.cgroup);
+    if (Status removed = RemoveTaskCgroup(*entry.cgroup); !removed.ok()) {
+      AppendToLog(entry.dir, removed.message());
+    }
+  }
   RecordOutcome(entry, ExitStatus{std::nullopt, SIGKILL, "lost", {}},
                 "the supervisor of this task vanished; killed what was left of the task");
 }
@@ -175,8 +186,10 @@ Status TaskRunner::Start(const protocol::TaskAssignment& assignment) {
   entry.task.gpus = assignment.gpus;
   entry.launched = std::chrono::steady_clock::now();
 
-  const TaskContext context{options_.node, dir, options_.base_env};
+  const TaskContext context{options_.node, dir, options_.base_env,
+                            options_.cgroups ? &*options_.cgroups : nullptr};
   const TaskSpec spec = BuildTaskSpec(assignment, context);
+  entry.cgroup = spec.cgroup;
   Status prepared = Status::Ok();
   if (!assignment.launch.script.empty()) {
     const std::string script = dir + "/" + task_files::kScript;

@@ -7,9 +7,11 @@
 // Adoption at Open: a task with exit.json has ended; one whose supervisor
 // is still alive (same pid, same start time, same boot) is running; one
 // whose supervisor is gone without an exit.json is settled as lost: what is
-// left of its process group and session is killed and exit.json written
-// (signal 9, reason "lost"); a directory whose supervisor never started is
-// removed, so the task can start afresh if the server still wants it.
+// left of its process group, session and cgroup is killed, its cgroup
+// removed and exit.json written (signal 9, reason "lost"); a directory whose
+// supervisor never started is removed, so the task can start afresh if the
+// server still wants it. Adoption leaves a running task's cgroup alone: its
+// limits stay as the kernel keeps them.
 //
 // Not thread-safe: the agent's loop owns it. (The logs endpoint reads the
 // state dir on its own; see LatestTaskDir.)
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/cgroup_setup.h"
 #include "agent/proc.h"
 #include "agent/reconcile.h"
 #include "agent/task_dir.h"
@@ -36,6 +39,8 @@ struct TaskRunnerOptions {
   // "supervise-task"}.
   std::vector<std::string> supervisor_command;
   std::map<std::string, std::string> base_env;  // layer 1 of task_env.h
+  // Where tasks' cgroups go (cgroup_setup.h); none: tasks run without.
+  std::optional<TaskCgroupConfig> cgroups;
 };
 
 class TaskRunner {
@@ -67,6 +72,7 @@ class TaskRunner {
     LocalTask task;
     std::string dir;
     std::optional<ProcessIdentity> supervisor;
+    std::optional<TaskCgroup> cgroup;  // from spec.json
     // Set for tasks started by this process: a supervisor that has not
     // written its pid yet is starting, not lost.
     std::optional<std::chrono::steady_clock::time_point> launched;

@@ -50,6 +50,9 @@ struct AgentFlags {
   std::string state_dir;
   std::string fake_gpus;
   int32_t fake_topology = 1;
+  std::string fake_gpu_devices;
+  std::string cgroups = "auto";
+  int64_t task_pids_max = 32768;
   std::string nvml_library = "libnvidia-ml.so.1";
   std::string gpu_type;
   std::string heartbeat_interval = "1s";
@@ -66,6 +69,10 @@ std::unique_ptr<agent::GpuInventory> MakeInventory(const AgentFlags& flags) {
   if (!flags.fake_gpus.empty()) {
     Result<agent::FakeGpuSpec> spec = agent::ParseFakeGpus(flags.fake_gpus, flags.fake_topology);
     if (!spec.ok()) Fail(spec.status().message());
+    Result<std::vector<std::string>> devices =
+        agent::ParseFakeGpuDevices(flags.fake_gpu_devices, *spec);
+    if (!devices.ok()) Fail(devices.status().message());
+    spec->device_paths = std::move(*devices);
     return std::make_unique<agent::FakeGpuInventory>(std::move(*spec));
   }
   Result<std::unique_ptr<agent::NvmlInventory>> nvml =
@@ -127,6 +134,19 @@ void RunAgent(const AgentFlags& flags) {
   }
   options.stop_tasks_on_exit = flags.stop_tasks_on_exit;
   options.supervisor_command = SupervisorCommand();
+  if (flags.cgroups == "auto") {
+    options.cgroups = agent::CgroupMode::kAuto;
+  } else if (flags.cgroups == "required") {
+    options.cgroups = agent::CgroupMode::kRequired;
+  } else if (flags.cgroups == "off") {
+    options.cgroups = agent::CgroupMode::kOff;
+  } else {
+    Fail("--cgroups: expected auto, required or off, got '" + flags.cgroups + "'");
+  }
+  if (flags.task_pids_max < 1) {
+    Fail("--task-pids-max: must be at least 1, got " + std::to_string(flags.task_pids_max));
+  }
+  options.task_pids_max = flags.task_pids_max;
 
   // Block the stop signals in every thread the agent starts; this one waits.
   sigset_t signals;
@@ -191,6 +211,18 @@ void AddAgentCommands(CLI::App& app) {
   agent
       ->add_option("--fake-topology", flags->fake_topology,
                    "Interconnect groups among the fake GPUs")
+      ->capture_default_str();
+  agent->add_option("--fake-gpu-devices", flags->fake_gpu_devices,
+                    "With --fake-gpus: a device file per GPU, comma-separated (stand-in nodes "
+                    "made with mknod), denied to tasks not given that GPU");
+  agent
+      ->add_option("--cgroups", flags->cgroups,
+                   "Tasks in cgroups of their own: auto (where the agent can create them), "
+                   "required (else refuse to start) or off")
+      ->capture_default_str();
+  agent
+      ->add_option("--task-pids-max", flags->task_pids_max,
+                   "Each task's limit on processes and threads (pids.max)")
       ->capture_default_str();
   agent->add_option("--nvml-library", flags->nvml_library, "The NVML library to dlopen")
       ->capture_default_str();

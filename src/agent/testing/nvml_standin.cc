@@ -17,6 +17,7 @@
 //   NVML_STANDIN_XID=I:X,...       one XID X event for device I, delivered once
 //   NVML_STANDIN_LOST=I            device I answers GPU_IS_LOST
 //   NVML_STANDIN_UTILIZATION=P     every device is P percent busy
+//   NVML_STANDIN_MINOR_BASE=M      device I is /dev/nvidia<M+I> (default 0)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,7 @@ struct Config {
   std::vector<std::pair<unsigned int, unsigned long long>> xids;
   long lost = -1;
   unsigned int utilization = 0;
+  unsigned int minor_base = 0;
 };
 
 Config& State() {
@@ -113,6 +115,7 @@ nvmlReturn_t Init() {
   config.xids = EnvPairs("NVML_STANDIN_XID");
   config.lost = EnvNumber("NVML_STANDIN_LOST", -1);
   config.utilization = static_cast<unsigned int>(EnvNumber("NVML_STANDIN_UTILIZATION", 0));
+  config.minor_base = static_cast<unsigned int>(EnvNumber("NVML_STANDIN_MINOR_BASE", 0));
   config.initialized = true;
   State() = config;
   return NVML_SUCCESS;
@@ -211,6 +214,12 @@ STANDIN_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned i
   const char* text = "550.54.15-standin";
   if (version == nullptr || std::strlen(text) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
   std::memcpy(version, text, std::strlen(text) + 1);
+  return NVML_SUCCESS;
+}
+
+STANDIN_EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int* minor) {
+  if (nvmlReturn_t check = CheckDevice(device); check != NVML_SUCCESS) return check;
+  *minor = State().minor_base + device->index;
   return NVML_SUCCESS;
 }
 
