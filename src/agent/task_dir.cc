@@ -89,6 +89,7 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
 
 std::string ExitStatusJson(const ExitStatus& status) {
   json out{{"reason", status.reason}, {"end_time_us", status.end_time.micros()}};
+  if (!status.message.empty()) out["message"] = status.message;
   out["exit_code"] = status.exit_code ? json(*status.exit_code) : json(nullptr);
   out["signal"] = status.signal ? json(*status.signal) : json(nullptr);
   return out.dump() + "\n";
@@ -101,6 +102,7 @@ Result<ExitStatus> ParseExitStatus(const std::string& text) {
   try {
     status.reason = body.at("reason").get<std::string>();
     status.end_time = core::Time::FromMicros(body.at("end_time_us").get<int64_t>());
+    status.message = body.value("message", std::string());
     if (!body.at("exit_code").is_null()) status.exit_code = body.at("exit_code").get<int32_t>();
     if (!body.at("signal").is_null()) status.signal = body.at("signal").get<int32_t>();
   } catch (const json::exception& error) {

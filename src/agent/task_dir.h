@@ -72,9 +72,13 @@ struct ExitStatus {
   std::optional<int32_t> exit_code;  // it exited
   std::optional<int32_t> signal;     // or a signal killed it
   // "exited", "stopped" (asked to), "time_limit", "start_failed" or "lost"
-  // (its supervisor vanished without a word: the agent stopped what was left).
+  // (its supervisor vanished without a word: the agent stopped what was left):
+  // the names of protocol::TaskOutcome.
   std::string reason;
   core::Time end_time;
+  // For people, reported to the server: "user 'bob' has no account on node
+  // n3". Empty: the reason says it all.
+  std::string message = "";
 };
 
 std::string ExitStatusJson(const ExitStatus& status);
