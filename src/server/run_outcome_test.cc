@@ -11,8 +11,8 @@ using protocol::TaskReport;
 
 TaskReport Exit(std::optional<int32_t> code, std::optional<int32_t> signal, TaskOutcome outcome,
                 std::string message = "") {
-  return TaskReport{core::JobId{1}, 0, 1, TaskPhase::kExited, code, signal, outcome,
-                    std::move(message)};
+  return TaskReport{core::JobId{1}, 0,      1,       TaskPhase::kExited,
+                    code,           signal, outcome, std::move(message)};
 }
 
 TEST(RunOutcomeTest, LimitsAndStartFailuresFailWhateverTheExitCode) {
