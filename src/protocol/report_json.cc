@@ -1,9 +1,8 @@
 #include "protocol/report_json.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
-
-#include <array>
 #include <utility>
 
 #include "common/json_fields.h"

@@ -59,12 +59,17 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
 }
 
 TEST(ReportJsonTest, TheWireNamesStayAsAgentsSendThem) {
-  Heartbeat heartbeat{
-      "n1",
-      {TaskReport{core::JobId{5}, 1, 2, TaskPhase::kExited, 0, {}},
-       TaskReport{core::JobId{6}, 0, 1, TaskPhase::kExited, {}, 15, TaskOutcome::kTimeLimit,
-                  "time limit of 40 s reached"}},
-      {GpuReport{3, 1, true}}};
+  Heartbeat heartbeat{"n1",
+                      {TaskReport{core::JobId{5}, 1, 2, TaskPhase::kExited, 0, {}},
+                       TaskReport{core::JobId{6},
+                                  0,
+                                  1,
+                                  TaskPhase::kExited,
+                                  {},
+                                  15,
+                                  TaskOutcome::kTimeLimit,
+                                  "time limit of 40 s reached"}},
+                      {GpuReport{3, 1, true}}};
   EXPECT_EQ(HeartbeatJson(heartbeat), json::parse(R"({"node": "n1",
                             "tasks": [{"job": 5, "task": 1, "attempt": 2, "phase": "exited",
                                        "exit_code": 0, "outcome": "exited"},

@@ -247,11 +247,23 @@ TEST_F(ApiTest, ATaskKilledAtItsLimitsFailsTheJobWithTheNodesWord) {
   const int32_t oom_attempt = WaitForAssignment(agent, "n0", oom)["attempt"];
   const int32_t late_attempt = WaitForAssignment(agent, "n0", late)["attempt"];
   Heartbeat(agent, "n0",
-            {TaskReport{core::JobId{oom}, 0, oom_attempt, TaskPhase::kExited, {}, 9,
-                        TaskOutcome::kOutOfMemory, "out of memory: limit 64 MiB"},
+            {TaskReport{core::JobId{oom},
+                        0,
+                        oom_attempt,
+                        TaskPhase::kExited,
+                        {},
+                        9,
+                        TaskOutcome::kOutOfMemory,
+                        "out of memory: limit 64 MiB"},
              // It caught SIGTERM and exited 0: still a run cut short.
-             TaskReport{core::JobId{late}, 0, late_attempt, TaskPhase::kExited, 0, {},
-                        TaskOutcome::kTimeLimit, "time limit of 40 s reached"}});
+             TaskReport{core::JobId{late},
+                        0,
+                        late_attempt,
+                        TaskPhase::kExited,
+                        0,
+                        {},
+                        TaskOutcome::kTimeLimit,
+                        "time limit of 40 s reached"}});
   json killed = WaitForState(alice, oom, "failed");
   EXPECT_EQ(killed["reason"], "out_of_memory");
   EXPECT_EQ(killed["message"], "out of memory: limit 64 MiB");
