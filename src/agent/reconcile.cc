@@ -83,6 +83,11 @@ protocol::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<Lo
       report.phase = protocol::TaskPhase::kExited;
       report.exit_code = task.exit->exit_code;
       report.signal = task.exit->signal;
+      // An outcome this agent's protocol does not know (a newer supervisor
+      // left it) still ended the task: report it as a plain exit.
+      report.outcome =
+          protocol::ParseTaskOutcome(task.exit->reason).value_or(protocol::TaskOutcome::kExited);
+      report.message = task.exit->message;
     }
     heartbeat.tasks.push_back(report);
   }

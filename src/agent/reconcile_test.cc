@@ -142,21 +142,28 @@ TEST(ReconcileTest, Scenarios) {
 
 TEST(ReconcileTest, HeartbeatCarriesRunningAndUnacknowledgedExits) {
   LocalTask signalled = Exited(3, 0, 1, 0);
-  signalled.exit = ExitStatus{std::nullopt, 9, "stopped", {}};
+  signalled.exit = ExitStatus{std::nullopt, 9, "out_of_memory", {}, "out of memory: limit 64 MiB"};
+  LocalTask unknown_reason = Exited(4, 0, 1, 1);
+  unknown_reason.exit->reason = "a newer word";
   const std::vector<LocalTask> local = {Running(1, 0, 1), Exited(2, 0, 1, 3),
-                                        Exited(2, 1, 1, 0, /*acked=*/true), signalled};
+                                        Exited(2, 1, 1, 0, /*acked=*/true), signalled,
+                                        unknown_reason};
   GpuInventoryInfo inventory;
   inventory.gpus = {GpuInfo{0, "", "", 0, 0, true}, GpuInfo{1, "", "", 0, 1, true}};
   const std::vector<GpuSample> samples = {GpuSample{0, true, "", 0, 0, 0},
                                           GpuSample{1, false, "ECC", 0, 0, 0}};
   const protocol::Heartbeat heartbeat = BuildHeartbeat("node-1", local, inventory, samples);
   EXPECT_EQ(heartbeat.node, "node-1");
-  ASSERT_EQ(heartbeat.tasks.size(), 3u);
+  ASSERT_EQ(heartbeat.tasks.size(), 4u);
   EXPECT_EQ(heartbeat.tasks[0].phase, protocol::TaskPhase::kRunning);
   EXPECT_EQ(heartbeat.tasks[1].phase, protocol::TaskPhase::kExited);
   EXPECT_EQ(heartbeat.tasks[1].exit_code, 3);
+  EXPECT_EQ(heartbeat.tasks[1].outcome, protocol::TaskOutcome::kExited);
   EXPECT_EQ(heartbeat.tasks[2].signal, 9);
   EXPECT_FALSE(heartbeat.tasks[2].exit_code);
+  EXPECT_EQ(heartbeat.tasks[2].outcome, protocol::TaskOutcome::kOutOfMemory);
+  EXPECT_EQ(heartbeat.tasks[2].message, "out of memory: limit 64 MiB");
+  EXPECT_EQ(heartbeat.tasks[3].outcome, protocol::TaskOutcome::kExited);
   ASSERT_EQ(heartbeat.gpus.size(), 2u);
   EXPECT_TRUE(heartbeat.gpus[0].healthy);
   EXPECT_FALSE(heartbeat.gpus[1].healthy);

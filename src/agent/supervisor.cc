@@ -50,6 +50,13 @@ void SignalTree(pid_t self, pid_t task_group, int signal_number) {
   }
 }
 
+// "40 s", "0.5 s"
+std::string FormatSeconds(core::Duration duration) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", static_cast<double>(duration.micros()) / 1e6);
+  return text;
+}
+
 void RecordExit(const std::string& dir, ExitStatus status) {
   status.end_time = SystemClock().Now();
   if (Status written = WriteFileAtomic(dir + "/" + task_files::kExit, ExitStatusJson(status));
@@ -141,8 +148,8 @@ class Supervision {
       const auto now = SteadyClock::now();
       if (kill_at_ && now >= *kill_at_) SignalTree(self_, TaskGroup(), SIGKILL);
       if (limit_at_ && now >= *limit_at_ && !terminating_) {
-        Note("time limit of " + std::to_string(spec_.time_limit->micros() / 1'000'000) +
-             " s reached; stopping the task");
+        limit_message_ = "time limit of " + FormatSeconds(*spec_.time_limit) + " reached";
+        Note(limit_message_ + "; stopping the task");
         Terminate(std::chrono::microseconds(spec_.grace.micros()), "time_limit");
       }
       timespec timeout = TimeUntilNextEvent(SteadyClock::now());
@@ -157,6 +164,7 @@ class Supervision {
     }
     ExitStatus status;
     status.reason = reason_;
+    if (reason_ == "time_limit") status.message = limit_message_;
     if (WIFEXITED(main_status_)) status.exit_code = WEXITSTATUS(main_status_);
     if (WIFSIGNALED(main_status_)) status.signal = WTERMSIG(main_status_);
     return status;
@@ -238,6 +246,7 @@ class Supervision {
   bool main_exited_ = false;
   int main_status_ = 0;
   std::string reason_ = "exited";
+  std::string limit_message_;
   std::optional<SteadyClock::time_point> limit_at_;
   std::optional<SteadyClock::time_point> kill_at_;
 };

@@ -105,6 +105,7 @@ TEST_F(SupervisorTest, TimeLimitIsEnforced) {
   std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
   ASSERT_TRUE(task && task->exit);
   EXPECT_EQ(task->exit->reason, "time_limit");
+  EXPECT_EQ(task->exit->message, "time limit of 0.3 s reached");
   EXPECT_EQ(task->exit->signal, SIGTERM);
   EXPECT_THAT(Slurp(TaskDir(1) + "/log"), HasSubstr("time limit"));
 }

@@ -78,7 +78,8 @@ struct ExitStatus {
   std::optional<int32_t> signal;     // or a signal killed it
   // "exited", "stopped" (asked to), "time_limit", "out_of_memory" (killed by
   // the OOM killer at its cgroup's limit), "start_failed" or "lost" (its
-  // supervisor vanished without a word: the agent stopped what was left).
+  // supervisor vanished without a word: the agent stopped what was left):
+  // the names of protocol::TaskOutcome.
   std::string reason;
   core::Time end_time;
   // For people, reported to the server: "user 'bob' has no account on node

@@ -150,6 +150,7 @@ void TaskRunner::SettleLost(Entry& entry) {
 
 void TaskRunner::RecordOutcome(Entry& entry, ExitStatus status, const std::string& note) {
   status.end_time = SystemClock().Now();
+  status.message = note;
   AppendToLog(entry.dir, note);
   (void)WriteFileAtomic(entry.dir + "/" + task_files::kExit, ExitStatusJson(status));
   entry.task.phase = LocalPhase::kExited;

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/ids.h"
@@ -40,6 +41,22 @@ struct NodeRegistration {
 
 enum class TaskPhase { kRunning, kExited };
 
+// How an exited task ended, as its node saw it. The exit code or signal
+// alone cannot tell a task killed at its time limit, or by the OOM killer,
+// from one that failed by itself; the server turns these into the job's
+// sub-state (core::JobReason).
+enum class TaskOutcome {
+  kExited,       // its main process exited (or was signalled) by itself
+  kStopped,      // stopped on request (cancel, preemption, fencing)
+  kTimeLimit,    // stopped at its time limit
+  kOutOfMemory,  // killed by the OOM killer at its memory limit
+  kStartFailed,  // could not be started (no account for its user, no binary...)
+  kLost,         // its supervisor vanished; the agent killed what was left
+};
+
+std::string_view TaskOutcomeName(TaskOutcome outcome);  // "out_of_memory"
+std::optional<TaskOutcome> ParseTaskOutcome(std::string_view name);
+
 // One task as an agent sees it. `attempt` is the job's run number the task
 // belongs to, so a task of an earlier run (a job requeued elsewhere while
 // its node was away) is recognised and stopped.
@@ -50,6 +67,10 @@ struct TaskReport {
   TaskPhase phase = TaskPhase::kRunning;
   std::optional<int32_t> exit_code;  // exited: one of these two is set
   std::optional<int32_t> signal;
+  TaskOutcome outcome = TaskOutcome::kExited;  // exited tasks only
+  // What the node says about the end, for people: "out of memory: limit
+  // 64 MiB", "user 'bob' has no account on node n3". Empty: nothing to add.
+  std::string message = "";
 
   bool operator==(const TaskReport&) const = default;
 };

@@ -1,9 +1,12 @@
 #include "protocol/report_json.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "common/json_fields.h"
+#include "core/enum_names.h"
 #include "core/node.h"  // kMaxGpusPerNode, a constant only
 
 namespace berth::protocol {
@@ -11,6 +14,18 @@ namespace berth::protocol {
 using nlohmann::json;
 
 namespace {
+
+constexpr std::array<std::pair<TaskOutcome, std::string_view>, 6> kOutcomeNames{{
+    {TaskOutcome::kExited, "exited"},
+    {TaskOutcome::kStopped, "stopped"},
+    {TaskOutcome::kTimeLimit, "time_limit"},
+    {TaskOutcome::kOutOfMemory, "out_of_memory"},
+    {TaskOutcome::kStartFailed, "start_failed"},
+    {TaskOutcome::kLost, "lost"},
+}};
+
+// A node's word on a task is for people, not a channel for bulk data.
+constexpr size_t kMaxTaskMessage = 1024;
 
 json GpusJson(const std::vector<GpuReport>& gpus) {
   json out = json::array();
@@ -51,10 +66,26 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(std::string phase, task.String("phase", true));
   BERTH_ASSIGN_OR_RETURN(int64_t exit_code, task.Int("exit_code", -1000, -1000, 255));
   BERTH_ASSIGN_OR_RETURN(int64_t signal, task.Int("signal", 0, 0, 128));
+  BERTH_ASSIGN_OR_RETURN(std::string outcome, task.String("outcome", false));
+  BERTH_ASSIGN_OR_RETURN(report.message, task.String("message", false));
   BERTH_RETURN_IF_ERROR(task.Finish());
   if (job < 1) return InvalidArgument(task.Name("job") + "is required");
   if (phase != "running" && phase != "exited") {
     return InvalidArgument(task.Name("phase") + "expected running or exited, got '" + phase + "'");
+  }
+  if (!outcome.empty()) {
+    std::optional<TaskOutcome> parsed = ParseTaskOutcome(outcome);
+    if (!parsed) {
+      return InvalidArgument(task.Name("outcome") +
+                             "expected exited, stopped, time_limit, out_of_memory, start_failed "
+                             "or lost, got '" +
+                             outcome + "'");
+    }
+    report.outcome = *parsed;
+  }
+  if (report.message.size() > kMaxTaskMessage) {
+    return InvalidArgument(task.Name("message") + "at most " + std::to_string(kMaxTaskMessage) +
+                           " bytes");
   }
   report.job = static_cast<core::JobId>(job);
   report.task = static_cast<int32_t>(index);
@@ -69,6 +100,14 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
 }
 
 }  // namespace
+
+std::string_view TaskOutcomeName(TaskOutcome outcome) {
+  return core::NameIn(kOutcomeNames, outcome);
+}
+
+std::optional<TaskOutcome> ParseTaskOutcome(std::string_view name) {
+  return core::ValueIn<TaskOutcome>(kOutcomeNames, name);
+}
 
 json RegistrationJson(const NodeRegistration& registration) {
   return json{{"node", registration.node},
@@ -113,6 +152,8 @@ json HeartbeatJson(const Heartbeat& heartbeat) {
                {"phase", task.phase == TaskPhase::kRunning ? "running" : "exited"}};
     if (task.exit_code) entry["exit_code"] = *task.exit_code;
     if (task.signal) entry["signal"] = *task.signal;
+    if (task.phase == TaskPhase::kExited) entry["outcome"] = TaskOutcomeName(task.outcome);
+    if (!task.message.empty()) entry["message"] = task.message;
     tasks.push_back(entry);
   }
   return json{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};

@@ -45,6 +45,10 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
       TaskReport{core::JobId{7}, 0, 1, TaskPhase::kRunning, std::nullopt, std::nullopt},
       TaskReport{core::JobId{8}, 2, 3, TaskPhase::kExited, 1, std::nullopt},
       TaskReport{core::JobId{9}, 0, 1, TaskPhase::kExited, std::nullopt, 9},
+      TaskReport{core::JobId{10}, 0, 1, TaskPhase::kExited, std::nullopt, 9,
+                 TaskOutcome::kOutOfMemory, "out of memory: limit 64 MiB"},
+      TaskReport{core::JobId{11}, 0, 1, TaskPhase::kExited, 127, std::nullopt,
+                 TaskOutcome::kStartFailed, "user 'bob' has no account on node gpu-07"},
   };
   heartbeat.gpus = {GpuReport{0, 0, true}, GpuReport{1, 0, false}};
 
@@ -55,11 +59,23 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
 }
 
 TEST(ReportJsonTest, TheWireNamesStayAsAgentsSendThem) {
-  Heartbeat heartbeat{
-      "n1", {TaskReport{core::JobId{5}, 1, 2, TaskPhase::kExited, 0, {}}}, {GpuReport{3, 1, true}}};
+  Heartbeat heartbeat{"n1",
+                      {TaskReport{core::JobId{5}, 1, 2, TaskPhase::kExited, 0, {}},
+                       TaskReport{core::JobId{6},
+                                  0,
+                                  1,
+                                  TaskPhase::kExited,
+                                  {},
+                                  15,
+                                  TaskOutcome::kTimeLimit,
+                                  "time limit of 40 s reached"}},
+                      {GpuReport{3, 1, true}}};
   EXPECT_EQ(HeartbeatJson(heartbeat), json::parse(R"({"node": "n1",
                             "tasks": [{"job": 5, "task": 1, "attempt": 2, "phase": "exited",
-                                       "exit_code": 0}],
+                                       "exit_code": 0, "outcome": "exited"},
+                                      {"job": 6, "task": 0, "attempt": 1, "phase": "exited",
+                                       "signal": 15, "outcome": "time_limit",
+                                       "message": "time limit of 40 s reached"}],
                             "gpus": [{"index": 3, "group": 1, "healthy": true}]})"));
 }
 
@@ -102,6 +118,10 @@ TEST(ReportJsonTest, AMalformedHeartbeatIsRefusedNamingTheField) {
        "tasks[0].exit_code: an exited task needs exit_code or signal"},
       {R"({"node": "n", "tasks": [{"job": 1, "phase": "running", "pid": 4}]})",
        "tasks[0].pid: unknown field"},
+      {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 1,
+                                   "outcome": "oom"}]})",
+       "tasks[0].outcome: expected exited, stopped, time_limit, out_of_memory, start_failed or "
+       "lost, got 'oom'"},
       {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 256}]})",
        "tasks[0].exit_code: must be -1000..255, got 256"},
       {R"({"node": "n", "gpus": [{"index": 0, "healthy": "yes"}]})",

@@ -239,6 +239,40 @@ TEST_F(ApiTest, AFailedTaskFailsTheJobAfterItsRetries) {
   EXPECT_EQ(failed["attempts"], 2);
 }
 
+TEST_F(ApiTest, ATaskKilledAtItsLimitsFailsTheJobWithTheNodesWord) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const int64_t oom = alice.Post("/api/v1/jobs", json{{"command", {"big"}}}).body["id"];
+  const int64_t late = alice.Post("/api/v1/jobs", json{{"command", {"slow"}}}).body["id"];
+  const int32_t oom_attempt = WaitForAssignment(agent, "n0", oom)["attempt"];
+  const int32_t late_attempt = WaitForAssignment(agent, "n0", late)["attempt"];
+  Heartbeat(agent, "n0",
+            {TaskReport{core::JobId{oom},
+                        0,
+                        oom_attempt,
+                        TaskPhase::kExited,
+                        {},
+                        9,
+                        TaskOutcome::kOutOfMemory,
+                        "out of memory: limit 64 MiB"},
+             // It caught SIGTERM and exited 0: still a run cut short.
+             TaskReport{core::JobId{late},
+                        0,
+                        late_attempt,
+                        TaskPhase::kExited,
+                        0,
+                        {},
+                        TaskOutcome::kTimeLimit,
+                        "time limit of 40 s reached"}});
+  json killed = WaitForState(alice, oom, "failed");
+  EXPECT_EQ(killed["reason"], "out_of_memory");
+  EXPECT_EQ(killed["message"], "out of memory: limit 64 MiB");
+  EXPECT_EQ(killed["signal"], 9);
+  json timed_out = WaitForState(alice, late, "failed");
+  EXPECT_EQ(timed_out["reason"], "time_limit");
+  EXPECT_EQ(timed_out["message"], "time limit of 40 s reached");
+}
+
 TEST_F(ApiTest, DependenciesAndHoldsWaitUntilTheyAreMet) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 8);

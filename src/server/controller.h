@@ -82,6 +82,7 @@ using protocol::GpuReport;
 using protocol::Heartbeat;
 using protocol::NodeRegistration;
 using protocol::TaskAssignment;
+using protocol::TaskOutcome;
 using protocol::TaskPhase;
 using protocol::TaskReport;
 using protocol::TaskStop;

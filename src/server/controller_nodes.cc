@@ -8,6 +8,7 @@
 #include "core/constraint.h"
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/run_outcome.h"
 #include "server/task_launch.h"
 
 namespace berth::server {
@@ -218,7 +219,7 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     for (int32_t task = 0; task < job.request.tasks; ++task) {
       if (auto exit = exits_.find({id, task}); exit != exits_.end()) {
         ++exited;
-        if (exit->second.exit_code.value_or(-1) != 0) ++failed;
+        if (TaskFailed(exit->second)) ++failed;
       } else if (running_tasks_.contains({id, task})) {
         ++running;
       }
@@ -242,14 +243,15 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     } else if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
       EndRunLocked(job, JobState::kCancelled, JobReason::kCancelled, changed);
     } else if (failed > 0 || job.reason == JobReason::kTaskFailed) {
-      const TaskReport* first = nullptr;
-      for (int32_t task = 0; task < job.request.tasks && first == nullptr; ++task) {
-        const TaskReport& exit = exits_.at({id, task});
-        if (exit.exit_code.value_or(-1) != 0) first = &exit;
-      }
-      job.exit_code = first->exit_code;
-      job.signal = first->signal;
-      EndRunLocked(job, JobState::kFailed, JobReason::kExited, changed);
+      int32_t first = 0;
+      while (first + 1 < job.request.tasks && !TaskFailed(exits_.at({id, first}))) ++first;
+      const TaskReport& exit = exits_.at({id, first});
+      job.exit_code = exit.exit_code;
+      job.signal = exit.signal;
+      const std::string message = FailureMessage(job, first, exit);
+      EndRunLocked(job, JobState::kFailed, FailureReason(exit.outcome), changed);
+      // (A retry keeps the message that says it is retrying.)
+      if (job.state == JobState::kFailed) job.message = message;
     } else {
       job.exit_code = 0;
       job.signal.reset();
