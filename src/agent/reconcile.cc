@@ -88,6 +88,11 @@ protocol::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<Lo
       report.outcome =
           protocol::ParseTaskOutcome(task.exit->reason).value_or(protocol::TaskOutcome::kExited);
       report.message = task.exit->message;
+      if (task.exit->peak_memory_bytes) {
+        constexpr int64_t kMiB = 1024 * 1024;
+        report.peak_memory = core::MemoryMiB((*task.exit->peak_memory_bytes + kMiB - 1) / kMiB);
+      }
+      report.cpu_time = task.exit->cpu_time;
     }
     heartbeat.tasks.push_back(report);
   }

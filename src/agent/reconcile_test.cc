@@ -142,7 +142,13 @@ TEST(ReconcileTest, Scenarios) {
 
 TEST(ReconcileTest, HeartbeatCarriesRunningAndUnacknowledgedExits) {
   LocalTask signalled = Exited(3, 0, 1, 0);
-  signalled.exit = ExitStatus{std::nullopt, 9, "out_of_memory", {}, "out of memory: limit 64 MiB"};
+  signalled.exit = ExitStatus{std::nullopt,
+                              9,
+                              "out_of_memory",
+                              {},
+                              "out of memory: limit 64 MiB",
+                              (64 << 20) - 4096,
+                              core::Duration::Micros(1'250'001)};
   LocalTask unknown_reason = Exited(4, 0, 1, 1);
   unknown_reason.exit->reason = "a newer word";
   const std::vector<LocalTask> local = {Running(1, 0, 1), Exited(2, 0, 1, 3),
@@ -163,6 +169,10 @@ TEST(ReconcileTest, HeartbeatCarriesRunningAndUnacknowledgedExits) {
   EXPECT_FALSE(heartbeat.tasks[2].exit_code);
   EXPECT_EQ(heartbeat.tasks[2].outcome, protocol::TaskOutcome::kOutOfMemory);
   EXPECT_EQ(heartbeat.tasks[2].message, "out of memory: limit 64 MiB");
+  EXPECT_EQ(heartbeat.tasks[2].peak_memory, core::MemoryMiB(64));  // rounded up
+  EXPECT_EQ(heartbeat.tasks[2].cpu_time, core::Duration::Micros(1'250'001));
+  EXPECT_FALSE(heartbeat.tasks[1].peak_memory);  // no cgroup, no measurement
+  EXPECT_FALSE(heartbeat.tasks[1].cpu_time);
   EXPECT_EQ(heartbeat.tasks[3].outcome, protocol::TaskOutcome::kExited);
   ASSERT_EQ(heartbeat.gpus.size(), 2u);
   EXPECT_TRUE(heartbeat.gpus[0].healthy);

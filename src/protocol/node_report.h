@@ -13,6 +13,7 @@
 
 #include "core/ids.h"
 #include "core/resources.h"
+#include "core/time.h"
 
 namespace berth::protocol {
 
@@ -71,6 +72,12 @@ struct TaskReport {
   // What the node says about the end, for people: "out of memory: limit
   // 64 MiB", "user 'bob' has no account on node n3". Empty: nothing to add.
   std::string message = "";
+
+  // What the task used, from its cgroup (exited tasks, on nodes that run
+  // tasks in cgroups; none otherwise): its peak memory, rounded up to a
+  // MiB, and its CPU time, every process of it together.
+  std::optional<core::MemoryMiB> peak_memory = std::nullopt;
+  std::optional<core::Duration> cpu_time = std::nullopt;
 
   bool operator==(const TaskReport&) const = default;
 };

@@ -8,6 +8,7 @@
 #include "common/json_fields.h"
 #include "core/enum_names.h"
 #include "core/node.h"  // kMaxGpusPerNode, a constant only
+#include "protocol/seconds_json.h"
 
 namespace berth::protocol {
 
@@ -68,7 +69,10 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(int64_t signal, task.Int("signal", 0, 0, 128));
   BERTH_ASSIGN_OR_RETURN(std::string outcome, task.String("outcome", false));
   BERTH_ASSIGN_OR_RETURN(report.message, task.String("message", false));
+  BERTH_ASSIGN_OR_RETURN(int64_t peak_memory, task.Int("peak_memory_mib", -1, 0, int64_t{1} << 40));
+  BERTH_ASSIGN_OR_RETURN(report.cpu_time, ReadSeconds(task, "cpu_time_s"));
   BERTH_RETURN_IF_ERROR(task.Finish());
+  if (peak_memory >= 0) report.peak_memory = core::MemoryMiB(peak_memory);
   if (job < 1) return InvalidArgument(task.Name("job") + "is required");
   if (phase != "running" && phase != "exited") {
     return InvalidArgument(task.Name("phase") + "expected running or exited, got '" + phase + "'");
@@ -154,6 +158,8 @@ json HeartbeatJson(const Heartbeat& heartbeat) {
     if (task.signal) entry["signal"] = *task.signal;
     if (task.phase == TaskPhase::kExited) entry["outcome"] = TaskOutcomeName(task.outcome);
     if (!task.message.empty()) entry["message"] = task.message;
+    if (task.peak_memory) entry["peak_memory_mib"] = task.peak_memory->value();
+    if (task.cpu_time) entry["cpu_time_s"] = SecondsJson(*task.cpu_time);
     tasks.push_back(entry);
   }
   return json{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};

@@ -46,7 +46,8 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
       TaskReport{core::JobId{8}, 2, 3, TaskPhase::kExited, 1, std::nullopt},
       TaskReport{core::JobId{9}, 0, 1, TaskPhase::kExited, std::nullopt, 9},
       TaskReport{core::JobId{10}, 0, 1, TaskPhase::kExited, std::nullopt, 9,
-                 TaskOutcome::kOutOfMemory, "out of memory: limit 64 MiB"},
+                 TaskOutcome::kOutOfMemory, "out of memory: limit 64 MiB", core::MemoryMiB(64),
+                 core::Duration::Micros(1'250'001)},
       TaskReport{core::JobId{11}, 0, 1, TaskPhase::kExited, 127, std::nullopt,
                  TaskOutcome::kStartFailed, "user 'bob' has no account on node gpu-07"},
   };
@@ -68,14 +69,17 @@ TEST(ReportJsonTest, TheWireNamesStayAsAgentsSendThem) {
                                   {},
                                   15,
                                   TaskOutcome::kTimeLimit,
-                                  "time limit of 40 s reached"}},
+                                  "time limit of 40 s reached",
+                                  core::MemoryMiB(3),
+                                  core::Duration::Millis(2500)}},
                       {GpuReport{3, 1, true}}};
   EXPECT_EQ(HeartbeatJson(heartbeat), json::parse(R"({"node": "n1",
                             "tasks": [{"job": 5, "task": 1, "attempt": 2, "phase": "exited",
                                        "exit_code": 0, "outcome": "exited"},
                                       {"job": 6, "task": 0, "attempt": 1, "phase": "exited",
                                        "signal": 15, "outcome": "time_limit",
-                                       "message": "time limit of 40 s reached"}],
+                                       "message": "time limit of 40 s reached",
+                                       "peak_memory_mib": 3, "cpu_time_s": 2.5}],
                             "gpus": [{"index": 3, "group": 1, "healthy": true}]})"));
 }
 
@@ -122,6 +126,12 @@ TEST(ReportJsonTest, AMalformedHeartbeatIsRefusedNamingTheField) {
                                    "outcome": "oom"}]})",
        "tasks[0].outcome: expected exited, stopped, time_limit, out_of_memory, start_failed or "
        "lost, got 'oom'"},
+      {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 1,
+                                   "peak_memory_mib": -2}]})",
+       "tasks[0].peak_memory_mib: must be 0..1099511627776, got -2"},
+      {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 1,
+                                   "cpu_time_s": "1s"}]})",
+       "tasks[0].cpu_time_s: expected a number"},
       {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 256}]})",
        "tasks[0].exit_code: must be -1000..255, got 256"},
       {R"({"node": "n", "gpus": [{"index": 0, "healthy": "yes"}]})",

@@ -78,6 +78,9 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   out["estimate_s"] = request.estimate ? json(request.estimate->seconds()) : json(nullptr);
   out["exit_code"] = job.exit_code ? json(*job.exit_code) : json(nullptr);
   out["signal"] = job.signal ? json(*job.signal) : json(nullptr);
+  // What its last run used, measured in its tasks' cgroups.
+  out["peak_memory_mib"] = job.peak_memory ? json(job.peak_memory->value()) : json(nullptr);
+  out["cpu_time_s"] = job.cpu_time ? json(job.cpu_time->seconds()) : json(nullptr);
   out["array_parent"] = job.array_parent ? json(core::Value(*job.array_parent)) : json(nullptr);
   out["array_index"] = request.array_index ? json(*request.array_index) : json(nullptr);
   out["position"] = pending ? json(pending->position) : json(nullptr);

@@ -305,7 +305,9 @@ class Controller {
                      std::vector<store::JobRecord*>& changed);
   // Queues the usage of the job's run that ends at `end`, to be written with
   // the job's record (QueuePersistLocked), in one transaction.
-  void WriteRunUsageLocked(const store::JobRecord& job, const core::Job& run, core::Time end);
+  // Also records on the job what the run's tasks used (their exits' cgroup
+  // measurements), so `berth show` has them.
+  void WriteRunUsageLocked(store::JobRecord& job, const core::Job& run, core::Time end);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
   Result<store::JobRecord*> FindOwnLiveLocked(const Principal& who, core::JobId id);

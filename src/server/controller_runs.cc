@@ -27,8 +27,22 @@ store::UsageRecord UsageOfRun(const JobRecord& job, const core::Job& run, core::
 
 }  // namespace
 
-void Controller::WriteRunUsageLocked(const JobRecord& job, const core::Job& run, core::Time end) {
-  unwritten_usage_.push_back(UsageOfRun(job, run, end));
+void Controller::WriteRunUsageLocked(JobRecord& job, const core::Job& run, core::Time end) {
+  store::UsageRecord usage = UsageOfRun(job, run, end);
+  // What the nodes measured: the largest task's peak, every task's CPU time.
+  for (int32_t task = 0; task < job.request.tasks; ++task) {
+    auto exit = exits_.find({job.id, task});
+    if (exit == exits_.end()) continue;
+    if (const std::optional<core::MemoryMiB>& peak = exit->second.peak_memory) {
+      usage.peak_memory = usage.peak_memory ? std::max(*usage.peak_memory, *peak) : *peak;
+    }
+    if (const std::optional<core::Duration>& cpu = exit->second.cpu_time) {
+      usage.cpu_time = usage.cpu_time.value_or(core::Duration::Zero()) + *cpu;
+    }
+  }
+  job.peak_memory = usage.peak_memory;
+  job.cpu_time = usage.cpu_time;
+  unwritten_usage_.push_back(std::move(usage));
 }
 
 void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<JobRecord*>& changed) {

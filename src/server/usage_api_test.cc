@@ -54,6 +54,28 @@ class UsageApiTest : public ApiTest {
   }
 };
 
+// Issue 27: what a run's tasks used, measured by their nodes in the tasks'
+// cgroups, is kept with the run and shown with the job: the largest task's
+// peak memory, the CPU time of all of them.
+TEST_F(UsageApiTest, WhatARunsTasksUsedIsShownWithTheJob) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"tasks", 2}, {"gpus", 1}}).body["id"];
+  const int32_t attempt = WaitForAssignment(n0, "n0", id)["attempt"];
+  EXPECT_TRUE(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["peak_memory_mib"].is_null());
+  TaskReport first{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}};
+  first.peak_memory = core::MemoryMiB(40);
+  first.cpu_time = core::Duration::Millis(1250);
+  TaskReport second{core::JobId{id}, 1, attempt, TaskPhase::kExited, 0, {}};
+  second.peak_memory = core::MemoryMiB(61);
+  second.cpu_time = core::Duration::Millis(2250);
+  Heartbeat(n0, "n0", {first, second});
+  const json done = WaitForState(alice, id, "succeeded");
+  EXPECT_EQ(done["peak_memory_mib"], 61);
+  EXPECT_DOUBLE_EQ(done["cpu_time_s"].get<double>(), 3.5);
+}
+
 TEST_F(UsageApiTest, ARunEndedByALostNodeIsAccounted) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);

@@ -339,6 +339,8 @@ json JobRecordToJson(const JobRecord& job) {
   out["placement"] = std::move(placement);
   if (job.exit_code) out["exit_code"] = *job.exit_code;
   if (job.signal) out["signal"] = *job.signal;
+  if (job.peak_memory) out["peak_memory_mib"] = job.peak_memory->value();
+  if (job.cpu_time) out["cpu_time_us"] = job.cpu_time->micros();
   return out;
 }
 
@@ -371,6 +373,12 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
   ReadPlacement(in, "", error, job.placement);
   job.exit_code = in.OptionalInt32("exit_code");
   job.signal = in.OptionalInt32("signal");
+  if (std::optional<int64_t> mib = in.OptionalInt64("peak_memory_mib")) {
+    job.peak_memory = core::MemoryMiB(*mib);
+  }
+  if (std::optional<int64_t> us = in.OptionalInt64("cpu_time_us")) {
+    job.cpu_time = core::Duration::Micros(*us);
+  }
   job.attempts = in.Int32("attempts", 0);
   job.preemptions = in.Int32("preemptions", 0);
   job.version = in.Int64("version", 0);

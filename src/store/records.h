@@ -114,6 +114,10 @@ struct JobRecord {
   std::optional<int32_t> signal;
   int32_t attempts = 0;  // runs started so far (retries and requeues count)
   int32_t preemptions = 0;
+  // What its last run that ended used (UsageRecord): none while the first
+  // runs, or when its node measured nothing.
+  std::optional<core::MemoryMiB> peak_memory;
+  std::optional<core::Duration> cpu_time;
   // Bumped by every write; UpdateJobs refuses a stale record (someone else
   // changed the job since it was read).
   int64_t version = 0;
@@ -164,6 +168,11 @@ struct UsageRecord {
   core::MilliGpu gpus;
   core::Time start;
   core::Time end;
+  // What its tasks used, as their nodes measured (tasks in cgroups; none
+  // where no task was measured): the largest task's peak memory, and the
+  // CPU time of all its tasks together.
+  std::optional<core::MemoryMiB> peak_memory = std::nullopt;
+  std::optional<core::Duration> cpu_time = std::nullopt;
   bool operator==(const UsageRecord&) const = default;
 };
 

@@ -71,9 +71,17 @@ std::vector<std::string> Migration1(SqlDialect dialect) {
 // a column without rewriting the table.
 std::vector<std::string> Migration2() { return {"ALTER TABLE tokens ADD COLUMN expires BIGINT"}; }
 
+// Version 3: what a run used, as its nodes measured it in the tasks'
+// cgroups (issue 27). Nullable: runs before it, and runs on nodes without
+// cgroups, were not measured.
+std::vector<std::string> Migration3() {
+  return {"ALTER TABLE usage_runs ADD COLUMN peak_memory_mib BIGINT",
+          "ALTER TABLE usage_runs ADD COLUMN cpu_time_us BIGINT"};
+}
+
 // migrations[i] takes the schema from version i to i + 1.
 std::vector<std::vector<std::string>> Migrations(SqlDialect dialect) {
-  return {Migration1(dialect), Migration2()};
+  return {Migration1(dialect), Migration2(), Migration3()};
 }
 
 Result<int64_t> StoredVersion(SqlConnection& connection) {

@@ -188,10 +188,14 @@ Status UpdateJob(SqlConnection& db, const JobRecord& job) {
 // --- tokens, nodes, queues, usage ---
 
 Status InsertUsage(SqlConnection& db, const UsageRecord& usage) {
+  const SqlValue peak_memory =
+      usage.peak_memory ? SqlValue(usage.peak_memory->value()) : SqlValue();
+  const SqlValue cpu_time = usage.cpu_time ? SqlValue(usage.cpu_time->micros()) : SqlValue();
   return WithContext(db.Exec("INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli,"
-                             " start_time, end_time) VALUES ($1, $2, $3, $4, $5, $6)",
+                             " start_time, end_time, peak_memory_mib, cpu_time_us)"
+                             " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                              {core::Value(usage.job), usage.user, usage.queue, usage.gpus.value(),
-                              usage.start.micros(), usage.end.micros()})
+                              usage.start.micros(), usage.end.micros(), peak_memory, cpu_time})
                          .status(),
                      "usage of job " + core::ToString(usage.job));
 }
@@ -255,6 +259,12 @@ Result<UsageRecord> UsageFromRow(const SqlRow& row) {
   usage.start = core::Time::FromMicros(start);
   BERTH_ASSIGN_OR_RETURN(const int64_t end, CellInt64(row, 5, "usage_runs.end_time"));
   usage.end = core::Time::FromMicros(end);
+  BERTH_ASSIGN_OR_RETURN(const std::optional<int64_t> peak_memory,
+                         CellOptionalInt64(row, 6, "usage_runs.peak_memory_mib"));
+  if (peak_memory) usage.peak_memory = core::MemoryMiB(*peak_memory);
+  BERTH_ASSIGN_OR_RETURN(const std::optional<int64_t> cpu_time,
+                         CellOptionalInt64(row, 7, "usage_runs.cpu_time_us"));
+  if (cpu_time) usage.cpu_time = core::Duration::Micros(*cpu_time);
   return usage;
 }
 
@@ -588,8 +598,9 @@ Result<std::vector<UsageRecord>> SqlStore::ListUsage(core::Time from, core::Time
     BERTH_RETURN_IF_ERROR(Read([&](SqlConnection& db) -> Status {
       BERTH_ASSIGN_OR_RETURN(
           std::vector<SqlRow> rows,
-          db.Exec("SELECT job_id, user_name, queue, gpu_milli, start_time, end_time"
-                  " FROM usage_runs WHERE start_time < $1 AND end_time > $2"
+          db.Exec("SELECT job_id, user_name, queue, gpu_milli, start_time, end_time,"
+                  " peak_memory_mib, cpu_time_us FROM usage_runs WHERE start_time < $1 AND "
+                  "end_time > $2"
                   " ORDER BY start_time, job_id, id",
                   {to.micros(), from.micros()}));
       BERTH_ASSIGN_OR_RETURN(runs, ParseRows<UsageRecord>(rows, UsageFromRow));

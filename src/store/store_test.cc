@@ -261,12 +261,17 @@ TYPED_TEST(StoreTest, QueuedChangesWriteJobsAndUsageTogether) {
   JobRecord job = this->Get(id);
   job.state = JobState::kSucceeded;
   job.end_time = core::Time::FromSeconds(1'700'000'100);
+  job.peak_memory = core::MemoryMiB(61);
+  job.cpu_time = core::Duration::Micros(150'000'001);
+  // Measured in the tasks' cgroups (issue 27).
   const UsageRecord usage{id,
                           "alice",
                           "vision",
                           core::WholeGpus(2),
                           core::Time::FromSeconds(1'700'000'000),
-                          core::Time::FromSeconds(1'700'000'100)};
+                          core::Time::FromSeconds(1'700'000'100),
+                          core::MemoryMiB(61),
+                          core::Duration::Micros(150'000'001)};
   std::shared_future<Status> durable = this->store_->QueueJobChanges({job}, {usage});
   // A barrier queued after it settles after it.
   EXPECT_TRUE(this->store_->Barrier().get().ok());
@@ -274,6 +279,8 @@ TYPED_TEST(StoreTest, QueuedChangesWriteJobsAndUsageTogether) {
   EXPECT_TRUE(durable.get().ok()) << durable.get().ToString();
   EXPECT_EQ(this->Get(id).state, JobState::kSucceeded);
   EXPECT_EQ(this->Get(id).version, 2);
+  EXPECT_EQ(this->Get(id).peak_memory, core::MemoryMiB(61));
+  EXPECT_EQ(this->Get(id).cpu_time, core::Duration::Micros(150'000'001));
   Result<std::vector<UsageRecord>> runs =
       this->store_->ListUsage(core::Time::FromSeconds(0), core::Time::FromSeconds(2'000'000'000));
   ASSERT_TRUE(runs.ok());
@@ -601,7 +608,9 @@ TYPED_TEST(StoreTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
   Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
   ASSERT_TRUE(raw.ok()) << raw.status().ToString();
   for (const char* statement :
-       {"ALTER TABLE tokens DROP COLUMN expires", "UPDATE schema_version SET version = 1",
+       {"ALTER TABLE tokens DROP COLUMN expires", "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
+        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
+        "UPDATE schema_version SET version = 1",
         "INSERT INTO tokens (id, hash, user_name, role, node, created, revoked)"
         " VALUES ('t-old', 'hash-old', 'alice', 'user', '', 5, 0)"}) {
     const Status status = (*raw)->Exec(statement, {}).status();
@@ -618,6 +627,35 @@ TYPED_TEST(StoreTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
   expiring.expires = core::Time::FromSeconds(60);
   ASSERT_TRUE(this->store_->PutToken(expiring).ok());
   EXPECT_EQ(*this->store_->FindTokenByHash("hash-old"), expiring);
+  Result<std::vector<SqlRow>> version = (*raw)->Exec("SELECT version FROM schema_version", {});
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(version->at(0).at(0), std::to_string(kSchemaVersion));
+}
+
+// Issue 27: a database of schema version 2 (runs without measurements) is
+// migrated on open; its runs read back as not measured.
+TYPED_TEST(StoreTest, AVersion2DatabaseIsMigratedAndItsRunsWereNotMeasured) {
+  this->store_.reset();
+  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  for (const char* statement :
+       {"ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
+        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
+        "UPDATE schema_version SET version = 2",
+        "INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli, start_time, end_time)"
+        " VALUES (4, 'alice', 'vision', 1000, 10, 20)"}) {
+    const Status status = (*raw)->Exec(statement, {}).status();
+    ASSERT_TRUE(status.ok()) << statement << ": " << status.ToString();
+  }
+  this->store_ = this->Open();
+  ASSERT_NE(this->store_, nullptr);
+  Result<std::vector<UsageRecord>> runs =
+      this->store_->ListUsage(core::Time::FromSeconds(0), core::Time::FromSeconds(100));
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(runs->front().job, JobId(4));
+  EXPECT_EQ(runs->front().peak_memory, std::nullopt);
+  EXPECT_EQ(runs->front().cpu_time, std::nullopt);
   Result<std::vector<SqlRow>> version = (*raw)->Exec("SELECT version FROM schema_version", {});
   ASSERT_TRUE(version.ok()) << version.status().ToString();
   EXPECT_EQ(version->at(0).at(0), std::to_string(kSchemaVersion));
