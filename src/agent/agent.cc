@@ -94,6 +94,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   runner.node = o.node;
   runner.supervisor_command = o.supervisor_command;
   runner.base_env = PassThroughEnvironment(environ);
+  runner.allow_root_jobs = o.allow_root_jobs;
   BERTH_ASSIGN_OR_RETURN(agent->runner_, TaskRunner::Open(std::move(runner)));
   for (const LocalTask& task : agent->runner_->Tasks()) {
     spdlog::info("agent {}: adopted {} ({})", o.node, ToString(task.key),

@@ -61,6 +61,11 @@ std::string TaskSpecJson(const TaskSpec& spec) {
            {"grace_us", spec.grace.micros()},
            {"gpus", spec.gpus}};
   out["time_limit_us"] = spec.time_limit ? json(spec.time_limit->micros()) : json(nullptr);
+  out["run_as"] = spec.run_as ? json{{"user", spec.run_as->user},
+                                     {"uid", spec.run_as->uid},
+                                     {"gid", spec.run_as->gid},
+                                     {"groups", spec.run_as->groups}}
+                              : json(nullptr);
   return out.dump(2) + "\n";
 }
 
@@ -79,6 +84,11 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     spec.gpus = body.at("gpus").get<std::vector<int32_t>>();
     if (!body.at("time_limit_us").is_null()) {
       spec.time_limit = core::Duration::Micros(body.at("time_limit_us").get<int64_t>());
+    }
+    if (const auto run_as = body.find("run_as"); run_as != body.end() && !run_as->is_null()) {
+      spec.run_as = TaskIdentity{
+          run_as->at("user").get<std::string>(), run_as->at("uid").get<uint32_t>(),
+          run_as->at("gid").get<uint32_t>(), run_as->at("groups").get<std::vector<uint32_t>>()};
     }
   } catch (const json::exception& error) {
     return InvalidArgument(std::string("spec.json: ") + error.what());
@@ -116,7 +126,8 @@ Result<ExitStatus> ParseExitStatus(const std::string& text) {
 
 Status WriteFileAtomic(const std::string& path, const std::string& content) {
   const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // The agent's files are its own: spec.json holds the job's env.
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Unavailable("cannot write " + temporary + ": " + std::strerror(errno));
   size_t written = 0;
   while (written < content.size()) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/account.h"
 #include "agent/proc.h"
 #include "agent/reconcile.h"
 #include "agent/task_dir.h"
@@ -36,6 +37,9 @@ struct TaskRunnerOptions {
   // "supervise-task"}.
   std::vector<std::string> supervisor_command;
   std::map<std::string, std::string> base_env;  // layer 1 of task_env.h
+  // Tasks may run as root (uid 0). Off: a root job fails to start with the
+  // reason, as on a node whose operator never said otherwise.
+  bool allow_root_jobs = false;
 };
 
 class TaskRunner {
@@ -50,8 +54,10 @@ class TaskRunner {
   // The state dirs of the tasks running now (watched for their exits).
   std::vector<std::string> RunningTaskDirs() const;
 
-  // Starts a task. A failure after its directory exists is recorded as the
-  // task's outcome (exit code 127, reason "start_failed") and returned.
+  // Starts a task as its job's user (account.h). A failure after its
+  // directory exists, a user who cannot run here included, is recorded as
+  // the task's outcome (exit code 127, reason "start_failed", the why as its
+  // message) and returned.
   Status Start(const protocol::TaskAssignment& assignment);
   // Asks a running task to stop: SIGTERM, SIGKILL after `grace`.
   Status Stop(const TaskKey& key, core::Duration grace);
@@ -77,8 +83,12 @@ class TaskRunner {
   void RefreshOne(Entry& entry);
   void SettleLost(Entry& entry);
   void RecordOutcome(Entry& entry, ExitStatus status, const std::string& note);
+  // The task's directory, spec and the files its user owns (task_dir.h).
+  Status Prepare(const protocol::TaskAssignment& assignment, const std::string& dir,
+                 const Account& account);
 
   TaskRunnerOptions options_;
+  RunAsPolicy run_as_;
   std::string tasks_dir_;
   std::map<TaskKey, Entry> entries_;
   // Supervisors started by this process and not yet reaped (spawn.h): its
