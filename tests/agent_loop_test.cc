@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "agent/account.h"
 #include "agent/agent.h"
 #include "agent/fake_gpus.h"
 #include "agent/testing/test_util.h"
@@ -44,6 +45,7 @@ class AgentLoopTest : public ::testing::Test {
     options.listen = "127.0.0.1:" + std::to_string(port);
     options.tick = std::chrono::milliseconds(50);
     options.coalesce = std::chrono::milliseconds(1);
+    options.admin_user = agent::EffectiveUserName();  // its jobs run here, as berth dev's do
     server_ = server::Server::Start(std::move(options), clock_).value();
     admin_ = Slurp(server_dir_.path() + "/admin-token");
     admin_.pop_back();  // the newline
@@ -66,6 +68,7 @@ class AgentLoopTest : public ::testing::Test {
     options.heartbeat_interval = std::chrono::milliseconds(100);
     options.max_backoff = std::chrono::milliseconds(200);
     options.supervisor_command = {"/proc/self/exe", "supervise-task"};
+    options.allow_root_jobs = true;
     return options;
   }
 
@@ -121,7 +124,8 @@ TEST_F(AgentLoopTest, RunsAJobToItsEndAndServesItsLog) {
   StartServer();
   const std::string agent_token =
       Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
-  const std::string alice = Token({{"user", "alice"}, {"role", "user"}});
+  // Its tasks run as the account of whoever runs the test (root in CI).
+  const std::string alice = Token({{"user", agent::EffectiveUserName()}, {"role", "user"}});
   std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, server_->port()));
   ASSERT_NE(agent, nullptr);
   ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));
@@ -216,7 +220,7 @@ TEST_F(AgentLoopTest, TasksKeepRunningWhileTheServerRestarts) {
   EXPECT_FALSE(std::filesystem::exists(task_dir + "/exit.json"));  // still running
 
   StartServer(port);  // the same data dir: the job is still placed on node-1
-  std::ofstream(task_dir + "/go") << "go";
+  std::ofstream(task_dir + "/work/go") << "go";  // $BERTH_TASK_DIR
   ASSERT_TRUE(WaitForState(job, "succeeded"));
   EXPECT_EQ(Job(job).value("attempts", 0), 1);  // the same run, never restarted
   agent->Stop();
@@ -239,7 +243,7 @@ TEST_F(AgentLoopTest, StopTasksOnExitStopsThem) {
   // Running as soon as its process exists: wait until it ignores SIGTERM.
   ASSERT_TRUE(WaitFor([&] {
     return std::filesystem::exists(agent_dir_.path() + "/tasks/" + std::to_string(job) +
-                                   "-0-1/deaf");
+                                   "-0-1/work/deaf");
   }));
   agent->Stop();  // returns once the task is gone (SIGKILL after 200 ms)
   const std::string exit_path =

@@ -154,6 +154,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   agent->cgroups_version_ = !runner.cgroups                                        ? "off"
                             : runner.cgroups->parent.version == CgroupVersion::kV1 ? "v1"
                                                                                    : "v2";
+  runner.allow_root_jobs = o.allow_root_jobs;
   BERTH_ASSIGN_OR_RETURN(agent->runner_, TaskRunner::Open(std::move(runner)));
   for (const LocalTask& task : agent->runner_->Tasks()) {
     spdlog::info("agent {}: adopted {} ({})", o.node, ToString(task.key),

@@ -70,6 +70,8 @@ struct AgentOptions {
   // SIGTERM then SIGKILL after `exit_grace`. Off by default: a production
   // agent's restart must not touch its tasks.
   bool stop_tasks_on_exit = false;
+  // Tasks may run as root (TaskRunnerOptions::allow_root_jobs).
+  bool allow_root_jobs = false;
   core::Duration exit_grace = core::Duration::Seconds(5);
   // The supervisor's argv before the task dir; see TaskRunnerOptions.
   std::vector<std::string> supervisor_command;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "agent/cgroup_files.h"
@@ -41,8 +42,29 @@ class CgroupEnforcementTest : public ::testing::Test {
     config_.parent = *parent;
     config_.pids_max = 512;
   }
+  // Nothing outlives the test, even when it failed half-way: whatever runs
+  // in a task's cgroup is killed, the cgroups removed.
   void TearDown() override {
-    for (const auto& [controller, dir] : config_.parent.dirs) ::rmdir(dir.c_str());
+    std::set<std::string> tasks;
+    for (const auto& [controller, dir] : config_.parent.dirs) {
+      std::error_code error;
+      for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+        if (entry.is_directory()) tasks.insert(entry.path().filename().string());
+      }
+    }
+    for (const std::string& task : tasks) {
+      TaskCgroup cgroup;
+      cgroup.version = config_.parent.version;
+      for (const auto& [controller, dir] : config_.parent.dirs) {
+        cgroup.dirs[controller] = dir + "/" + task;
+      }
+      KillCgroup(cgroup);
+      (void)RemoveTaskCgroup(cgroup);
+    }
+    for (const std::string& dir :
+         TaskCgroup{config_.parent.version, config_.parent.dirs, 0, 0, 0, {}}.Directories()) {
+      ::rmdir(dir.c_str());
+    }
   }
 
   std::unique_ptr<TaskRunner> Open() {
@@ -151,8 +173,8 @@ TEST_F(CgroupEnforcementTest, ARestartedRunnerAdoptsTheTaskWithItsLimits) {
     task.launch.limits.memory = core::MemoryMiB(64);
     task.launch.limits.cpu = core::MilliCpu(500);
     ASSERT_TRUE(first->Start(task).ok());
-    ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir(1) + "/pid").size() == 1; }));
-    task_pid = ReadPids(TaskDir(1) + "/pid")[0];
+    ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir(1) + "/work/pid").size() == 1; }));
+    task_pid = ReadPids(TaskDir(1) + "/work/pid")[0];
   }  // the agent goes away
   // ... and starts again: it sets up its cgroups as at any start.
   ASSERT_TRUE(SetUpTaskCgroups(dir_.path()).ok());
@@ -183,8 +205,8 @@ TEST_F(CgroupEnforcementTest, ALostSupervisorsCgroupIsEmptiedAndRemoved) {
   std::unique_ptr<TaskRunner> runner = Open();
   ASSERT_TRUE(
       runner->Start(ShellTask(1, "setsid sleep 1000 & echo $! > escaped; exec sleep 1000")).ok());
-  ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir(1) + "/escaped").size() == 1; }));
-  const pid_t escaped = ReadPids(TaskDir(1) + "/escaped")[0];
+  ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir(1) + "/work/escaped").size() == 1; }));
+  const pid_t escaped = ReadPids(TaskDir(1) + "/work/escaped")[0];
   ASSERT_TRUE(WaitFor([&] { return ReadProcStat(escaped)->session == escaped; }));
   const std::optional<ProcessIdentity> supervisor =
       ProcessIdentity::Parse(Slurp(TaskDir(1) + "/supervisor.pid"));

@@ -1,5 +1,7 @@
 #include "agent/supervisor.h"
 
+#include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -75,13 +77,42 @@ std::optional<std::chrono::milliseconds> RequestedGrace(const std::string& dir) 
   return std::chrono::milliseconds(millis);
 }
 
-// In the forked child, first of all: joins the task's cgroup, so that
-// everything the task runs is inside its limits. Async-signal-safe.
-void JoinCgroupOrExit(const std::optional<CgroupJoin>& join) {
-  if (!join || join->JoinFromChild()) return;
-  static constexpr char kMessage[] = "berth: cannot join the task's cgroup\n";
-  (void)!::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+// In the forked child: says why the task could not start (to the parent
+// through `report`, and in the log), and exits 127 as a shell would.
+[[noreturn]] void FailStart(int report, const std::string& why) {
+  std::fprintf(stderr, "berth: %s\n", why.c_str());
+  std::fflush(stderr);
+  size_t written = 0;
+  while (written < why.size()) {
+    const ssize_t n = ::write(report, why.data() + written, why.size() - written);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) written += static_cast<size_t>(n);
+  }
   ::_exit(127);
+}
+
+// In the forked child: takes on the task's account, groups first (setgid
+// and setuid drop the right to change them), and checks that root is gone.
+void BecomeUser(const TaskIdentity& identity, int report) {
+  const std::vector<gid_t> groups(identity.groups.begin(), identity.groups.end());
+  const auto fail = [&](const char* step) {
+    FailStart(report,
+              "cannot become user " + identity.user + ": " + step + ": " + std::strerror(errno));
+  };
+  if (::setgroups(groups.size(), groups.data()) != 0) fail("setgroups");
+  if (::setgid(identity.gid) != 0) fail("setgid");
+  if (::setuid(identity.uid) != 0) fail("setuid");
+  if (identity.uid != 0 && (::setuid(0) == 0 || ::geteuid() != identity.uid)) {
+    errno = EPERM;
+    fail("root privileges remain");
+  }
+}
+
+// In the forked child, first of all (while it is still root): joins the
+// task's cgroup, so that everything the task runs is inside its limits.
+void JoinCgroup(const std::optional<CgroupJoin>& join, int report) {
+  if (!join || join->JoinFromChild()) return;
+  FailStart(report, std::string("cannot join the task's cgroup: ") + std::strerror(errno));
 }
 
 // The task's cgroup, created with its limits and ready to join; nullopt
@@ -107,23 +138,40 @@ ExitStatus SettleCgroup(const TaskCgroup& cgroup, ExitStatus status) {
   return status;
 }
 
-// In the forked child: becomes the task. Only calls that are safe between
-// fork and exec in a single-threaded process (the supervisor is one).
-[[noreturn]] void ExecTask(const TaskSpec& spec, std::vector<char*>& argv,
-                           std::vector<char*>& envp) {
+// In the forked child: becomes the task. Any call is safe here, as the
+// supervisor is single-threaded; the account comes resolved in the spec
+// (the supervisor is static: no NSS). `report` is closed by a successful
+// exec, and carries the reason of a failed start otherwise.
+[[noreturn]] void ExecTask(const TaskSpec& spec, std::vector<char*>& argv, std::vector<char*>& envp,
+                           int report) {
   ::setpgid(0, 0);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (spec.run_as) BecomeUser(*spec.run_as, report);
   if (!spec.workdir.empty() && ::chdir(spec.workdir.c_str()) != 0) {
-    std::fprintf(stderr, "berth: cannot enter the working directory %s: %s\n", spec.workdir.c_str(),
-                 std::strerror(errno));
-    ::_exit(127);
+    FailStart(report,
+              "cannot enter the working directory " + spec.workdir + ": " + std::strerror(errno));
   }
   environ = envp.data();  // execvp searches the task's own PATH
   ::execvp(argv[0], argv.data());
-  std::fprintf(stderr, "berth: cannot run %s: %s\n", argv[0], std::strerror(errno));
-  ::_exit(127);
+  FailStart(report, std::string("cannot run ") + argv[0] + ": " + std::strerror(errno));
+}
+
+// In the parent: what the child said before exec closed its end (nothing:
+// the task started).
+std::string ReadStartFailure(int report) {
+  std::string why;
+  char buffer[512];
+  while (true) {
+    const ssize_t n = ::read(report, buffer, sizeof buffer);
+    if (n > 0) {
+      why.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  return why;
 }
 
 class Supervision {
@@ -268,8 +316,9 @@ int RunSupervisor(const std::string& task_dir) {
   Result<std::string> text = ReadWholeFile(task_dir + "/" + task_files::kSpec);
   Result<TaskSpec> spec = text.ok() ? ParseTaskSpec(*text) : Result<TaskSpec>(text.status());
   if (!spec.ok()) {
-    Note("cannot start the task: " + spec.status().message());
-    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}});
+    const std::string why = "cannot start the task: " + spec.status().message();
+    Note(why);
+    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
     return 0;
   }
   std::vector<char*> argv;
@@ -281,22 +330,32 @@ int RunSupervisor(const std::string& task_dir) {
 
   Result<std::optional<CgroupJoin>> join = PrepareCgroup(*spec);
   if (!join.ok()) {
-    Note("cannot start the task: " + join.status().message());
-    ExitStatus failed{127, std::nullopt, "start_failed", {}};
-    failed.message = join.status().message();
-    RecordExit(task_dir, std::move(failed));
+    const std::string why = "cannot start the task: " + join.status().message();
+    Note(why);
+    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
     return 0;
   }
   const std::optional<TaskCgroup> cgroup = spec->cgroup;
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    const std::string why = std::string("cannot start the task: pipe: ") + std::strerror(errno);
+    Note(why);
+    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
+    if (cgroup) (void)RemoveTaskCgroup(*cgroup);
+    return 0;
+  }
   const pid_t child = ::fork();
   if (child == 0) {
-    JoinCgroupOrExit(*join);
-    ExecTask(*spec, argv, envp);
+    JoinCgroup(*join, report[1]);
+    ExecTask(*spec, argv, envp, report[1]);
   }
+  ::close(report[1]);
   join->reset();  // the child has its own copies
   if (child < 0) {
-    Note(std::string("cannot start the task: fork: ") + std::strerror(errno));
-    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}});
+    const std::string why = std::string("cannot start the task: fork: ") + std::strerror(errno);
+    ::close(report[0]);
+    Note(why);
+    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
     if (cgroup) (void)RemoveTaskCgroup(*cgroup);
     return 0;
   }
@@ -305,8 +364,14 @@ int RunSupervisor(const std::string& task_dir) {
   if (std::optional<ProcessIdentity> identity = IdentityOf(child)) {
     (void)WriteFileAtomic(task_dir + "/" + task_files::kTask, identity->Format() + "\n");
   }
+  const std::string start_failure = ReadStartFailure(report[0]);
+  ::close(report[0]);
   Supervision supervision(task_dir, std::move(*spec), self);
   ExitStatus status = supervision.Run(child);
+  if (!start_failure.empty()) {
+    status.reason = "start_failed";
+    status.message = start_failure;
+  }
   if (cgroup) status = SettleCgroup(*cgroup, std::move(status));
   RecordExit(task_dir, std::move(status));
   return 0;

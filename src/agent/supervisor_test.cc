@@ -43,6 +43,18 @@ TEST_F(SupervisorTest, RecordsExitCodeAndCapturesOutput) {
   EXPECT_THAT(log, HasSubstr("to-stderr\n"));
 }
 
+TEST_F(SupervisorTest, ACommandThatCannotRunIsAStartFailureSayingWhy) {
+  protocol::TaskAssignment assignment = ShellTask(1, "");
+  assignment.launch.script.clear();
+  assignment.launch.command = {"berth-no-such-program", "--flag"};
+  ASSERT_TRUE(runner_->Start(assignment).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->exit_code, 127);
+  EXPECT_EQ(task->exit->reason, "start_failed");
+  EXPECT_EQ(task->exit->message, "cannot run berth-no-such-program: No such file or directory");
+}
+
 TEST_F(SupervisorTest, RecordsTheSignalThatKilledTheTask) {
   ASSERT_TRUE(runner_->Start(ShellTask(1, "kill -KILL $$")).ok());
   std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
@@ -68,8 +80,8 @@ while true; do sleep 0.05; done
 )sh";
   ASSERT_TRUE(runner_->Start(ShellTask(1, script, core::Duration::Millis(400))).ok());
   const std::string dir = TaskDir(1);
-  ASSERT_TRUE(WaitFor([&] { return testing::Slurp(dir + "/ready") == "ready\n"; }));
-  const std::vector<pid_t> pids = ReadPids(dir + "/pids");
+  ASSERT_TRUE(WaitFor([&] { return testing::Slurp(dir + "/work/ready") == "ready\n"; }));
+  const std::vector<pid_t> pids = ReadPids(dir + "/work/pids");
   ASSERT_EQ(pids.size(), 4u);
   for (pid_t pid : pids) ASSERT_FALSE(Gone(pid)) << pid;
 
@@ -92,7 +104,7 @@ TEST_F(SupervisorTest, WhatTheTaskLeavesBehindIsStoppedWhenItExits) {
   std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
   ASSERT_TRUE(task && task->exit);
   EXPECT_EQ(task->exit->exit_code, 0);
-  const std::vector<pid_t> pids = ReadPids(TaskDir(1) + "/leftover");
+  const std::vector<pid_t> pids = ReadPids(TaskDir(1) + "/work/leftover");
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(Gone(pids[0]));
 }

@@ -91,6 +91,11 @@ std::string TaskSpecJson(const TaskSpec& spec) {
            {"gpus", spec.gpus}};
   out["time_limit_us"] = spec.time_limit ? json(spec.time_limit->micros()) : json(nullptr);
   out["cgroup"] = spec.cgroup ? CgroupJson(*spec.cgroup) : json(nullptr);
+  out["run_as"] = spec.run_as ? json{{"user", spec.run_as->user},
+                                     {"uid", spec.run_as->uid},
+                                     {"gid", spec.run_as->gid},
+                                     {"groups", spec.run_as->groups}}
+                              : json(nullptr);
   return out.dump(2) + "\n";
 }
 
@@ -113,6 +118,11 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     // Absent in specs written before cgroups.
     if (body.contains("cgroup") && !body.at("cgroup").is_null()) {
       spec.cgroup = ParseCgroup(body.at("cgroup"));
+    }
+    if (const auto run_as = body.find("run_as"); run_as != body.end() && !run_as->is_null()) {
+      spec.run_as = TaskIdentity{
+          run_as->at("user").get<std::string>(), run_as->at("uid").get<uint32_t>(),
+          run_as->at("gid").get<uint32_t>(), run_as->at("groups").get<std::vector<uint32_t>>()};
     }
   } catch (const json::exception& error) {
     return InvalidArgument(std::string("spec.json: ") + error.what());
@@ -158,7 +168,8 @@ Result<ExitStatus> ParseExitStatus(const std::string& text) {
 
 Status WriteFileAtomic(const std::string& path, const std::string& content) {
   const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // The agent's files are its own: spec.json holds the job's env.
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Unavailable("cannot write " + temporary + ": " + std::strerror(errno));
   size_t written = 0;
   while (written < content.size()) {

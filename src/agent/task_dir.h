@@ -4,10 +4,11 @@
 //
 //   STATE/tasks/<job>-<task>-<attempt>/
 //     spec.json       what to run: argv, env, workdir, time limit, grace, GPUs,
-//                     the task's cgroup and its limits (the agent writes it
-//                     before the supervisor starts)
+//                     the account, the task's cgroup and its limits (the agent
+//                     writes it before the supervisor starts)
 //     script          the job's script, when it has one instead of a command
 //     log             the task's stdout and stderr, and the supervisor's notes
+//     work/           the task's scratch dir and default working directory
 //     supervisor.pid  "pid start_ticks boot_id" of the supervisor
 //     task.pid        the same for the task's main process (its process group)
 //     stop            a stop request: the grace period in milliseconds
@@ -16,12 +17,18 @@
 //     acked           the server has seen the exit (no need to report it again)
 //
 // Every file is written whole to a temporary name and renamed, so a reader
-// (or a crash) never sees half of one. A task is named by its attempt: a
+// (or a crash) never sees half of one. Who may read what: the directory is
+// the agent's (0711: a task reaches its work/ but lists nothing), and so
+// is every file in it (0600: spec.json holds the job's env), except three
+// that are the task user's: script (0700), log (0600) and work/ (0700).
+// A task can neither read another's spec, env or log nor forge its own
+// exit. A task is named by its attempt: a
 // requeued job's next run gets a new directory, and the old one stays until
 // it is collected.
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,7 +61,20 @@ inline constexpr char kTask[] = "task.pid";
 inline constexpr char kStop[] = "stop";
 inline constexpr char kExit[] = "exit.json";
 inline constexpr char kAcked[] = "acked";
+inline constexpr char kWork[] = "work";
 }  // namespace task_files
+
+// The account the supervisor becomes before it execs the task: the groups,
+// then the gid, then the uid (resolved by the agent through NSS; the
+// supervisor is static and looks nothing up).
+struct TaskIdentity {
+  std::string user;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> groups;
+
+  bool operator==(const TaskIdentity&) const = default;
+};
 
 struct TaskSpec {
   TaskKey key;
@@ -64,6 +84,9 @@ struct TaskSpec {
   std::optional<core::Duration> time_limit;
   core::Duration grace = core::Duration::Seconds(30);
   std::vector<int32_t> gpus;
+  // None: the task runs as the supervisor's own user (an agent that is not
+  // root runs tasks of its own user only).
+  std::optional<TaskIdentity> run_as;
   // Where the task's cgroup goes and its limits; none: the node runs tasks
   // without cgroups (the agent said why when it started).
   std::optional<TaskCgroup> cgroup;

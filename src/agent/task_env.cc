@@ -5,6 +5,8 @@
 
 namespace berth::agent {
 
+std::string ScratchDir(const std::string& task_dir) { return task_dir + "/" + task_files::kWork; }
+
 std::string JoinIndices(const std::vector<int32_t>& indices) {
   std::string out;
   for (int32_t index : indices) out += (out.empty() ? "" : ",") + std::to_string(index);
@@ -30,6 +32,12 @@ std::map<std::string, std::string> PassThroughEnvironment(char** environ) {
 std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignment& assignment,
                                                    const TaskContext& context) {
   std::map<std::string, std::string> env = context.base_env;
+  if (context.account) {
+    env["HOME"] = context.account->home;
+    env["USER"] = context.account->name;
+    env["LOGNAME"] = context.account->name;
+    env["SHELL"] = context.account->shell;
+  }
   for (const auto& [name, value] : assignment.launch.env) env[name] = value;
   const std::string gpus = JoinIndices(assignment.gpus);
   env["CUDA_VISIBLE_DEVICES"] = gpus;
@@ -50,7 +58,7 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
   env["BERTH_JOB_NAME"] = assignment.launch.name;
   env["BERTH_NODE"] = context.node;
   env["BERTH_GPUS"] = gpus;
-  env["BERTH_TASK_DIR"] = context.task_dir;
+  env["BERTH_TASK_DIR"] = ScratchDir(context.task_dir);
   return env;
 }
 
@@ -88,7 +96,8 @@ TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskCon
   for (const auto& [name, value] : TaskEnvironment(assignment, context)) {
     spec.env.push_back(name + "=" + value);
   }
-  spec.workdir = assignment.launch.workdir.empty() ? context.task_dir : assignment.launch.workdir;
+  spec.workdir =
+      assignment.launch.workdir.empty() ? ScratchDir(context.task_dir) : assignment.launch.workdir;
   spec.time_limit = assignment.launch.time_limit;
   spec.grace = assignment.launch.grace;
   spec.gpus = assignment.gpus;

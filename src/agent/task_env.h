@@ -6,7 +6,8 @@
 // The environment, later entries winning:
 //   1. a few variables passed through from the agent's own environment
 //      (PATH, HOME, USER, LOGNAME, LANG, LC_*, TZ, TMPDIR, LD_LIBRARY_PATH);
-//      nothing else, so the agent's secrets never reach a job;
+//      nothing else, so the agent's secrets never reach a job; then HOME,
+//      USER, LOGNAME and SHELL from the passwd entry of the task's account;
 //   2. the job's `env`;
 //   3. what Berth sets and a job cannot override (the server refuses BERTH_*
 //      and CUDA_VISIBLE_DEVICES in `env`):
@@ -17,12 +18,14 @@
 //        LOCAL_RANK, LOCAL_WORLD_SIZE              the same among this node's tasks
 //        NODE_RANK, GROUP_RANK                     this node among the job's nodes
 //        BERTH_JOB_ID, BERTH_TASK, BERTH_ATTEMPT, BERTH_USER, BERTH_JOB_NAME,
-//        BERTH_NODE, BERTH_GPUS, BERTH_TASK_DIR
+//        BERTH_NODE, BERTH_GPUS, BERTH_TASK_DIR (the task's scratch dir)
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
+#include "agent/account.h"
 #include "agent/cgroup_setup.h"
 #include "agent/task_dir.h"
 #include "protocol/desired_state.h"
@@ -33,6 +36,7 @@ struct TaskContext {
   std::string node;      // this agent's node name
   std::string task_dir;  // the task's directory in the state dir
   std::map<std::string, std::string> base_env;
+  std::optional<Account> account = std::nullopt;  // who the task runs as
   // Where its cgroup goes; null: tasks run without cgroups.
   const TaskCgroupConfig* cgroups = nullptr;
 };
@@ -46,7 +50,9 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
 // The supervisor's instructions for one task. A script job runs
 // `<task_dir>/script` (the runner writes it): directly when it starts with
 // "#!", else through /bin/sh. The working directory is the job's, or the
-// task's directory when the job named none.
+// task's scratch dir (`<task_dir>/work`) when the job named none. The spec
+// names no account to switch to: the runner adds it (spec.run_as) when the
+// account is not the agent's own.
 TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskContext& context);
 
 // The task's cgroup: under the node's parent, named by the task's key, with
@@ -54,6 +60,9 @@ TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskCon
 // every GPU device the task was not given denied.
 TaskCgroup CgroupForTask(const TaskCgroupConfig& config, const TaskKey& key,
                          const protocol::ResourceLimits& limits, const std::vector<int32_t>& gpus);
+
+// `<task_dir>/work`
+std::string ScratchDir(const std::string& task_dir);
 
 // "0,1,2,3"
 std::string JoinIndices(const std::vector<int32_t>& indices);

@@ -53,12 +53,24 @@ TEST(TaskEnvTest, GangVariablesFollowTheAssignment) {
       {"BERTH_JOB_NAME", "train"},
       {"BERTH_NODE", "node-2"},
       {"BERTH_GPUS", "4,5,6,7"},
-      {"BERTH_TASK_DIR", "/state/tasks/42-1-3"},
+      {"BERTH_TASK_DIR", "/state/tasks/42-1-3/work"},
   };
   for (const auto& [name, value] : expected) {
     ASSERT_TRUE(env.contains(name)) << name;
     EXPECT_EQ(env.at(name), value) << name;
   }
+}
+
+TEST(TaskEnvTest, TheAccountsPasswdEntryNamesHomeUserAndShell) {
+  TaskContext context = Context();
+  context.base_env["USER"] = "root";
+  context.account = Account{"alice", 1001, 1001, {1001, 27}, "/home/alice", "/bin/bash"};
+  const std::map<std::string, std::string> env = TaskEnvironment(GangTask(), context);
+  EXPECT_EQ(env.at("HOME"), "/home/alice");
+  EXPECT_EQ(env.at("USER"), "alice");
+  EXPECT_EQ(env.at("LOGNAME"), "alice");
+  EXPECT_EQ(env.at("SHELL"), "/bin/bash");
+  EXPECT_EQ(env.at("PATH"), "/opt/venv/bin:/usr/bin") << "the job's own";
 }
 
 TEST(TaskEnvTest, JobEnvOverridesTheAgentsAndBerthOverridesBoth) {
@@ -98,7 +110,7 @@ TEST(TaskEnvTest, SpecRunsTheCommandOrTheScript) {
   TaskSpec spec = BuildTaskSpec(task, Context());
   EXPECT_EQ(spec.key, (TaskKey{core::JobId{42}, 1, 3}));
   EXPECT_THAT(spec.argv, ElementsAre("python", "train.py"));
-  EXPECT_EQ(spec.workdir, "/state/tasks/42-1-3");  // none given: the task's dir
+  EXPECT_EQ(spec.workdir, "/state/tasks/42-1-3/work");  // none given: the task's scratch dir
   EXPECT_EQ(spec.time_limit, core::Duration::Seconds(60));
   EXPECT_EQ(spec.grace, core::Duration::Seconds(5));
   EXPECT_THAT(spec.env, Contains("CUDA_VISIBLE_DEVICES=4,5,6,7"));
@@ -119,7 +131,7 @@ TEST(TaskEnvTest, SpecRunsTheCommandOrTheScript) {
 TEST(TaskEnvTest, SpecSurvivesItsJsonForm) {
   protocol::TaskAssignment task = GangTask();
   task.launch.time_limit = core::Duration::Millis(1500);
-  const TaskSpec spec = BuildTaskSpec(task, Context());
+  TaskSpec spec = BuildTaskSpec(task, Context());
   Result<TaskSpec> parsed = ParseTaskSpec(TaskSpecJson(spec));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->key, spec.key);
@@ -127,6 +139,11 @@ TEST(TaskEnvTest, SpecSurvivesItsJsonForm) {
   EXPECT_EQ(parsed->env, spec.env);
   EXPECT_EQ(parsed->time_limit, spec.time_limit);
   EXPECT_EQ(parsed->gpus, spec.gpus);
+  EXPECT_EQ(parsed->run_as, std::nullopt);
+  spec.run_as = TaskIdentity{"alice", 1001, 100, {100, 27, 1001}};
+  parsed = ParseTaskSpec(TaskSpecJson(spec));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->run_as, spec.run_as);
   EXPECT_FALSE(ParseTaskSpec("{").ok());
   EXPECT_FALSE(ParseTaskSpec("{}").ok());
 }

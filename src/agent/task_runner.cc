@@ -1,9 +1,13 @@
 #include "agent/task_runner.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -31,6 +35,32 @@ std::optional<ProcessIdentity> ReadIdentity(const std::string& path) {
   return ProcessIdentity::Parse(*text);
 }
 
+// Makes `path` the account's with `mode` (the owner changes only when the
+// agent is root; otherwise the account is the agent's own).
+Status GiveTo(const std::string& path, const Account& account, mode_t mode) {
+  if (::geteuid() == 0 && ::chown(path.c_str(), account.uid, account.gid) != 0) {
+    return Unavailable("cannot give " + path + " to " + account.name + ": " + std::strerror(errno));
+  }
+  if (::chmod(path.c_str(), mode) != 0) {
+    return Unavailable("cannot chmod " + path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+// An empty file (or directory) of the account's, created here.
+Status CreateOwned(const std::string& path, const Account& account, bool directory, mode_t mode) {
+  if (directory) {
+    if (::mkdir(path.c_str(), 0700) != 0) {
+      return Unavailable("cannot create " + path + ": " + std::strerror(errno));
+    }
+  } else {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return Unavailable("cannot create " + path + ": " + std::strerror(errno));
+    ::close(fd);
+  }
+  return GiveTo(path, account, mode);
+}
+
 std::optional<core::Duration> ReadStopGrace(const std::string& dir) {
   Result<std::string> text = ReadWholeFile(dir + "/" + task_files::kStop);
   if (!text.ok()) return std::nullopt;
@@ -42,7 +72,9 @@ std::optional<core::Duration> ReadStopGrace(const std::string& dir) {
 }  // namespace
 
 TaskRunner::TaskRunner(TaskRunnerOptions options)
-    : options_(std::move(options)), tasks_dir_(options_.state_dir + "/tasks") {}
+    : options_(std::move(options)),
+      run_as_(ThisProcessPolicy(options_.node, options_.allow_root_jobs)),
+      tasks_dir_(options_.state_dir + "/tasks") {}
 
 Result<std::unique_ptr<TaskRunner>> TaskRunner::Open(TaskRunnerOptions options) {
   std::unique_ptr<TaskRunner> runner(new TaskRunner(std::move(options)));
@@ -50,6 +82,12 @@ Result<std::unique_ptr<TaskRunner>> TaskRunner::Open(TaskRunnerOptions options) 
   fs::create_directories(runner->tasks_dir_, error);
   if (error) {
     return Unavailable("--state-dir: cannot create " + runner->tasks_dir_ + ": " + error.message());
+  }
+  // Tasks reach their own work/ through it, and list nothing (task_dir.h).
+  for (const std::string& dir : {runner->options_.state_dir, runner->tasks_dir_}) {
+    if (::chmod(dir.c_str(), 0711) != 0) {
+      return Unavailable("--state-dir: cannot chmod " + dir + ": " + std::strerror(errno));
+    }
   }
   for (const auto& entry : fs::directory_iterator(runner->tasks_dir_, error)) {
     if (!entry.is_directory()) continue;
@@ -67,10 +105,7 @@ void TaskRunner::Adopt(const TaskKey& key, const std::string& dir) {
   entry.task.key = key;
   if (Result<std::string> spec_text = ReadWholeFile(dir + "/" + task_files::kSpec);
       spec_text.ok()) {
-    if (Result<TaskSpec> spec = ParseTaskSpec(*spec_text); spec.ok()) {
-      entry.task.gpus = spec->gpus;
-      entry.cgroup = spec->cgroup;
-    }
+    if (Result<TaskSpec> spec = ParseTaskSpec(*spec_text); spec.ok()) entry.task.gpus = spec->gpus;
   }
   entry.task.acked = FileExists(dir + "/" + task_files::kAcked);
   entry.task.stop_grace = ReadStopGrace(dir);
@@ -137,10 +172,13 @@ void TaskRunner::SettleLost(Entry& entry) {
     }
   }
   // Whatever is still in its cgroup is the task's too (the cgroup holds
-  // even what left its session); then the cgroup goes.
-  if (entry.cgroup) {
-    KillCgroup(*entry.cgroup);
-    if (Status removed = RemoveTaskCgroup(*entry.cgroup); !removed.ok()) {
+  // even what left its session); then the cgroup goes. spec.json says where.
+  const Result<std::string> spec_text = ReadWholeFile(entry.dir + "/" + task_files::kSpec);
+  const Result<TaskSpec> spec =
+      spec_text.ok() ? ParseTaskSpec(*spec_text) : Result<TaskSpec>(spec_text.status());
+  if (spec.ok() && spec->cgroup) {
+    KillCgroup(*spec->cgroup);
+    if (Status removed = RemoveTaskCgroup(*spec->cgroup); !removed.ok()) {
       AppendToLog(entry.dir, removed.message());
     }
   }
@@ -178,8 +216,8 @@ Status TaskRunner::Start(const protocol::TaskAssignment& assignment) {
   const std::string dir = tasks_dir_ + "/" + key.DirName();
   std::error_code error;
   fs::remove_all(dir, error);  // a never-started leftover
-  if (!fs::create_directory(dir, error) || error) {
-    return Unavailable("cannot create " + dir + ": " + error.message());
+  if (::mkdir(dir.c_str(), 0711) != 0 || ::chmod(dir.c_str(), 0711) != 0) {
+    return Unavailable("cannot create " + dir + ": " + std::strerror(errno));
   }
   Entry entry;
   entry.dir = dir;
@@ -187,17 +225,8 @@ Status TaskRunner::Start(const protocol::TaskAssignment& assignment) {
   entry.task.gpus = assignment.gpus;
   entry.launched = std::chrono::steady_clock::now();
 
-  const TaskContext context{options_.node, dir, options_.base_env,
-                            options_.cgroups ? &*options_.cgroups : nullptr};
-  const TaskSpec spec = BuildTaskSpec(assignment, context);
-  entry.cgroup = spec.cgroup;
-  Status prepared = Status::Ok();
-  if (!assignment.launch.script.empty()) {
-    const std::string script = dir + "/" + task_files::kScript;
-    prepared = WriteFileAtomic(script, assignment.launch.script);
-    if (prepared.ok()) ::chmod(script.c_str(), 0755);
-  }
-  if (prepared.ok()) prepared = WriteFileAtomic(dir + "/" + task_files::kSpec, TaskSpecJson(spec));
+  Result<Account> account = ResolveRunAs(assignment.launch.run_as.user, run_as_);
+  Status prepared = account.ok() ? Prepare(assignment, dir, *account) : account.status();
   Result<pid_t> pid = Status(StatusCode::kInternal, "not started");
   if (prepared.ok()) {
     SpawnRequest request;
@@ -212,8 +241,9 @@ Status TaskRunner::Start(const protocol::TaskAssignment& assignment) {
     }
   }
   if (!prepared.ok()) {
-    RecordOutcome(entry, ExitStatus{127, std::nullopt, "start_failed", {}},
-                  "cannot start the task: " + prepared.message());
+    RecordOutcome(
+        entry, ExitStatus{127, std::nullopt, "start_failed", {}},
+        account.ok() ? "cannot start the task: " + prepared.message() : prepared.message());
     entries_[key] = std::move(entry);
     return prepared;
   }
@@ -226,6 +256,26 @@ Status TaskRunner::Start(const protocol::TaskAssignment& assignment) {
   entry.task.phase = LocalPhase::kRunning;
   entries_[key] = std::move(entry);
   return Status::Ok();
+}
+
+Status TaskRunner::Prepare(const protocol::TaskAssignment& assignment, const std::string& dir,
+                           const Account& account) {
+  TaskSpec spec =
+      BuildTaskSpec(assignment, TaskContext{options_.node, dir, options_.base_env, account,
+                                            options_.cgroups ? &*options_.cgroups : nullptr});
+  if (account.uid != run_as_.agent_uid) {
+    spec.run_as = TaskIdentity{
+        account.name, account.uid, account.gid, {account.groups.begin(), account.groups.end()}};
+  }
+  // The log before the supervisor opens it (appending): the user's to read.
+  BERTH_RETURN_IF_ERROR(CreateOwned(dir + "/" + task_files::kLog, account, false, 0600));
+  BERTH_RETURN_IF_ERROR(CreateOwned(ScratchDir(dir), account, true, 0700));
+  if (!assignment.launch.script.empty()) {
+    const std::string script = dir + "/" + task_files::kScript;
+    BERTH_RETURN_IF_ERROR(WriteFileAtomic(script, assignment.launch.script));
+    BERTH_RETURN_IF_ERROR(GiveTo(script, account, 0700));
+  }
+  return WriteFileAtomic(dir + "/" + task_files::kSpec, TaskSpecJson(spec));
 }
 
 Status TaskRunner::Stop(const TaskKey& key, core::Duration grace) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/account.h"
 #include "agent/cgroup_setup.h"
 #include "agent/proc.h"
 #include "agent/reconcile.h"
@@ -41,6 +42,9 @@ struct TaskRunnerOptions {
   std::map<std::string, std::string> base_env;  // layer 1 of task_env.h
   // Where tasks' cgroups go (cgroup_setup.h); none: tasks run without.
   std::optional<TaskCgroupConfig> cgroups;
+  // Tasks may run as root (uid 0). Off: a root job fails to start with the
+  // reason, as on a node whose operator never said otherwise.
+  bool allow_root_jobs = false;
 };
 
 class TaskRunner {
@@ -55,8 +59,10 @@ class TaskRunner {
   // The state dirs of the tasks running now (watched for their exits).
   std::vector<std::string> RunningTaskDirs() const;
 
-  // Starts a task. A failure after its directory exists is recorded as the
-  // task's outcome (exit code 127, reason "start_failed") and returned.
+  // Starts a task as its job's user (account.h). A failure after its
+  // directory exists, a user who cannot run here included, is recorded as
+  // the task's outcome (exit code 127, reason "start_failed", the why as its
+  // message) and returned.
   Status Start(const protocol::TaskAssignment& assignment);
   // Asks a running task to stop: SIGTERM, SIGKILL after `grace`.
   Status Stop(const TaskKey& key, core::Duration grace);
@@ -72,7 +78,6 @@ class TaskRunner {
     LocalTask task;
     std::string dir;
     std::optional<ProcessIdentity> supervisor;
-    std::optional<TaskCgroup> cgroup;  // from spec.json
     // Set for tasks started by this process: a supervisor that has not
     // written its pid yet is starting, not lost.
     std::optional<std::chrono::steady_clock::time_point> launched;
@@ -83,8 +88,12 @@ class TaskRunner {
   void RefreshOne(Entry& entry);
   void SettleLost(Entry& entry);
   void RecordOutcome(Entry& entry, ExitStatus status, const std::string& note);
+  // The task's directory, spec and the files its user owns (task_dir.h).
+  Status Prepare(const protocol::TaskAssignment& assignment, const std::string& dir,
+                 const Account& account);
 
   TaskRunnerOptions options_;
+  RunAsPolicy run_as_;
   std::string tasks_dir_;
   std::map<TaskKey, Entry> entries_;
   // Supervisors started by this process and not yet reaped (spawn.h): its

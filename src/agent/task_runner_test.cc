@@ -44,8 +44,8 @@ TEST_F(TaskRunnerTest, ARestartedRunnerAdoptsRunningTasks) {
     protocol::TaskAssignment task = ShellTask(1, "echo $$ > pid; exec sleep 1000");
     task.gpus = {2, 3};
     ASSERT_TRUE(first->Start(task).ok());
-    ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir() + "/pid").size() == 1; }));
-    task_pid = ReadPids(TaskDir() + "/pid")[0];
+    ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir() + "/work/pid").size() == 1; }));
+    task_pid = ReadPids(TaskDir() + "/work/pid")[0];
   }  // the "agent" goes away; the task must not notice
   ASSERT_FALSE(Gone(task_pid));
   std::unique_ptr<TaskRunner> second = Open();
@@ -68,7 +68,7 @@ TEST_F(TaskRunnerTest, AnExitWhileAwayIsReportedWithItsStatus) {
     ASSERT_TRUE(first->Start(ShellTask(1, "while [ ! -e go ]; do sleep 0.02; done; exit 3")).ok());
     ASSERT_TRUE(WaitFor([&] { return FileExists(TaskDir() + "/supervisor.pid"); }));
   }
-  std::ofstream(TaskDir() + "/go") << "go";
+  std::ofstream(TaskDir() + "/work/go") << "go";
   ASSERT_TRUE(WaitFor([&] { return FileExists(TaskDir() + "/exit.json"); }));
   std::unique_ptr<TaskRunner> second = Open();
   std::optional<LocalTask> task = Find(*second, core::JobId{1});
@@ -81,8 +81,8 @@ TEST_F(TaskRunnerTest, AnExitWhileAwayIsReportedWithItsStatus) {
 TEST_F(TaskRunnerTest, AVanishedSupervisorIsSettledAndItsTaskKilled) {
   std::unique_ptr<TaskRunner> runner = Open();
   ASSERT_TRUE(runner->Start(ShellTask(1, "echo $$ > pid; exec sleep 1000")).ok());
-  ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir() + "/pid").size() == 1; }));
-  const pid_t task_pid = ReadPids(TaskDir() + "/pid")[0];
+  ASSERT_TRUE(WaitFor([&] { return ReadPids(TaskDir() + "/work/pid").size() == 1; }));
+  const pid_t task_pid = ReadPids(TaskDir() + "/work/pid")[0];
   std::optional<ProcessIdentity> supervisor =
       ProcessIdentity::Parse(Slurp(TaskDir() + "/supervisor.pid"));
   ASSERT_TRUE(supervisor);

@@ -61,6 +61,7 @@ struct AgentFlags {
   std::vector<std::string> labels;
   std::vector<std::string> features;
   bool stop_tasks_on_exit = false;
+  bool allow_root_jobs = false;
 };
 
 // The fake inventory, or NVML; a machine without the NVIDIA library is a
@@ -133,6 +134,7 @@ void RunAgent(const AgentFlags& flags) {
     options.features.push_back(feature);
   }
   options.stop_tasks_on_exit = flags.stop_tasks_on_exit;
+  options.allow_root_jobs = flags.allow_root_jobs;
   options.supervisor_command = SupervisorCommand();
   if (flags.cgroups == "auto") {
     options.cgroups = agent::CgroupMode::kAuto;
@@ -244,6 +246,8 @@ void AddAgentCommands(CLI::App& app) {
                    "node feature jobs may ask for with --constraint, e.g. ib (repeatable, or "
                    "comma-separated: ib,nvlink)")
       ->delimiter(',');
+  agent->add_flag("--allow-root-jobs", flags->allow_root_jobs,
+                  "Run the tasks of a user whose account is root (refused by default)");
   agent->add_flag("--stop-tasks-on-exit", flags->stop_tasks_on_exit,
                   "Stop every task (SIGTERM, SIGKILL after 5 s) when the agent exits; by "
                   "default tasks keep running and a restarted agent adopts them");

@@ -116,6 +116,7 @@ Result<std::unique_ptr<DevAgents>> DevAgents::Start(const DevAgentsOptions& opti
                                      "--heartbeat-interval",
                                      options.heartbeat_interval};
     if (options.stop_tasks_on_exit) argv.push_back("--stop-tasks-on-exit");
+    if (options.allow_root_jobs) argv.push_back("--allow-root-jobs");
     for (const DevFeature& feature : options.features) {
       if (!feature.node.empty() && feature.node != node) continue;
       argv.push_back("--feature");

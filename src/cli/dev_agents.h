@@ -45,6 +45,7 @@ struct DevAgentsOptions {
   // Stopping `berth dev` stops the tasks too (else they keep running, and
   // the next `berth dev` on the same data dir adopts them).
   bool stop_tasks_on_exit = true;
+  bool allow_root_jobs = false;  // berth dev started by root: its jobs run as root
 };
 
 class DevAgents {

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "agent/account.h"
 #include "agent/fake_gpus.h"
 #include "cli/agent_command.h"
 #include "cli/api_client.h"
@@ -163,6 +165,8 @@ void AddServerCommands(CLI::App& app) {
     }
     server::ServerOptions options;
     options.data_dir = dev->data_dir;
+    // A newcomer's jobs run as themselves (as root only when they are root).
+    options.admin_user = agent::EffectiveUserName();
     options.listen = dev->listen;
     const auto seconds = [](const std::string& text, const std::string& flag) {
       Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);
@@ -185,6 +189,7 @@ void AddServerCommands(CLI::App& app) {
     agents.fake_topology = dev->fake_topology;
     agents.heartbeat_interval = dev->agent_heartbeat_interval;
     agents.stop_tasks_on_exit = !dev->keep_tasks;
+    agents.allow_root_jobs = ::geteuid() == 0;
     for (const std::string& text : dev->features) {
       Result<DevFeature> feature = ParseDevFeature(text, dev->nodes);
       if (!feature.ok()) Fail("dev", feature.status().message());

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "common/json_fields.h"
-#include "core/enum_names.h"
 #include "core/node.h"  // kMaxGpusPerNode, a constant only
 #include "protocol/seconds_json.h"
 
@@ -106,11 +105,17 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
 }  // namespace
 
 std::string_view TaskOutcomeName(TaskOutcome outcome) {
-  return core::NameIn(kOutcomeNames, outcome);
+  for (const auto& [value, name] : kOutcomeNames) {
+    if (value == outcome) return name;
+  }
+  return "exited";
 }
 
 std::optional<TaskOutcome> ParseTaskOutcome(std::string_view name) {
-  return core::ValueIn<TaskOutcome>(kOutcomeNames, name);
+  for (const auto& [value, text] : kOutcomeNames) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
 }
 
 json RegistrationJson(const NodeRegistration& registration) {

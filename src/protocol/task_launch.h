@@ -3,10 +3,9 @@
 // dependencies). The server builds it from its job record
 // (server/task_launch.h); the agent starts the task from it alone.
 //
-// Some parts are carried before anything acts on them, so that the wire
-// format is settled once:
-//   - run_as: the agent runs every task as its own user today;
-//   - limits: the job's per-task CPU and memory request; not enforced yet;
+// `limits` (the job's per-task CPU and memory request) are enforced in the
+// task's cgroup (agent/task_cgroup.h). One part is carried before anything
+// acts on it, so that the wire format is settled once:
 //   - container: always absent today (the task runs on the host).
 #pragma once
 
@@ -21,9 +20,8 @@
 
 namespace berth::protocol {
 
-// Who the task runs as. The account name now (the job's owner); room for
-// a numeric uid, gid and supplementary groups once the server resolves
-// them.
+// Who the task runs as: the job's owner, an account name that each node
+// resolves itself (agent/account.h), as nodes share one uid space.
 struct RunAs {
   std::string user;
 

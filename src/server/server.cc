@@ -214,7 +214,7 @@ Status Server::BootstrapAdmin(const Clock& clock) {
   BERTH_ASSIGN_OR_RETURN(std::vector<store::TokenRecord> tokens, store_->ListTokens());
   if (!tokens.empty() || options_.data_dir.empty()) return Status::Ok();
   BERTH_ASSIGN_OR_RETURN(IssuedToken issued,
-                         IssueToken("admin", store::Role::kAdmin, "", clock.Now()));
+                         IssueToken(options_.admin_user, store::Role::kAdmin, "", clock.Now()));
   admin_token_path_ = options_.data_dir + "/admin-token";
   {
     std::ofstream out(admin_token_path_, std::ios::trunc);

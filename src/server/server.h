@@ -40,8 +40,12 @@ namespace berth::server {
 struct ServerOptions {
   std::string listen = "127.0.0.1:8080";  // host:port; port 0 picks a free one
   std::string data_dir;                   // SQLite file and admin token live here
-  std::string postgres_url;               // when set, PostgreSQL instead of SQLite
-  std::string tls_cert;                   // both set: serve HTTPS
+  // The user of the bootstrap admin token (the first start's). Jobs it
+  // submits run as this Unix account on the nodes: `berth dev` names it
+  // after the Unix user who started it.
+  std::string admin_user = "admin";
+  std::string postgres_url;  // when set, PostgreSQL instead of SQLite
+  std::string tls_cert;      // both set: serve HTTPS
   std::string tls_key;
   ControllerOptions controller;
   // Team queues from the configuration: when set, they replace the stored

@@ -18,8 +18,13 @@ inline TaskRunnerOptions RunnerOptions(const std::string& state_dir) {
   options.node = "node-1";
   options.supervisor_command = {"/proc/self/exe", "supervise-task"};
   options.base_env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
+  // The tests' tasks run as whoever runs the tests (root in CI).
+  options.allow_root_jobs = true;
   return options;
 }
+
+// The name of the account running the tests.
+inline std::string ThisUser() { return EffectiveUserName(); }
 
 inline protocol::TaskAssignment ShellTask(int64_t job, const std::string& script,
                                           core::Duration grace = core::Duration::Seconds(5)) {
@@ -28,6 +33,7 @@ inline protocol::TaskAssignment ShellTask(int64_t job, const std::string& script
   task.task = 0;
   task.attempt = 1;
   task.user = "alice";
+  task.launch.run_as.user = ThisUser();
   task.launch.script = script;
   task.launch.grace = grace;
   task.gpus = {0};
