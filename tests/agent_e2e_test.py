@@ -306,7 +306,9 @@ def check_node_loss(cluster):
     cluster.start_agent(lost)
     wait_until(lambda: cluster.node_state(lost) == "up", TIMEOUT, f"{lost} up again")
     wait_until(lambda: not alive(stale_pid), TIMEOUT, "the stale task to be stopped")
-    exit_status = cluster.read(stale_dir + "/exit.json")
+    # The supervisor records the exit once it has settled the task's cgroup.
+    exit_status = wait_until(lambda: cluster.read(stale_dir + "/exit.json"), TIMEOUT,
+                             "the stale task's exit to be recorded")
     assert '"reason":"stopped"' in exit_status, exit_status
     still = cluster.job(job)
     assert still["state"] == "running" and placed_node(still) == other, still
