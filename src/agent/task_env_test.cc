@@ -148,6 +148,35 @@ TEST(TaskEnvTest, SpecSurvivesItsJsonForm) {
   EXPECT_FALSE(ParseTaskSpec("{}").ok());
 }
 
+TEST(TaskEnvTest, TheTasksCgroupHasItsJobsLimitsAndDeniesTheOtherGpus) {
+  TaskCgroupConfig config;
+  config.parent = CgroupDirs{CgroupVersion::kV1,
+                             {{"memory", "/sys/fs/cgroup/memory/berth-tasks-1"},
+                              {"cpu", "/sys/fs/cgroup/cpu/berth-tasks-1"}}};
+  config.pids_max = 4096;
+  for (int32_t gpu = 0; gpu < 8; ++gpu) {
+    config.gpu_devices[gpu] = DeviceNumber{195, static_cast<uint32_t>(gpu)};
+  }
+  protocol::TaskAssignment task = GangTask();  // GPUs 4..7
+  task.launch.limits = protocol::ResourceLimits{core::MilliCpu(1500), core::MemoryMiB(2048)};
+  TaskContext context = Context();
+  context.cgroups = &config;
+  const TaskSpec spec = BuildTaskSpec(task, context);
+  ASSERT_TRUE(spec.cgroup);
+  EXPECT_EQ(spec.cgroup->version, CgroupVersion::kV1);
+  EXPECT_EQ(spec.cgroup->dirs, (std::map<std::string, std::string>{
+                                   {"cpu", "/sys/fs/cgroup/cpu/berth-tasks-1/42-1-3"},
+                                   {"memory", "/sys/fs/cgroup/memory/berth-tasks-1/42-1-3"}}));
+  EXPECT_EQ(spec.cgroup->memory_mib, 2048);
+  EXPECT_EQ(spec.cgroup->cpu_milli, 1500);
+  EXPECT_EQ(spec.cgroup->pids_max, 4096);
+  EXPECT_THAT(spec.cgroup->denied_devices, ElementsAre(DeviceNumber{195, 0}, DeviceNumber{195, 1},
+                                                       DeviceNumber{195, 2}, DeviceNumber{195, 3}));
+  // It survives spec.json; a node without cgroups writes none.
+  EXPECT_EQ(ParseTaskSpec(TaskSpecJson(spec)).value().cgroup, spec.cgroup);
+  EXPECT_FALSE(BuildTaskSpec(task, Context()).cgroup);
+}
+
 TEST(TaskEnvTest, TaskKeysRoundTripThroughDirectoryNames) {
   const TaskKey key{core::JobId{12}, 0, 1};
   EXPECT_EQ(key.DirName(), "12-0-1");

@@ -65,10 +65,10 @@ TEST_F(UsageApiTest, WhatARunsTasksUsedIsShownWithTheJob) {
   const int32_t attempt = WaitForAssignment(n0, "n0", id)["attempt"];
   EXPECT_TRUE(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["peak_memory_mib"].is_null());
   TaskReport first{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}};
-  first.peak_memory = core::MemoryMiB(40);
+  first.peak_memory = core::MemoryMiB(61);
   first.cpu_time = core::Duration::Millis(1250);
   TaskReport second{core::JobId{id}, 1, attempt, TaskPhase::kExited, 0, {}};
-  second.peak_memory = core::MemoryMiB(61);
+  second.peak_memory = core::MemoryMiB(40);
   second.cpu_time = core::Duration::Millis(2250);
   Heartbeat(n0, "n0", {first, second});
   const json done = WaitForState(alice, id, "succeeded");
