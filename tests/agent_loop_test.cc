@@ -69,6 +69,9 @@ class AgentLoopTest : public ::testing::Test {
     options.max_backoff = std::chrono::milliseconds(200);
     options.supervisor_command = {"/proc/self/exe", "supervise-task"};
     options.allow_root_jobs = true;
+    // The loop, not the fence: cgroups are agent_test's and cgroups_e2e's
+    // (and agents that leave tasks running would leave their cgroups' parent).
+    options.cgroups = CgroupMode::kOff;
     return options;
   }
 

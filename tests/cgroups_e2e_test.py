@@ -68,7 +68,7 @@ def main():
                              "--fake-gpus", "2xH100-80GB", "--heartbeat-interval", "200ms",
                              "--fake-gpu-devices",
                              f"{devices}/gpu0,{devices}/gpu1", "--cgroups", "required",
-                             "--allow-root-jobs"],
+                             "--allow-root-jobs", "--stop-tasks-on-exit"],
                             os.path.join(root, "agent.log")).start()
             try:
                 wait_until(lambda: "serving on" in agent.log() or agent.process.poll() is not None,

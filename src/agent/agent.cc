@@ -151,6 +151,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   runner.supervisor_command = o.supervisor_command;
   runner.base_env = PassThroughEnvironment(environ);
   BERTH_ASSIGN_OR_RETURN(runner.cgroups, TaskCgroups(o, agent->inventory_info_));
+  if (runner.cgroups) agent->task_cgroup_parent_ = runner.cgroups->parent;
   agent->cgroups_version_ = !runner.cgroups                                        ? "off"
                             : runner.cgroups->parent.version == CgroupVersion::kV1 ? "v1"
                                                                                    : "v2";
@@ -191,7 +192,12 @@ void Agent::Stop() {
   }
   if (wakeup_) wakeup_->Notify();
   if (thread_.joinable()) thread_.join();
-  if (options_.stop_tasks_on_exit && runner_) StopAllTasks();
+  if (options_.stop_tasks_on_exit && runner_) {
+    StopAllTasks();
+    // Its tasks are gone: so goes their parent cgroup (berth dev leaves none
+    // behind). Without stopping them, it stays for the next agent.
+    if (task_cgroup_parent_) RemoveTaskParentIfEmpty(*task_cgroup_parent_);
+  }
   if (http_) http_->Stop();
 }
 

@@ -135,8 +135,9 @@ class Agent {
   std::string logs_key_;
   // "v1", "v2" or "off": how tasks are fenced here (for /metrics).
   std::string cgroups_version_;
-  bool registered_ = false;  // loop thread only
-  int lock_fd_ = -1;         // flock on STATE/agent.lock while the agent runs
+  std::optional<CgroupDirs> task_cgroup_parent_;  // none: tasks run without cgroups
+  bool registered_ = false;                       // loop thread only
+  int lock_fd_ = -1;                              // flock on STATE/agent.lock while the agent runs
 
   mutable std::mutex mutex_;  // guards the fields below
   bool stopping_ = false;

@@ -61,10 +61,7 @@ class CgroupEnforcementTest : public ::testing::Test {
       KillCgroup(cgroup);
       (void)RemoveTaskCgroup(cgroup);
     }
-    for (const std::string& dir :
-         TaskCgroup{config_.parent.version, config_.parent.dirs, 0, 0, 0, {}}.Directories()) {
-      ::rmdir(dir.c_str());
-    }
+    RemoveTaskParentIfEmpty(config_.parent);
   }
 
   std::unique_ptr<TaskRunner> Open() {
@@ -218,6 +215,18 @@ TEST_F(CgroupEnforcementTest, ALostSupervisorsCgroupIsEmptiedAndRemoved) {
   EXPECT_EQ(done->exit->reason, "lost");
   EXPECT_TRUE(WaitFor([&] { return Gone(escaped); }));
   EXPECT_TRUE(Removed(CgroupOf(1)));
+}
+
+TEST_F(CgroupEnforcementTest, TheParentGoesOnlyWhenNoTaskIsLeftInIt) {
+  std::unique_ptr<TaskRunner> runner = Open();
+  ASSERT_TRUE(runner->Start(ShellTask(1, "exec sleep 1000")).ok());
+  ASSERT_TRUE(WaitFor([&] { return FileExists(TaskDir(1) + "/task.pid"); }));
+  RemoveTaskParentIfEmpty(config_.parent);  // an agent that leaves its tasks running
+  for (const auto& [controller, dir] : config_.parent.dirs) EXPECT_TRUE(Exists(dir)) << dir;
+  ASSERT_TRUE(runner->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Zero()).ok());
+  ASSERT_TRUE(WaitForExit(*runner, core::JobId{1}));
+  RemoveTaskParentIfEmpty(config_.parent);  // one that stopped them
+  for (const auto& [controller, dir] : config_.parent.dirs) EXPECT_FALSE(Exists(dir)) << dir;
 }
 
 }  // namespace

@@ -244,6 +244,12 @@ Result<CgroupDirs> PrepareTaskParent(const CgroupDirs& own, const std::string& n
   return PrepareV2(own, name);
 }
 
+void RemoveTaskParentIfEmpty(const CgroupDirs& parent) {
+  std::set<std::string> dirs;
+  for (const auto& [controller, dir] : parent.dirs) dirs.insert(dir);
+  for (const std::string& dir : dirs) ::rmdir(dir.c_str());  // EBUSY while tasks remain
+}
+
 Result<CgroupDirs> SetUpTaskCgroups(const std::string& state_dir) {
   const Result<std::string> mountinfo = ReadWholeFile("/proc/self/mountinfo");
   const Result<std::string> own = ReadWholeFile("/proc/self/cgroup");

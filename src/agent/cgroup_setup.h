@@ -71,6 +71,11 @@ std::string TaskParentName(const std::string& state_dir);
 // are kept. The error says what is missing or not writable.
 Result<CgroupDirs> PrepareTaskParent(const CgroupDirs& own, const std::string& name);
 
+// Removes the parent made by PrepareTaskParent where no task's cgroup is
+// left in it (an agent that stopped its tasks before exiting); a parent
+// with tasks stays, as it must for a restarted agent to adopt them.
+void RemoveTaskParentIfEmpty(const CgroupDirs& parent);
+
 // How this node's tasks get their cgroups: what TaskRunner needs to fill in
 // each task's TaskCgroup (task_env.h, CgroupForTask).
 struct TaskCgroupConfig {
