@@ -87,6 +87,9 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
     out["script"] = request.script;
     out["env"] = request.env;
     out["workdir"] = request.workdir;
+    out["output"] = request.output;
+    out["error"] = request.error;
+    out["open_mode"] = request.append_output ? "append" : "truncate";
   }
   return out;
 }

@@ -224,6 +224,9 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   }
   out.env = in.StringMap("env");
   out.workdir = in.String("workdir");
+  out.output = in.String("output");
+  out.error = in.String("error");
+  out.append_output = in.Bool("append_output", out.append_output);
   out.retries = in.Int32("retries", out.retries);
   out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
@@ -292,6 +295,9 @@ json JobRequestToJson(const JobRequest& request) {
       {"grace_us", request.grace.micros()},
       {"env", request.env},
       {"workdir", request.workdir},
+      {"output", request.output},
+      {"error", request.error},
+      {"append_output", request.append_output},
       {"retries", request.retries},
       {"requeue", request.requeue},
       {"hold", request.hold},
