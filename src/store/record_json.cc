@@ -445,4 +445,36 @@ Result<NodeRecord> NodeRecordFromJson(const json& json_node) {
   return Finish(std::move(node), error);
 }
 
+json QueueGovernanceToJson(const core::QueueSpec& queue) {
+  json out{{"shares", queue.shares},
+           {"allow_users", queue.allow_users},
+           {"allow_groups", queue.allow_groups},
+           {"default", queue.is_default}};
+  if (queue.max_gpus_per_user) out["max_gpu_milli_per_user"] = queue.max_gpus_per_user->value();
+  if (queue.max_running_jobs_per_user) {
+    out["max_running_jobs_per_user"] = *queue.max_running_jobs_per_user;
+  }
+  if (queue.max_priority) out["max_priority"] = *queue.max_priority;
+  if (queue.max_time) out["max_time_us"] = queue.max_time->micros();
+  return out;
+}
+
+Status QueueGovernanceFromJson(const json& json_queue, core::QueueSpec& queue) {
+  Status error;
+  FieldReader in(json_queue, "", error);
+  queue.shares = in.Int64("shares", 1);
+  if (std::optional<int64_t> gpus = in.OptionalInt64("max_gpu_milli_per_user")) {
+    queue.max_gpus_per_user = core::MilliGpu(*gpus);
+  }
+  queue.max_running_jobs_per_user = in.OptionalInt64("max_running_jobs_per_user");
+  queue.max_priority = in.OptionalInt32("max_priority");
+  if (std::optional<int64_t> time = in.OptionalInt64("max_time_us")) {
+    queue.max_time = core::Duration::Micros(*time);
+  }
+  queue.allow_users = in.Strings("allow_users");
+  queue.allow_groups = in.Strings("allow_groups");
+  queue.is_default = in.Bool("default", false);
+  return error;
+}
+
 }  // namespace berth::store

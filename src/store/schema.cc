@@ -71,9 +71,14 @@ std::vector<std::string> Migration1(SqlDialect dialect) {
 // a column without rewriting the table.
 std::vector<std::string> Migration2() { return {"ALTER TABLE tokens ADD COLUMN expires BIGINT"}; }
 
+// Version 3: queues are governed (issue 27): shares, per-user limits and
+// submission rules, as JSON text (record_json.h). NULL: none, so queues
+// stored before read as they did.
+std::vector<std::string> Migration3() { return {"ALTER TABLE queues ADD COLUMN governance TEXT"}; }
+
 // migrations[i] takes the schema from version i to i + 1.
 std::vector<std::vector<std::string>> Migrations(SqlDialect dialect) {
-  return {Migration1(dialect), Migration2()};
+  return {Migration1(dialect), Migration2(), Migration3()};
 }
 
 Result<int64_t> StoredVersion(SqlConnection& connection) {

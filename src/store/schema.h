@@ -6,7 +6,7 @@
 // more entry at the end of the list, never an edit of an old one. A database
 // newer than this binary is refused rather than guessed at.
 //
-// Tables (version 2):
+// Tables (version 3):
 //   jobs          id (ascending, never reused), user_name, queue, state,
 //                 submit_time (us), idempotency_key, array_parent, version:
 //                 the columns that are queried; body: the rest of the
@@ -17,7 +17,8 @@
 //                 expires (us; NULL: never; added in version 2)
 //   nodes         name, body (the NodeRecord as JSON text)
 //   queues        ordinal (the order given), name (unique), parent,
-//                 guaranteed_milli, ceiling_milli (NULL: none)
+//                 guaranteed_milli, ceiling_milli (NULL: none), governance
+//                 (JSON text: shares, limits, rules; NULL: none; version 3)
 //   usage_runs    id, job_id, user_name, queue, gpu_milli, start_time, end_time
 #pragma once
 
@@ -31,7 +32,7 @@ namespace berth::store {
 
 enum class SqlDialect { kSqlite, kPostgres };
 
-inline constexpr int64_t kSchemaVersion = 2;
+inline constexpr int64_t kSchemaVersion = 3;
 
 // The statement that opens a write transaction: SQLite takes the write lock
 // up front (BEGIN IMMEDIATE), so a transaction never fails half-way on a
