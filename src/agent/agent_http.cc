@@ -1,6 +1,9 @@
 #include "agent/agent_http.h"
 
+#include <fcntl.h>
 #include <httplib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
@@ -20,6 +23,36 @@ bool SameSecret(const std::string& a, const std::string& b) {
     difference |= static_cast<unsigned char>(a[i] ^ b[i]);
   }
   return difference == 0;
+}
+
+struct OpenOutput {
+  int fd = -1;
+  int64_t size = 0;
+};
+
+// What `berth logs` shows of a task: its --output file when the job named
+// one, else its log. That path is the user's to choose and the agent reads
+// as root, so the file is served only while it is a regular file of the
+// task's user (checked on the open file: a symlink swapped in is caught).
+Result<OpenOutput> OpenTaskOutput(const std::string& dir) {
+  std::string path = dir + "/" + task_files::kLog;
+  std::optional<uint32_t> owner;
+  if (Result<std::string> text = ReadWholeFile(dir + "/" + task_files::kSpec); text.ok()) {
+    if (Result<TaskSpec> spec = ParseTaskSpec(*text); spec.ok() && !spec->output_path.empty()) {
+      path = spec->output_path;
+      owner = spec->run_as ? spec->run_as->uid : ::geteuid();
+    }
+  }
+  // Non-blocking: a FIFO by that name must not hang the endpoint.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return NotFound("cannot open " + path);
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || (owner && status.st_uid != *owner)) {
+    ::close(fd);
+    return Status(StatusCode::kPermissionDenied,
+                  "the output file " + path + " is not a regular file of the task's user");
+  }
+  return OpenOutput{fd, static_cast<int64_t>(status.st_size)};
 }
 
 bool ParseNumber(const std::multimap<std::string, std::string>& params, const std::string& name,
@@ -71,22 +104,29 @@ LogsReply ServeLogs(const std::string& tasks_dir, const std::string& logs_key,
   // The running flag is read before the size: a task that ends in between
   // is reported running, and the follower asks once more and gets the rest.
   const bool running = !FileExists(*dir + "/" + task_files::kExit);
-  std::ifstream log(*dir + "/" + task_files::kLog, std::ios::binary);
-  if (!log)
-    return Error(404, "no log for job " + std::to_string(job) + " task " + std::to_string(task) +
-                          " on this node");
-  log.seekg(0, std::ios::end);
-  const int64_t size = static_cast<int64_t>(log.tellg());
+  const std::string missing =
+      "no log for job " + std::to_string(job) + " task " + std::to_string(task) + " on this node";
   LogsReply reply;
-  reply.headers["X-Berth-Log-Size"] = std::to_string(size);
   reply.headers["X-Berth-Task-Running"] = running ? "1" : "0";
+  Result<OpenOutput> output = OpenTaskOutput(*dir);
+  if (!output.ok() && output.status().code() == StatusCode::kNotFound && running) {
+    reply.headers["X-Berth-Log-Size"] = "0";  // its --output file is not made yet
+    return reply;
+  }
+  if (!output.ok()) {
+    return Error(
+        output.status().code() == StatusCode::kNotFound ? 404 : 403,
+        output.status().code() == StatusCode::kNotFound ? missing : output.status().message());
+  }
+  const int64_t size = output->size;
+  reply.headers["X-Berth-Log-Size"] = std::to_string(size);
   if (offset < size) {
     const auto length = static_cast<size_t>(std::min<int64_t>(size - offset, kMaxLogChunk));
     reply.body.resize(length);
-    log.seekg(offset);
-    log.read(reply.body.data(), static_cast<std::streamsize>(length));
-    reply.body.resize(static_cast<size_t>(log.gcount()));
+    const ssize_t got = ::pread(output->fd, reply.body.data(), length, offset);
+    reply.body.resize(got > 0 ? static_cast<size_t>(got) : 0);
   }
+  ::close(output->fd);
   return reply;
 }
 

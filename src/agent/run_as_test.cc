@@ -6,8 +6,10 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "agent/account.h"
+#include "agent/agent_http.h"
 #include "agent/testing/runner_fixture.h"
 #include "agent/testing/unix_users.h"
 
@@ -132,6 +134,59 @@ TEST_F(RunAsTest, OneUsersTaskCannotReadNorSignalAnothers) {
   EXPECT_EQ(log.st_mode & 0777, 0600u);
   ASSERT_TRUE(runner_->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Millis(100)).ok());
   ASSERT_TRUE(WaitForExit(*runner_, core::JobId{1}));
+}
+
+TEST_F(RunAsTest, OutputFilesAreOpenedAsTheUserWhereTheJobSays) {
+  const std::string home = dir_.path() + "/home-alice";
+  ASSERT_EQ(::mkdir(home.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(home.c_str(), alice_.uid, alice_.gid), 0);
+  const auto run = [&](int64_t job, const std::string& output, const std::string& error,
+                       bool append, const std::string& script) {
+    protocol::TaskAssignment task = TaskOf(alice_, job, script);
+    task.launch.name = "train";
+    task.launch.workdir = home;
+    task.launch.output = output;
+    task.launch.error = error;
+    task.launch.append_output = append;
+    EXPECT_TRUE(runner_->Start(task).ok());
+    return WaitForExit(*runner_, core::JobId{job});
+  };
+  std::optional<LocalTask> split =
+      run(1, "%x-%j.out", "%x-%j.err", false, "echo out; echo err >&2");
+  ASSERT_TRUE(split && split->exit);
+  EXPECT_EQ(split->exit->exit_code, 0) << Slurp(TaskDir(1) + "/log");
+  EXPECT_EQ(Slurp(home + "/train-1.out"), "out\n");
+  EXPECT_EQ(Slurp(home + "/train-1.err"), "err\n");
+  struct stat made {};
+  ASSERT_EQ(::stat((home + "/train-1.out").c_str(), &made), 0);
+  EXPECT_EQ(made.st_uid, alice_.uid);
+
+  // One file for both streams; append keeps what was there, truncate not.
+  ASSERT_TRUE(run(2, "shared.log", "", true, "echo one; echo two >&2"));
+  ASSERT_TRUE(run(3, "shared.log", "", true, "echo three"));
+  EXPECT_EQ(Slurp(home + "/shared.log"), "one\ntwo\nthree\n");
+  ASSERT_TRUE(run(4, "shared.log", "", false, "echo four"));
+  EXPECT_EQ(Slurp(home + "/shared.log"), "four\n");
+
+  // berth logs shows the output file: the task user's own file only.
+  const auto logs = [&](int64_t job) {
+    return ServeLogs(runner_->tasks_dir(), "key", "Bearer key",
+                     {{"job", std::to_string(job)}, {"task", "0"}});
+  };
+  EXPECT_EQ(logs(4).body, "four\n");
+  ASSERT_EQ(::unlink((home + "/shared.log").c_str()), 0);
+  ASSERT_EQ(::symlink((dir_.path() + "/root-only").c_str(), (home + "/shared.log").c_str()), 0);
+  std::ofstream(dir_.path() + "/root-only") << "root's secret\n";
+  const LogsReply swapped = logs(4);
+  EXPECT_EQ(swapped.status, 403);
+  EXPECT_THAT(swapped.body, Not(HasSubstr("secret")));
+
+  // Where the user may not write, the task does not start, and says why.
+  std::optional<LocalTask> denied = run(5, "/root/train.out", "", false, "echo never");
+  ASSERT_TRUE(denied && denied->exit);
+  EXPECT_EQ(denied->exit->reason, "start_failed");
+  EXPECT_EQ(denied->exit->message,
+            "cannot open the output file /root/train.out: Permission denied");
 }
 
 TEST_F(RunAsTest, RootJobsAreRefusedUnlessTheNodeAllowsThem) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -138,6 +139,30 @@ ExitStatus SettleCgroup(const TaskCgroup& cgroup, ExitStatus status) {
   return status;
 }
 
+// In the forked child, as the task's user: stdout (and stderr, unless it
+// has its own file) to the job's --output file, stderr to its --error
+// file, opened as Slurm does: created, truncated unless --open-mode append.
+void RedirectOutput(const TaskSpec& spec, int report) {
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (spec.append_output ? O_APPEND : O_TRUNC);
+  const auto open_as = [&](const std::string& path, std::initializer_list<int> targets) {
+    const int fd = ::open(path.c_str(), flags, 0644);
+    if (fd < 0) {
+      FailStart(report, "cannot open the output file " + path + ": " + std::strerror(errno));
+    }
+    for (int target : targets) ::dup2(fd, target);
+    ::close(fd);
+  };
+  const bool own_error = !spec.error_path.empty() && spec.error_path != spec.output_path;
+  if (!spec.output_path.empty()) {
+    if (own_error) {
+      open_as(spec.output_path, {STDOUT_FILENO});
+    } else {
+      open_as(spec.output_path, {STDOUT_FILENO, STDERR_FILENO});
+    }
+  }
+  if (own_error) open_as(spec.error_path, {STDERR_FILENO});
+}
+
 // In the forked child: becomes the task. Any call is safe here, as the
 // supervisor is single-threaded; the account comes resolved in the spec
 // (the supervisor is static: no NSS). `report` is closed by a successful
@@ -153,6 +178,7 @@ ExitStatus SettleCgroup(const TaskCgroup& cgroup, ExitStatus status) {
     FailStart(report,
               "cannot enter the working directory " + spec.workdir + ": " + std::strerror(errno));
   }
+  RedirectOutput(spec, report);
   environ = envp.data();  // execvp searches the task's own PATH
   ::execvp(argv[0], argv.data());
   FailStart(report, std::string("cannot run ") + argv[0] + ": " + std::strerror(errno));

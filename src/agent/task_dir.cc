@@ -91,6 +91,9 @@ std::string TaskSpecJson(const TaskSpec& spec) {
            {"gpus", spec.gpus}};
   out["time_limit_us"] = spec.time_limit ? json(spec.time_limit->micros()) : json(nullptr);
   out["cgroup"] = spec.cgroup ? CgroupJson(*spec.cgroup) : json(nullptr);
+  out["output_path"] = spec.output_path;
+  out["error_path"] = spec.error_path;
+  out["append_output"] = spec.append_output;
   out["run_as"] = spec.run_as ? json{{"user", spec.run_as->user},
                                      {"uid", spec.run_as->uid},
                                      {"gid", spec.run_as->gid},
@@ -119,6 +122,9 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     if (body.contains("cgroup") && !body.at("cgroup").is_null()) {
       spec.cgroup = ParseCgroup(body.at("cgroup"));
     }
+    spec.output_path = body.value("output_path", std::string());
+    spec.error_path = body.value("error_path", std::string());
+    spec.append_output = body.value("append_output", false);
     if (const auto run_as = body.find("run_as"); run_as != body.end() && !run_as->is_null()) {
       spec.run_as = TaskIdentity{
           run_as->at("user").get<std::string>(), run_as->at("uid").get<uint32_t>(),

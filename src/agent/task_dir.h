@@ -84,6 +84,11 @@ struct TaskSpec {
   std::optional<core::Duration> time_limit;
   core::Duration grace = core::Duration::Seconds(30);
   std::vector<int32_t> gpus;
+  // The job's --output and --error files, expanded and absolute, opened by
+  // the task's user; empty: the log (stderr: with stdout).
+  std::string output_path;
+  std::string error_path;
+  bool append_output = false;
   // None: the task runs as the supervisor's own user (an agent that is not
   // root runs tasks of its own user only).
   std::optional<TaskIdentity> run_as;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "protocol/output_pattern.h"
+
 namespace berth::agent {
 
 std::string ScratchDir(const std::string& task_dir) { return task_dir + "/" + task_files::kWork; }
@@ -98,6 +100,21 @@ TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskCon
   }
   spec.workdir =
       assignment.launch.workdir.empty() ? ScratchDir(context.task_dir) : assignment.launch.workdir;
+  const protocol::OutputNames names{core::Value(assignment.job),
+                                    assignment.launch.name,
+                                    assignment.user,
+                                    assignment.launch.array_job,
+                                    assignment.launch.array_index,
+                                    context.node,
+                                    assignment.task};
+  const auto resolve = [&](const std::string& pattern) -> std::string {
+    if (pattern.empty()) return "";
+    std::string path = protocol::ExpandOutputPattern(pattern, names);
+    return path.starts_with('/') ? path : spec.workdir + "/" + path;
+  };
+  spec.output_path = resolve(assignment.launch.output);
+  spec.error_path = resolve(assignment.launch.error);
+  spec.append_output = assignment.launch.append_output;
   spec.time_limit = assignment.launch.time_limit;
   spec.grace = assignment.launch.grace;
   spec.gpus = assignment.gpus;

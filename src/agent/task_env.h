@@ -52,7 +52,9 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
 // "#!", else through /bin/sh. The working directory is the job's, or the
 // task's scratch dir (`<task_dir>/work`) when the job named none. The spec
 // names no account to switch to: the runner adds it (spec.run_as) when the
-// account is not the agent's own.
+// account is not the agent's own. The job's --output and --error patterns
+// are expanded for this task (%N is this node) and made absolute against
+// the working directory.
 TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskContext& context);
 
 // The task's cgroup: under the node's parent, named by the task's key, with

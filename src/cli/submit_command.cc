@@ -167,6 +167,11 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_option("--array", o.array, "Array: 0-9, 1,3,5-7, 0-15:4, 0-99%10");
   submit->add_option("--env", o.env, "Environment: KEY=VALUE (repeatable)");
   submit->add_option("--workdir", o.workdir, "Working directory (default: this one)");
+  submit->add_option("-o,--output", o.output,
+                     "stdout to this file, relative to the working directory, opened as you; "
+                     "%j %x %u %A %a %N %t %% as in Slurm (default: the task's log)");
+  submit->add_option("-e,--error", o.error, "stderr to this file (default: with stdout)");
+  submit->add_option("--open-mode", o.open_mode, "append or truncate (the default) the files");
   submit->add_option("--retries", o.retries, "Times a failed run is retried");
   submit->add_flag("--hold", flags->hold, "Submit held until `berth release`");
   submit->add_flag("--no-requeue", flags->no_requeue,

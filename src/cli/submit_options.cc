@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/constraint.h"
+#include "protocol/output_pattern.h"
 
 namespace berth::cli {
 namespace {
@@ -143,6 +144,9 @@ Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOp
   if (flag == "--array" || flag == "-a") return options.array = std::string(value), true;
   if (flag == "--partition" || flag == "-p") return options.queue = std::string(value), true;
   if (flag == "--chdir" || flag == "-D") return options.workdir = std::string(value), true;
+  if (flag == "--output" || flag == "-o") return options.output = std::string(value), true;
+  if (flag == "--error" || flag == "-e") return options.error = std::string(value), true;
+  if (flag == "--open-mode") return options.open_mode = std::string(value), true;
   if (flag == "--mem") return options.mem = std::string(value), true;
   if (flag == "--qos" || flag == "-q") return options.priority = std::string(value), true;
   if (flag == "--constraint" || flag == "-C") return options.constraint = std::string(value), true;
@@ -199,6 +203,9 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
   if (flag == "--grace") return text(options.grace);
   if (flag == "--array") return text(options.array);
   if (flag == "--workdir") return text(options.workdir);
+  if (flag == "--output" || flag == "-o") return text(options.output);
+  if (flag == "--error" || flag == "-e") return text(options.error);
+  if (flag == "--open-mode") return text(options.open_mode);
   if (flag == "--after") return options.after.push_back(std::string(value)), true;
   if (flag == "--env") return options.env.push_back(std::string(value)), true;
   if (flag == "--preemptible") return options.preemptible = true, true;
@@ -233,6 +240,9 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(array, lower.array);
   if (env.empty()) env = lower.env;
   fill(workdir, lower.workdir);
+  fill(output, lower.output);
+  fill(error, lower.error);
+  fill(open_mode, lower.open_mode);
   fill(retries, lower.retries);
   fill(requeue, lower.requeue);
   fill(hold, lower.hold);
@@ -460,6 +470,21 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
     body["env"] = env;
   }
   if (options.workdir) body["workdir"] = *options.workdir;
+  // The server's own check: a mistyped pattern is named before any request.
+  if (options.output) {
+    BERTH_RETURN_IF_ERROR(protocol::CheckOutputPattern(*options.output, "--output"));
+    body["output"] = *options.output;
+  }
+  if (options.error) {
+    BERTH_RETURN_IF_ERROR(protocol::CheckOutputPattern(*options.error, "--error"));
+    body["error"] = *options.error;
+  }
+  if (options.open_mode) {
+    if (*options.open_mode != "append" && *options.open_mode != "truncate") {
+      return Bad("--open-mode", "append or truncate", *options.open_mode);
+    }
+    body["open_mode"] = *options.open_mode;
+  }
   if (options.retries) body["retries"] = *options.retries;
   if (options.requeue) body["requeue"] = *options.requeue;
   if (options.hold) body["hold"] = *options.hold;

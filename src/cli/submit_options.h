@@ -37,6 +37,9 @@ struct SubmitOptions {
   std::optional<std::string> array;
   std::vector<std::string> env;  // K=V
   std::optional<std::string> workdir;
+  std::optional<std::string> output;     // stdout file, Slurm's %-patterns
+  std::optional<std::string> error;      // stderr file
+  std::optional<std::string> open_mode;  // append | truncate
   std::optional<int64_t> retries;
   std::optional<bool> requeue;
   std::optional<bool> hold;

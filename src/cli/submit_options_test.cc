@@ -45,7 +45,8 @@ TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
       "#SBATCH --ntasks-per-node=1\n"
       "#SBATCH --dependency=afterok:7:8\n"
       "#SBATCH --partition=vision --qos=high --no-requeue\n"
-      "#SBATCH --output=slurm-%j.out\n"
+      "#SBATCH --output=slurm-%j.out -e %x.err --open-mode=append\n"
+      "#SBATCH --mail-type=END\n"
       "\n"
       "# a comment\n"
       "python train.py\n"
@@ -61,11 +62,16 @@ TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
   EXPECT_EQ(o.queue, "vision");
   EXPECT_EQ(o.priority, "high");
   EXPECT_EQ(o.requeue, false);
+  EXPECT_EQ(o.output, "slurm-%j.out");
+  EXPECT_EQ(o.error, "%x.err");
+  EXPECT_EQ(o.open_mode, "append");
   ASSERT_EQ(parsed->warnings.size(), 1u);
-  EXPECT_THAT(parsed->warnings[0], HasSubstr("--output"));
+  EXPECT_THAT(parsed->warnings[0], HasSubstr("--mail-type"));
 
   Result<json> body = SubmissionBody(o, {}, "script");
   ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["output"], "slurm-%j.out");
+  EXPECT_EQ((*body)["open_mode"], "append");
   EXPECT_EQ((*body)["gpus"], 4);
   EXPECT_EQ((*body)["time_limit_s"], 600);
   EXPECT_EQ((*body)["name"], "x");
@@ -150,6 +156,10 @@ TEST(SubmitOptionsTest, BodyCarriesEveryFlag) {
                          {"hold", true}}));
   o.env = {"novalue"};
   EXPECT_THAT(SubmissionBody(o, {"x"}, "").status().message(), HasSubstr("--env"));
+  o.env.clear();
+  o.output = "run-%q.out";
+  EXPECT_EQ(SubmissionBody(o, {"x"}, "").status().message(),
+            "--output: unknown pattern %q (known: %j %x %u %A %a %N %t %%)");
 }
 
 // Issue 26: where a job may run, from #SBATCH lines as Slurm spells them.

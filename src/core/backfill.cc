@@ -23,7 +23,7 @@ namespace {
 std::optional<size_t> StartInOrder(Cycle& cycle) {
   for (size_t i = 0; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
-    if (!cycle.QuotaAllows(candidate)) continue;
+    if (!cycle.QueueAllows(candidate)) continue;
     std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request);
     if (!placement) return i;
     cycle.Start(candidate, std::move(*placement));
@@ -72,7 +72,7 @@ void RunBackfill(Cycle& cycle) {
   PlacementMemo shadow_memo;  // on shadow
   for (size_t i = *head_index + 1; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
-    if (!cycle.QuotaAllows(candidate)) continue;
+    if (!cycle.QueueAllows(candidate)) continue;
     // Memo checks first: most candidates of a busy cluster stop here.
     const bool fails_anyway = now_memo.KnownToFail(candidate.request);
     std::optional<Placement> placement;

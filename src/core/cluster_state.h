@@ -56,6 +56,13 @@ class ClusterState {
   // Replaces the queue tree (nullopt: no quotas).
   void SetQuotas(std::optional<QuotaTree> quotas) { quotas_ = std::move(quotas); }
   const QuotaTree* quotas() const { return quotas_ ? &*quotas_ : nullptr; }
+  // --- fair-share shares ---
+  // Each user's fair-share shares (Slurm's fairshare=N); users not named
+  // have one. Queues' shares are in the queue tree.
+  using UserShares = std::map<std::string, int64_t, std::less<>>;
+  void SetUserShares(UserShares shares) { user_shares_ = std::move(shares); }
+  const UserShares& user_shares() const { return user_shares_; }
+
   const NodeTable& nodes() const { return nodes_; }
   const Capacity& capacity() const { return capacity_; }
 
@@ -173,6 +180,7 @@ class ClusterState {
   WaitingCounts waiting_queues_;
   ShapeCounts waiting_shapes_;
   std::optional<QuotaTree> quotas_;
+  UserShares user_shares_;
 };
 
 }  // namespace berth::core

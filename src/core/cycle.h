@@ -14,6 +14,7 @@
 #include "core/orderer.h"
 #include "core/placer.h"
 #include "core/policy.h"
+#include "core/user_limits.h"
 
 namespace berth::core {
 
@@ -27,6 +28,7 @@ struct Candidate {
   bool unplaced = false;
   ReasonCode reason = ReasonCode::kResources;
   std::optional<JobId> blocker;
+  std::optional<UserLimitHit> user_limit;  // with ReasonCode::kUserLimit
 };
 
 // The waiting jobs' task shapes as a workload for the fragmentation model
@@ -42,7 +44,10 @@ struct Cycle {
         work(state_in.capacity()),
         resolver(state_in.nodes()) {
     if (policy.orderer->UsesFairShare()) fair_share.emplace(state, now);
-    if (state.quotas() != nullptr) quota.emplace(*state.quotas(), state);
+    if (state.quotas() != nullptr) {
+      quota.emplace(*state.quotas(), state);
+      if (state.quotas()->limits_users()) user_limits.emplace(*state.quotas(), state);
+    }
     if (policy.fragmentation_aware) {
       fragmentation.emplace(WaitingWorkload(state));
       place.fragmentation = &*fragmentation;
@@ -64,12 +69,21 @@ struct Cycle {
     return OrderContext{state, now, *policy.runtimes, fair_share ? &*fair_share : nullptr, partial};
   }
 
-  // Whether the candidate's queue has room under its ceilings; records the
-  // reason when it has not. Quota-blocked jobs never block anyone.
-  bool QuotaAllows(Candidate& candidate) {
-    if (!quota || quota->FitsCeilings(candidate.job->spec.queue, candidate.job->spec.total_gpu())) {
-      return true;
+  // Whether the candidate's queue lets it start: its user within the
+  // per-user running limits, then the queue within its ceilings. Records
+  // the reason when not. Jobs held back by their queue never block anyone:
+  // what holds them is not the GPUs the jobs behind them would take.
+  bool QueueAllows(Candidate& candidate) {
+    const JobSpec& spec = candidate.job->spec;
+    candidate.user_limit.reset();
+    if (user_limits) {
+      if (std::optional<UserLimitHit> hit = user_limits->Check(spec)) {
+        candidate.reason = ReasonCode::kUserLimit;
+        candidate.user_limit = hit;
+        return false;
+      }
     }
+    if (!quota || quota->FitsCeilings(spec.queue, spec.total_gpu())) return true;
     candidate.reason = ReasonCode::kQuota;
     return false;
   }
@@ -78,6 +92,7 @@ struct Cycle {
   void Start(Candidate& candidate, Placement placement, std::vector<JobId> preempts = {}) {
     work.Allocate(placement);
     if (quota) quota->Add(candidate.job->spec.queue, candidate.job->spec.total_gpu());
+    if (user_limits) user_limits->Add(candidate.job->spec);
     candidate.started = true;
     decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
                                        std::move(preempts),
@@ -97,6 +112,7 @@ struct Cycle {
   const ExplainLevel explain;
   std::optional<FairShare> fair_share;              // when the orderer weighs it
   std::optional<QuotaUsage> quota;                  // when the cluster has team queues
+  std::optional<UserLimitUsage> user_limits;        // when a queue limits users
   std::optional<FragmentationModel> fragmentation;  // for fragmentation-aware policies
   PlaceOptions place;                               // the policy's placement rule
   Capacity work;                                    // live capacity minus this cycle's starts

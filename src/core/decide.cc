@@ -198,17 +198,18 @@ void Explain(Cycle& cycle, bool defer_etas) {
   for (const Candidate& candidate : cycle.order) {
     if (candidate.started) continue;
     PendingJob pending{
-        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {}};
+        candidate.job->spec.id, candidate.reason, position++, candidate.blocker, {}, {},
+        candidate.user_limit};
     if (candidate.unplaced) pending.reason = diagnoses.Why(cycle.work, candidate.request);
     cycle.decision.pending.push_back(pending);
   }
   for (const Job* job : cycle.never_fit) {
     cycle.decision.pending.push_back(
-        PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}});
+        PendingJob{job->spec.id, ReasonCode::kInfeasible, position++, {}, {}, {}, {}});
   }
   if (cycle.partial) return;
   for (const auto& [id, job] : cycle.state.held()) {
-    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}});
+    cycle.decision.pending.push_back(PendingJob{id, ReasonCode::kHeld, position++, {}, {}, {}, {}});
   }
   if (cycle.explain != ExplainLevel::kFull) return;
   if (defer_etas) {
@@ -224,7 +225,7 @@ void Explain(Cycle& cycle, bool defer_etas) {
 void RunStrict(Cycle& cycle) {
   for (size_t i = 0; i < cycle.order.size(); ++i) {
     Candidate& candidate = cycle.order[i];
-    if (!cycle.QuotaAllows(candidate)) continue;
+    if (!cycle.QueueAllows(candidate)) continue;
     if (std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request)) {
       cycle.Start(candidate, std::move(*placement));
       continue;
@@ -233,7 +234,7 @@ void RunStrict(Cycle& cycle) {
     if (!cycle.explaining()) return;
     for (size_t j = i + 1; j < cycle.order.size(); ++j) {
       Candidate& behind = cycle.order[j];
-      if (!cycle.QuotaAllows(behind)) continue;
+      if (!cycle.QueueAllows(behind)) continue;
       behind.reason = ReasonCode::kPriority;
       behind.blocker = candidate.job->spec.id;
     }

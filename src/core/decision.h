@@ -3,6 +3,7 @@
 // re-checks each start against the latest state).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -41,6 +42,17 @@ struct Reservation {
   Placement placement;
 };
 
+// Which per-user running limit holds a job back (ReasonCode::kUserLimit),
+// with the numbers of the cycle that found it (user_limits.h).
+enum class UserLimitKind : uint8_t { kGpus, kRunningJobs };
+struct UserLimitHit {
+  UserLimitKind kind = UserLimitKind::kGpus;
+  uint32_t queue = 0;   // the queue that sets the limit: an index in the QuotaTree decided on
+  int64_t running = 0;  // the user's running there: milli-GPUs or jobs
+  int64_t allowed = 0;  // the limit, in the same unit
+  bool operator==(const UserLimitHit&) const = default;
+};
+
 struct PendingJob {
   JobId job{};
   ReasonCode reason = ReasonCode::kResources;
@@ -54,6 +66,8 @@ struct PendingJob {
   // expected end completes the room it needs.
   std::optional<Time> eta;
   std::optional<JobId> after_job;
+  // kUserLimit: the limit and its numbers.
+  std::optional<UserLimitHit> user_limit;
 };
 
 // The pending order a full cycle computed, kept by the owner so that the

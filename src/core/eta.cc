@@ -122,7 +122,8 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
     if (candidate.started) continue;
     const PendingJob& pending = cycle.decision.pending[next++];
     BERTH_CHECK(pending.job == candidate.job->spec.id);
-    if (pending.reason == ReasonCode::kQuota) continue;  // waits for its team, not for GPUs
+    // It waits for its team, or for its user's other jobs, not for GPUs.
+    if (pending.reason == ReasonCode::kQuota || pending.reason == ReasonCode::kUserLimit) continue;
     plan.queue.push_back(
         {pending.job, candidate.request, runtimes.Remaining(*candidate.job, cycle.now)});
   }

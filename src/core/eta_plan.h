@@ -33,9 +33,10 @@ struct EtaPlan {
   // A copy of the cluster's nodes, which `capacity` follows: the plan does
   // not read the live table, which changes under it.
   std::shared_ptr<const NodeTable> nodes;
-  Capacity capacity;        // free once the cycle's starts are placed
-  std::vector<End> ends;    // expected ends of running work and of the cycle's starts
-  std::vector<Step> queue;  // pending jobs in order (those waiting for quota left out)
+  Capacity capacity;      // free once the cycle's starts are placed
+  std::vector<End> ends;  // expected ends of running work and of the cycle's starts
+  std::vector<Step>
+      queue;  // pending jobs in order (those waiting for quota or a user limit left out)
   // What the steps' requests point at (their constraints' eligible nodes):
   // the cycle that resolved them is gone when the plan runs.
   std::vector<std::shared_ptr<const NodeEligibility>> eligibility;

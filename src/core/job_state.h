@@ -47,7 +47,7 @@ enum class JobReason {
   kExited,                    // its tasks exited: exit codes tell success or failure
   kTaskFailed,                // a task of its gang failed: the others are stopped
   kNodeLost,                  // its node was lost: requeued, or failed if it asked
-  // Outcomes that agents do not report yet (a later issue).
+  // Outcomes agents report for a task (protocol::TaskOutcome).
   kTimeLimit,    // it ran past its time limit
   kOutOfMemory,  // a task was killed for using too much memory
   kStartFailed,  // a task could not be started

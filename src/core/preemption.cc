@@ -15,7 +15,7 @@ void RunPreemptive(Cycle& cycle) {
   PlacementMemo free_memo;
   PlacementMemo victims_memo;
   for (Candidate& candidate : cycle.order) {
-    if (!cycle.QuotaAllows(candidate)) continue;
+    if (!cycle.QueueAllows(candidate)) continue;
     if (!free_memo.KnownToFail(candidate.request)) {
       if (std::optional<Placement> placement = cycle.PlaceOn(cycle.work, candidate.request)) {
         cycle.Start(candidate, std::move(*placement));

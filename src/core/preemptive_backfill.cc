@@ -86,7 +86,7 @@ void RunPreemptiveBackfill(Cycle& cycle) {
   Memos memos;
   std::optional<ReservationState> reservation;
   for (Candidate& candidate : cycle.order) {
-    if (!cycle.QuotaAllows(candidate)) continue;
+    if (!cycle.QueueAllows(candidate)) continue;
     if (reservation) {
       if (Backfill(cycle, candidate, pool, *reservation, memos)) memos.Returned(reservation);
       continue;

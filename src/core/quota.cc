@@ -12,6 +12,32 @@ std::string Gpus(MilliGpu milli) {
          (milli.value() % 1000 != 0 ? "." + std::to_string(milli.value() % 1000) : "") + " GPUs";
 }
 
+// The governance keys of one queue: shares and limits positive, names in the
+// lists non-empty.
+Status CheckGovernance(const QueueSpec& queue) {
+  const std::string at = "queues." + queue.name + ".";
+  if (queue.shares < 1) {
+    return InvalidArgument(at + "shares: must be at least 1, got " + std::to_string(queue.shares));
+  }
+  if (queue.max_gpus_per_user && queue.max_gpus_per_user->value() < 1000) {
+    return InvalidArgument(at + "max_gpus_per_user: must be at least 1 GPU");
+  }
+  if (queue.max_running_jobs_per_user && *queue.max_running_jobs_per_user < 1) {
+    return InvalidArgument(at + "max_running_jobs_per_user: must be at least 1, got " +
+                           std::to_string(*queue.max_running_jobs_per_user));
+  }
+  if (queue.max_time && *queue.max_time <= Duration::Zero()) {
+    return InvalidArgument(at + "max_time_s: must be positive");
+  }
+  for (const std::string& user : queue.allow_users) {
+    if (user.empty()) return InvalidArgument(at + "allow_users: a name is empty");
+  }
+  for (const std::string& group : queue.allow_groups) {
+    if (group.empty()) return InvalidArgument(at + "allow_groups: a name is empty");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<QuotaTree> QuotaTree::Make(std::vector<QueueSpec> queues) {
@@ -29,6 +55,15 @@ Result<QuotaTree> QuotaTree::Make(std::vector<QueueSpec> queues) {
       return InvalidArgument("queues." + queue.name + ".ceiling: " + Gpus(*queue.ceiling) +
                              " is below its guarantee of " + Gpus(queue.guaranteed));
     }
+    BERTH_RETURN_IF_ERROR(CheckGovernance(queue));
+    if (queue.is_default) {
+      if (tree.default_) {
+        return InvalidArgument("queues." + queue.name + ".default: queue '" +
+                               queues[*tree.default_].name + "' is the default already");
+      }
+      tree.default_ = i;
+    }
+    tree.limits_users_ |= queue.max_gpus_per_user || queue.max_running_jobs_per_user;
   }
   tree.paths_.resize(queues.size());
   std::vector<MilliGpu> children_guaranteed(queues.size());

@@ -16,6 +16,16 @@
 //   its guarantee may reclaim by preempting borrowers' preemptible jobs.
 // - Jobs of queues the tree does not name belong to a default queue with no
 //   guarantee and no ceiling: they only ever borrow.
+//
+// A queue is also governed (Slurm's QOS, Kueue's ClusterQueue), and every
+// rule holds for the queue's jobs and its descendants' jobs alike, so a
+// child can narrow its parent's rules but never widen them:
+// - Per-user running limits: the GPUs and the jobs one user may have
+//   running in the queue (user_limits.h; the core enforces them).
+// - Submission rules: the highest priority, the longest time limit, who may
+//   submit. The owner checks them when a job arrives; the core never reads
+//   them (a job that breaks one is refused before it is queued).
+// - Fair-share shares: the queue's share among its siblings (fair_share.h).
 #pragma once
 
 #include <map>
@@ -26,6 +36,7 @@
 
 #include "common/status.h"
 #include "core/resources.h"
+#include "core/time.h"
 
 namespace berth::core {
 
@@ -36,13 +47,34 @@ struct QueueSpec {
   std::string parent;  // empty: a top-level queue
   MilliGpu guaranteed;
   std::optional<MilliGpu> ceiling;
+
+  // Governance (issue 27). Every member below has a default, so that specs
+  // written as {name, parent, guaranteed, ceiling} still mean an ungoverned
+  // queue.
+  // Fair share: the queue's shares among its siblings (Slurm's fairshare=N).
+  int64_t shares = 1;
+  // Per-user running limits (none: unlimited), counted over the queue and
+  // its descendants.
+  std::optional<MilliGpu> max_gpus_per_user{};
+  std::optional<int64_t> max_running_jobs_per_user{};
+  // Submission rules, for the owner (see above). Empty lists let everyone in.
+  std::optional<int32_t> max_priority{};
+  std::optional<Duration> max_time{};
+  std::vector<std::string> allow_users{};
+  std::vector<std::string> allow_groups{};  // Unix groups, resolved by the owner
+  // Jobs that name no queue go to this one (at most one queue is the
+  // default); with none, they go to the ungoverned default queue above.
+  bool is_default = false;
+
+  bool operator==(const QueueSpec&) const = default;
 };
 
 class QuotaTree {
  public:
   // Validates: names unique and non-empty, parents exist, no cycles, no
-  // negative amounts, a ceiling never below the guarantee, and children's
-  // guarantees fit in their parent's. InvalidArgument names the queue.
+  // negative amounts, a ceiling never below the guarantee, children's
+  // guarantees fit in their parent's, shares and limits positive, at most
+  // one default queue. InvalidArgument names the queue and the key.
   static Result<QuotaTree> Make(std::vector<QueueSpec> queues);
 
   const std::vector<QueueSpec>& queues() const { return queues_; }
@@ -50,11 +82,17 @@ class QuotaTree {
   std::optional<size_t> Find(std::string_view name) const;
   // The queue and its ancestors, leaf first.
   const std::vector<size_t>& Path(size_t queue) const { return paths_[queue]; }
+  // The queue that jobs naming none go to, if one is marked default.
+  const QueueSpec* default_queue() const { return default_ ? &queues_[*default_] : nullptr; }
+  // Whether any queue sets a per-user running limit.
+  bool limits_users() const { return limits_users_; }
 
  private:
   std::vector<QueueSpec> queues_;
   std::vector<std::vector<size_t>> paths_;
   std::map<std::string, size_t, std::less<>> by_name_;
+  std::optional<size_t> default_;
+  bool limits_users_ = false;
 };
 
 // Usage per queue during one decision cycle: starts and preemptions update

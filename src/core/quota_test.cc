@@ -25,7 +25,10 @@ using testing::TableEstimator;
 
 QueueSpec Queue(std::string name, int guaranteed, std::optional<int> ceiling = std::nullopt,
                 std::string parent = "") {
-  QueueSpec spec{std::move(name), std::move(parent), WholeGpus(guaranteed), std::nullopt};
+  QueueSpec spec;
+  spec.name = std::move(name);
+  spec.parent = std::move(parent);
+  spec.guaranteed = WholeGpus(guaranteed);
   if (ceiling) spec.ceiling = WholeGpus(*ceiling);
   return spec;
 }

@@ -8,7 +8,7 @@
 namespace berth::core {
 namespace {
 
-constexpr std::array<std::pair<ReasonCode, std::string_view>, 9> kNames = {{
+constexpr std::array<std::pair<ReasonCode, std::string_view>, 10> kNames = {{
     {ReasonCode::kHeld, "held"},
     {ReasonCode::kPriority, "priority"},
     {ReasonCode::kResources, "resources"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<ReasonCode, std::string_view>, 9> kNames = {{
     {ReasonCode::kReserved, "reserved"},
     {ReasonCode::kReservation, "reservation"},
     {ReasonCode::kQuota, "quota"},
+    {ReasonCode::kUserLimit, "user_limit"},
     {ReasonCode::kInfeasible, "infeasible"},
 }};
 

@@ -17,6 +17,7 @@ enum class ReasonCode {
   kReserved,          // holds the reservation: starts when its nodes free up
   kReservation,       // could backfill only by delaying the reserved job
   kQuota,             // its queue (or a parent) is at its ceiling
+  kUserLimit,         // its user is at a per-user running limit of its queue (or a parent)
   kInfeasible,        // can never fit this cluster as configured
 };
 

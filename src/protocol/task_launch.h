@@ -63,6 +63,15 @@ struct TaskLaunch {
   std::string script;                // a script body; empty when `command` is set
   std::map<std::string, std::string> env;
   std::string workdir;  // empty: the task's directory on the node
+  // Where stdout and stderr go, as output_pattern.h patterns relative to
+  // the working directory, opened as the job's user. Empty `output`: the
+  // task's log on the node; empty `error`: with stdout.
+  std::string output;
+  std::string error;
+  bool append_output = false;  // --open-mode append (else truncate)
+  // The job's array, for %A and %a: its first job and this job's index.
+  std::optional<int64_t> array_job;
+  std::optional<int32_t> array_index;
   std::optional<core::Duration> time_limit;
   core::Duration grace = core::Duration::Seconds(30);  // between SIGTERM and SIGKILL
   RunAs run_as;

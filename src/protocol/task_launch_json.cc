@@ -77,6 +77,11 @@ void AddTaskLaunchJson(const TaskLaunch& launch, json& entry) {
   entry["script"] = launch.script;
   entry["env"] = launch.env;
   entry["workdir"] = launch.workdir;
+  entry["output"] = launch.output;
+  entry["error"] = launch.error;
+  entry["open_mode"] = launch.append_output ? "append" : "truncate";
+  entry["array_job"] = launch.array_job ? json(*launch.array_job) : json(nullptr);
+  entry["array_index"] = launch.array_index ? json(*launch.array_index) : json(nullptr);
   entry["time_limit_s"] = launch.time_limit ? SecondsJson(*launch.time_limit) : json(nullptr);
   entry["grace_s"] = SecondsJson(launch.grace);
   entry["run_as"] = json{{"user", launch.run_as.user}};
@@ -94,6 +99,18 @@ Result<TaskLaunch> ParseTaskLaunch(JsonFields& entry) {
   BERTH_ASSIGN_OR_RETURN(launch.script, entry.String("script", false));
   BERTH_ASSIGN_OR_RETURN(launch.env, entry.StringMap("env"));
   BERTH_ASSIGN_OR_RETURN(launch.workdir, entry.String("workdir", false));
+  BERTH_ASSIGN_OR_RETURN(launch.output, entry.String("output", false));
+  BERTH_ASSIGN_OR_RETURN(launch.error, entry.String("error", false));
+  BERTH_ASSIGN_OR_RETURN(std::string open_mode, entry.String("open_mode", false));
+  if (!open_mode.empty() && open_mode != "append" && open_mode != "truncate") {
+    return InvalidArgument(entry.Name("open_mode") + "expected append or truncate, got '" +
+                           open_mode + "'");
+  }
+  launch.append_output = open_mode == "append";
+  BERTH_ASSIGN_OR_RETURN(int64_t array_job, entry.Int("array_job", 0, 1, INT64_MAX));
+  if (array_job > 0) launch.array_job = array_job;
+  BERTH_ASSIGN_OR_RETURN(int64_t array_index, entry.Int("array_index", -1, 0, INT32_MAX));
+  if (array_index >= 0) launch.array_index = static_cast<int32_t>(array_index);
   BERTH_ASSIGN_OR_RETURN(launch.time_limit, ReadSeconds(entry, "time_limit_s"));
   BERTH_ASSIGN_OR_RETURN(std::optional<core::Duration> grace, ReadSeconds(entry, "grace_s"));
   if (grace) launch.grace = *grace;

@@ -2,10 +2,11 @@
 // desired state (beside job, task, gpus...), as they did before TaskLaunch
 // existed, so older agents read what they know:
 //
-//   "name", "command", "script", "env", "workdir", "time_limit_s" (null:
-//   none), "grace_s", "run_as": {"user"}, "limits": {"cpu_milli",
-//   "memory_mib"}, "container": null | {"image", "mounts": [{"source",
-//   "target", "read_only"}], "workdir", "env", "entrypoint"}
+//   "name", "command", "script", "env", "workdir", "output", "error",
+//   "open_mode" ("append" | "truncate"), "array_job", "array_index" (null:
+//   not in an array), "time_limit_s" (null: none), "grace_s", "run_as": {"user"}, "limits":
+//   {"cpu_milli", "memory_mib"}, "container": null | {"image", "mounts": [{"source", "target",
+//   "read_only"}], "workdir", "env", "entrypoint"}
 //
 // Durations are seconds (a JSON number), read to the microsecond.
 #pragma once

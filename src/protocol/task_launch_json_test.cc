@@ -33,6 +33,11 @@ TaskLaunch Full() {
   launch.command = {"python", "train.py", "--lr", "0.1"};
   launch.env = {{"LR", "0.1"}, {"WANDB_MODE", "offline"}};
   launch.workdir = "/data/alice";
+  launch.output = "%x-%A_%a.out";
+  launch.error = "%x-%j.err";
+  launch.append_output = true;
+  launch.array_job = 40;
+  launch.array_index = 2;
   launch.time_limit = core::Duration::Millis(1500);
   launch.grace = core::Duration::Millis(250);
   launch.run_as = RunAs{"alice"};
@@ -82,7 +87,8 @@ TEST(TaskLaunchJsonTest, TheOldFieldsStayFlatAndTheNewOnesAreAdded) {
   AddTaskLaunchJson(launch, entry);
   EXPECT_EQ(entry, json::parse(R"({
     "name": "train", "command": ["python", "train.py"], "script": "", "env": {"LR": "0.1"},
-    "workdir": "/data", "time_limit_s": 3600.0, "grace_s": 30.0,
+    "workdir": "/data", "output": "", "error": "", "open_mode": "truncate",
+    "array_job": null, "array_index": null, "time_limit_s": 3600.0, "grace_s": 30.0,
     "run_as": {"user": "alice"}, "limits": {"cpu_milli": 4000, "memory_mib": 16384},
     "container": null})"));
 }
@@ -118,6 +124,8 @@ TEST(TaskLaunchJsonTest, AbsentNewFieldsTakeTheirDefaults) {
 TEST(TaskLaunchJsonTest, AMalformedFieldIsRefusedByItsPath) {
   const std::pair<std::string, std::string> cases[] = {
       {R"({"command": ["a", 1]})", "run[0].command[1]: expected a string"},
+      {R"({"command": ["a"], "open_mode": "rewrite"})",
+       "run[0].open_mode: expected append or truncate, got 'rewrite'"},
       {R"({"command": "a"})", "run[0].command: expected an array of strings"},
       {R"({"env": {"A": 1}})", "run[0].env.A: expected a string"},
       {R"({"time_limit_s": "1h"})", "run[0].time_limit_s: expected a number"},

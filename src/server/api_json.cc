@@ -90,6 +90,9 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
     out["script"] = request.script;
     out["env"] = request.env;
     out["workdir"] = request.workdir;
+    out["output"] = request.output;
+    out["error"] = request.error;
+    out["open_mode"] = request.append_output ? "append" : "truncate";
   }
   return out;
 }
@@ -168,6 +171,53 @@ json HistoryJson(const std::vector<HistorySample>& samples, core::Duration every
               {"samples", out}};
 }
 
+namespace {
+
+// An integer field in lo..hi, or nullopt when absent.
+Result<std::optional<int64_t>> OptionalInt(JsonFields& fields, const std::string& key, int64_t lo,
+                                           int64_t hi) {
+  if (fields.Get(key) == nullptr) return std::optional<int64_t>();
+  BERTH_ASSIGN_OR_RETURN(const int64_t value, fields.Int(key, lo, lo, hi));
+  return std::optional<int64_t>(value);
+}
+
+// The governance keys of one queue, as in the TOML's [[queues]].
+Status ParseQueueGovernance(JsonFields& queue, core::QueueSpec& spec) {
+  BERTH_ASSIGN_OR_RETURN(spec.is_default, queue.Bool("default", false));
+  BERTH_ASSIGN_OR_RETURN(spec.shares, queue.Int("shares", 1, 1, 1'000'000));
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> gpus,
+                         OptionalInt(queue, "max_gpus_per_user", 1, 1 << 24));
+  if (gpus) spec.max_gpus_per_user = core::WholeGpus(*gpus);
+  BERTH_ASSIGN_OR_RETURN(spec.max_running_jobs_per_user,
+                         OptionalInt(queue, "max_running_jobs_per_user", 1, 1 << 24));
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> priority,
+                         OptionalInt(queue, "max_priority", -1000, 1000));
+  if (priority) spec.max_priority = static_cast<int32_t>(*priority);
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> time,
+                         OptionalInt(queue, "max_time_s", 1, int64_t{10} * 365 * 86400));
+  if (time) spec.max_time = core::Duration::Seconds(*time);
+  BERTH_ASSIGN_OR_RETURN(spec.allow_users, queue.Strings("allow_users"));
+  BERTH_ASSIGN_OR_RETURN(spec.allow_groups, queue.Strings("allow_groups"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+json QueueGovernanceJson(const core::QueueSpec& spec) {
+  auto optional = [](const auto& value) { return value ? json(*value) : json(nullptr); };
+  json out{{"default", spec.is_default},
+           {"shares", spec.shares},
+           {"max_running_jobs_per_user", optional(spec.max_running_jobs_per_user)},
+           {"max_priority", optional(spec.max_priority)},
+           {"allow_users", spec.allow_users},
+           {"allow_groups", spec.allow_groups}};
+  out["max_gpus_per_user"] =
+      spec.max_gpus_per_user ? json(static_cast<double>(spec.max_gpus_per_user->value()) / 1000.0)
+                             : json(nullptr);
+  out["max_time_s"] = spec.max_time ? json(spec.max_time->micros() / 1'000'000) : json(nullptr);
+  return out;
+}
+
 Result<std::vector<core::QueueSpec>> ParseQueues(const json& body) {
   JsonFields fields(body, "");
   BERTH_RETURN_IF_ERROR(fields.CheckObject());
@@ -184,6 +234,7 @@ Result<std::vector<core::QueueSpec>> ParseQueues(const json& body) {
     BERTH_ASSIGN_OR_RETURN(spec.parent, queue.String("parent", false));
     BERTH_ASSIGN_OR_RETURN(int64_t guaranteed, queue.Int("guaranteed_gpus", 0, 0, 1 << 24));
     BERTH_ASSIGN_OR_RETURN(int64_t ceiling, queue.Int("ceiling_gpus", -1, 0, 1 << 24));
+    BERTH_RETURN_IF_ERROR(ParseQueueGovernance(queue, spec));
     BERTH_RETURN_IF_ERROR(queue.Finish());
     spec.guaranteed = core::WholeGpus(guaranteed);
     if (ceiling >= 0) spec.ceiling = core::WholeGpus(ceiling);

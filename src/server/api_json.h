@@ -36,6 +36,9 @@ nlohmann::json HistoryJson(const std::vector<HistorySample>& samples, core::Dura
 
 // PUT /api/v1/queues: {"queues": [{"name", "parent", "guaranteed_gpus", "ceiling_gpus"}]}.
 Result<std::vector<core::QueueSpec>> ParseQueues(const nlohmann::json& body);
+// A queue's governance keys as GET /api/v1/queues shows them (and PUT
+// takes them): shares, limits (null: none), submission rules, default.
+nlohmann::json QueueGovernanceJson(const core::QueueSpec& spec);
 
 // GET /api/v1/jobs query parameters: state, user, queue, live, after, limit.
 Result<store::JobFilter> ParseJobFilter(const std::multimap<std::string, std::string>& params);

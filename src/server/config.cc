@@ -3,49 +3,18 @@
 #include <toml++/toml.h>
 
 #include <fstream>
-#include <set>
 #include <sstream>
-#include <type_traits>
 
 #include "common/listen_address.h"
+#include "server/queue_config.h"
+#include "server/toml_read.h"
 
 namespace berth::server {
 namespace {
 
-Status Unknown(const toml::table& table, const std::string& path,
-               const std::set<std::string>& known) {
-  for (const auto& [key, value] : table) {
-    if (!known.contains(std::string(key.str()))) {
-      std::string list;
-      for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
-      return InvalidArgument(path + std::string(key.str()) + ": unknown key (known: " + list + ")");
-    }
-  }
-  return Status::Ok();
-}
-
-template <typename T>
-Result<T> Get(const toml::table& table, const std::string& path, const std::string& key,
-              T fallback) {
-  const toml::node* node = table.get(key);
-  if (node == nullptr) return fallback;
-  // toml++ reads an integer as a boolean; a setting that is one takes only true or false.
-  if constexpr (std::is_same_v<T, bool>) {
-    if (!node->is_boolean()) return InvalidArgument(path + key + ": wrong type");
-  }
-  std::optional<T> value = node->value<T>();
-  if (!value) return InvalidArgument(path + key + ": wrong type");
-  return *value;
-}
-
-Result<core::Duration> Seconds(const toml::table& table, const std::string& path,
-                               const std::string& key, double scale, core::Duration fallback) {
-  const toml::node* node = table.get(key);
-  if (node == nullptr) return fallback;
-  std::optional<double> value = node->value<double>();
-  if (!value || *value <= 0) return InvalidArgument(path + key + ": expected a positive number");
-  return core::Duration::Micros(static_cast<int64_t>(*value * scale * 1e6));
-}
+using toml_read::Get;
+using toml_read::Seconds;
+using toml_read::Unknown;
 
 Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
   const std::string path = "scheduler.";
@@ -104,31 +73,6 @@ Status ParseDashboard(const toml::table& table, ServerOptions& options) {
   return Status::Ok();
 }
 
-Result<std::vector<core::QueueSpec>> ParseQueueArray(const toml::array& array) {
-  std::vector<core::QueueSpec> queues;
-  for (size_t i = 0; i < array.size(); ++i) {
-    const std::string path = "queues[" + std::to_string(i) + "].";
-    const toml::table* table = array[i].as_table();
-    if (table == nullptr)
-      return InvalidArgument(path.substr(0, path.size() - 1) + ": expected a table");
-    BERTH_RETURN_IF_ERROR(
-        Unknown(*table, path, {"name", "parent", "guaranteed_gpus", "ceiling_gpus"}));
-    core::QueueSpec spec;
-    BERTH_ASSIGN_OR_RETURN(spec.name, Get<std::string>(*table, path, "name", ""));
-    BERTH_ASSIGN_OR_RETURN(spec.parent, Get<std::string>(*table, path, "parent", ""));
-    BERTH_ASSIGN_OR_RETURN(int64_t guaranteed, Get<int64_t>(*table, path, "guaranteed_gpus", 0));
-    BERTH_ASSIGN_OR_RETURN(int64_t ceiling, Get<int64_t>(*table, path, "ceiling_gpus", -1));
-    if (guaranteed < 0) return InvalidArgument(path + "guaranteed_gpus: must be >= 0");
-    spec.guaranteed = core::WholeGpus(guaranteed);
-    if (ceiling >= 0) spec.ceiling = core::WholeGpus(ceiling);
-    queues.push_back(std::move(spec));
-  }
-  if (Result<core::QuotaTree> tree = core::QuotaTree::Make(queues); !tree.ok()) {
-    return tree.status();
-  }
-  return queues;
-}
-
 }  // namespace
 
 Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& source) {
@@ -142,7 +86,8 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
     return InvalidArgument(where.str() + ": " + std::string(error.description()));
   }
   BERTH_RETURN_IF_ERROR(Unknown(
-      root, "", {"listen", "data_dir", "database", "tls", "scheduler", "dashboard", "queues"}));
+      root, "",
+      {"listen", "data_dir", "database", "tls", "scheduler", "dashboard", "queues", "users"}));
   ServerConfig config;
   ServerOptions& server = config;
   BERTH_ASSIGN_OR_RETURN(server.listen, Get<std::string>(root, "", "listen", server.listen));
@@ -170,6 +115,11 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
     const toml::array* array = queues->as_array();
     if (array == nullptr) return InvalidArgument("queues: expected [[queues]] tables");
     BERTH_ASSIGN_OR_RETURN(config.queues, ParseQueueArray(*array));
+  }
+  if (const toml::node* users = root.get("users")) {
+    const toml::array* array = users->as_array();
+    if (array == nullptr) return InvalidArgument("users: expected [[users]] tables");
+    BERTH_ASSIGN_OR_RETURN(server.controller.user_shares, ParseUserArray(*array));
   }
   return config;
 }

@@ -26,6 +26,11 @@
 //   parent = ""
 //   guaranteed_gpus = 64
 //   ceiling_gpus = 128                   # optional
+//   ...                                  # shares, limits, rules: queue_config.h
+//
+//   [[users]]                            # fair-share shares (optional)
+//   name = "alice"
+//   shares = 2
 //
 // Unknown keys are errors, named with their path, so a typo never silently
 // leaves a default in place.

@@ -32,6 +32,14 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
   EXPECT_EQ((*config->queues)[1].name, "vision");
   EXPECT_EQ((*config->queues)[1].parent, "research");
   EXPECT_EQ((*config->queues)[1].ceiling, core::WholeGpus(64));
+  EXPECT_EQ((*config->queues)[1].shares, 2);
+  EXPECT_EQ((*config->queues)[1].max_gpus_per_user, core::WholeGpus(16));
+  EXPECT_EQ((*config->queues)[1].max_running_jobs_per_user, 8);
+  EXPECT_EQ((*config->queues)[1].max_priority, 100);
+  EXPECT_EQ((*config->queues)[1].max_time, core::Duration::Hours(72));
+  EXPECT_EQ((*config->queues)[1].allow_groups, std::vector<std::string>{"cv-team"});
+  EXPECT_TRUE((*config->queues)[3].is_default);
+  EXPECT_EQ(config->controller.user_shares, (core::ClusterState::UserShares{{"alice", 2}}));
 }
 
 TEST(ConfigTest, SettingsReachTheScheduler) {
@@ -88,6 +96,83 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
       {"data_dir = \"/x\"\n[dashboard]\nhistory_samples = 0", "dashboard.history_samples"},
       {"data_dir = \"/x\"\n[dashboard]\nhistory_interval_s = 0", "dashboard.history_interval_s"},
       {"data_dir = \"/x\"\n[dashboard]\ncharts = true", "dashboard.charts: unknown key"},
+  };
+  for (const auto& [text, wanted] : cases) {
+    Result<ServerConfig> config = ParseConfig(text, "test.toml");
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_THAT(config.status().message(), HasSubstr(wanted)) << text;
+  }
+}
+
+// Issue 27, item 4: every governance key of a queue, and users' shares.
+TEST(ConfigTest, QueueGovernanceAndUserSharesAreRead) {
+  Result<ServerConfig> config = ParseConfig(R"(
+data_dir = "/tmp/x"
+[[queues]]
+name = "vision"
+default = true
+shares = 3
+max_gpus_per_user = 8
+max_running_jobs_per_user = 4
+max_priority = 100
+max_time_s = 86400
+allow_users = ["alice", "bob"]
+allow_groups = ["cv-team"]
+[[queues]]
+name = "nlp"
+[[users]]
+name = "alice"
+shares = 2
+[[users]]
+name = "bob"
+shares = 5
+)",
+                                            "test.toml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_TRUE(config->queues.has_value());
+  const core::QueueSpec& vision = (*config->queues)[0];
+  EXPECT_TRUE(vision.is_default);
+  EXPECT_EQ(vision.shares, 3);
+  EXPECT_EQ(vision.max_gpus_per_user, core::WholeGpus(8));
+  EXPECT_EQ(vision.max_running_jobs_per_user, 4);
+  EXPECT_EQ(vision.max_priority, 100);
+  EXPECT_EQ(vision.max_time, core::Duration::Seconds(86400));
+  EXPECT_EQ(vision.allow_users, (std::vector<std::string>{"alice", "bob"}));
+  EXPECT_EQ(vision.allow_groups, (std::vector<std::string>{"cv-team"}));
+  const core::QueueSpec& nlp = (*config->queues)[1];
+  EXPECT_FALSE(nlp.is_default);
+  EXPECT_EQ(nlp.shares, 1) << "one share unless set";
+  EXPECT_FALSE(nlp.max_gpus_per_user || nlp.max_running_jobs_per_user || nlp.max_priority ||
+               nlp.max_time);
+  EXPECT_TRUE(nlp.allow_users.empty() && nlp.allow_groups.empty());
+  EXPECT_EQ(config->controller.user_shares,
+            (core::ClusterState::UserShares{{"alice", 2}, {"bob", 5}}));
+}
+
+TEST(ConfigTest, GovernanceMistakesAreErrorsNamingTheKey) {
+  const std::string queue = "data_dir = \"/x\"\n[[queues]]\nname = \"a\"\n";
+  const std::string users = "data_dir = \"/x\"\n[[users]]\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {queue + "shares = 0", "queues[0].shares: must be 1..1000000, got 0"},
+      {queue + "shares = 1.5", "queues[0].shares: expected an integer"},
+      {queue + "max_gpus_per_user = 0", "queues[0].max_gpus_per_user: must be 1.."},
+      {queue + "max_running_jobs_per_user = -1", "queues[0].max_running_jobs_per_user"},
+      {queue + "max_priority = 5000", "queues[0].max_priority: must be -1000..1000, got 5000"},
+      {queue + "max_time_s = 0", "queues[0].max_time_s: must be 1.."},
+      {queue + "allow_users = \"alice\"", "queues[0].allow_users: expected an array"},
+      {queue + "allow_groups = [\"cv\", 7]", "queues[0].allow_groups[1]: expected a string"},
+      {queue + "allow_users = [\"\"]", "queues.a.allow_users: a name is empty"},
+      {queue + "default = 1", "queues[0].default: wrong type"},
+      {queue + "default = true\n[[queues]]\nname = \"b\"\ndefault = true",
+       "queues.b.default: queue 'a' is the default already"},
+      {queue + "max_gpus_per_users = 8", "queues[0].max_gpus_per_users: unknown key"},
+      {users + "name = \"alice\"", "users[0].shares: required"},
+      {users + "shares = 2", "users[0].name: required"},
+      {users + "name = \"alice\"\nshares = 0", "users[0].shares: must be 1..1000000"},
+      {users + "name = \"alice\"\nshares = 2\n[[users]]\nname = \"alice\"\nshares = 3",
+       "users[1].name: user 'alice' is listed twice"},
+      {users + "name = \"alice\"\nshare = 2", "users[0].share: unknown key"},
+      {"data_dir = \"/x\"\nusers = 3", "users: expected [[users]] tables"},
   };
   for (const auto& [text, wanted] : cases) {
     Result<ServerConfig> config = ParseConfig(text, "test.toml");

@@ -14,6 +14,8 @@
 #include "core/placer.h"
 #include "server/event_log.h"
 #include "server/explain_text.h"
+#include "server/queue_admission.h"
+#include "server/unix_groups.h"
 
 namespace berth::server {
 
@@ -58,6 +60,7 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
       metrics_(metrics),
       policy_(core::MakePolicy(options_.policy, options_.policy_config).value()),
       state_(options_.cluster) {
+  state_.SetUserShares(options_.user_shares);
   if (metrics_ != nullptr) {
     metrics_->DeclareHistogram(
         "berth_queue_wait_seconds", "Time from submission to first start, by queue.",
@@ -303,6 +306,10 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
   const bool has_dependencies =
       std::any_of(submission.jobs.begin(), submission.jobs.end(),
                   [](const store::JobRequest& request) { return !request.depends_on.empty(); });
+  Submitter submitter(who.user, who.admin(), UnixGroupsOf);
+  // NSS may block: the groups are looked up here, outside the lock, when a
+  // queue may ask for them (under it only if the queues changed meanwhile).
+  if (!who.admin() && queues_admit_by_group_.load()) submitter.groups();
   std::vector<JobRecord> records;
   const core::Time now = clock_.Now();
   {
@@ -315,9 +322,8 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
                                  std::to_string(core::Value(dependency.job)));
         }
       }
-      if (state_.quotas() != nullptr && !request.queue.empty() &&
-          !state_.quotas()->Find(request.queue)) {
-        return InvalidArgument("queue: no queue named '" + request.queue + "'");
+      if (state_.quotas() != nullptr) {
+        BERTH_RETURN_IF_ERROR(AdmitToQueue(*state_.quotas(), submitter, request));
       }
       // The entries of an array share their request: one check answers all.
       if (&request == &submission.jobs.front())
@@ -398,7 +404,7 @@ JobView Controller::ViewLocked(const JobRecord& job, Detail detail) const {
   if (pending != nullptr && job.state == JobState::kPending) {
     view.waiting = pending->reason;
     if (detail == Detail::kWithNodes) view.nodes = TallyLocked(job, pending->reason);
-    view.record.message = DescribePending(*pending, job, view.nodes.get());
+    view.record.message = DescribePending(*pending, job, view.nodes.get(), state_.quotas());
   }
   return view;
 }

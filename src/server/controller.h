@@ -20,6 +20,7 @@
 // happen outside it (group commit batches concurrent submits).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -54,7 +55,8 @@ namespace berth::server {
 struct ControllerOptions {
   std::string policy = "berth";
   core::PolicyConfig policy_config;
-  core::ClusterOptions cluster;  // fair-share usage half-life
+  core::ClusterOptions cluster;                // fair-share usage half-life
+  core::ClusterState::UserShares user_shares;  // fair-share shares of users ([[users]])
   // A node whose agent has not been heard from for this long is down, and
   // its jobs are requeued.
   core::Duration heartbeat_timeout = core::Duration::Seconds(30);
@@ -241,6 +243,8 @@ class Controller {
   };
 
   // Everything below REQUIRES mutex_ held.
+  // Replaces the team queues (nullopt: none).
+  void SetQuotasLocked(std::optional<core::QuotaTree> tree);
   // Something a cycle should see happened: wake the scheduler loop.
   void WakeLocked();
   // The job's nodes have something new to start or stop: tell their agents.
@@ -376,6 +380,9 @@ class Controller {
   // The order of the last full pass, which the cycles between reuse.
   std::optional<core::QueueOrder> queue_order_;
   int64_t cycles_ = 0;
+  // Whether a queue admits by Unix group: Submit then looks up the
+  // submitter's groups before it takes the lock. Written under the lock.
+  std::atomic<bool> queues_admit_by_group_{false};
 };
 
 }  // namespace berth::server

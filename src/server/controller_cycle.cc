@@ -41,7 +41,7 @@ core::DecideOptions CycleOptions(const ControllerOptions& options,
 //
 // ETAs come only from the plans of full passes (ApplyEtas): a job still
 // waiting for room keeps the last one planned, one that can never start or
-// waits for its team's quota has none. A cycle between full ones on a long
+// waits for its team's quota or its user's limit has none. A cycle between full ones on a long
 // queue explains only the front it walked (Decision::partial); the jobs
 // behind keep what the last full one said.
 void MergeExplanations(const std::vector<core::PendingJob>& pending_jobs,
@@ -54,7 +54,8 @@ void MergeExplanations(const std::vector<core::PendingJob>& pending_jobs,
     if (pending.reason == core::ReasonCode::kHeld) continue;
     core::PendingJob& view = explained[pending.job];
     const bool keep_eta = pending.reason != core::ReasonCode::kInfeasible &&
-                          pending.reason != core::ReasonCode::kQuota;
+                          pending.reason != core::ReasonCode::kQuota &&
+                          pending.reason != core::ReasonCode::kUserLimit;
     const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
     const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;
     view = pending;

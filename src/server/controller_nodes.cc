@@ -8,6 +8,7 @@
 #include "core/constraint.h"
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/queue_admission.h"
 #include "server/run_outcome.h"
 #include "server/task_launch.h"
 
@@ -52,7 +53,7 @@ Status Controller::Recover() {
   BERTH_ASSIGN_OR_RETURN(std::vector<core::QueueSpec> queues, store_.ListQueues());
   if (!queues.empty()) {
     BERTH_ASSIGN_OR_RETURN(core::QuotaTree tree, core::QuotaTree::Make(std::move(queues)));
-    state_.SetQuotas(std::move(tree));
+    SetQuotasLocked(std::move(tree));
   }
   BERTH_ASSIGN_OR_RETURN(std::vector<store::NodeRecord> nodes, store_.ListNodes());
   for (store::NodeRecord& record : nodes) {
@@ -431,9 +432,14 @@ Status Controller::SetQueues(const Principal& who, std::vector<core::QueueSpec> 
   BERTH_ASSIGN_OR_RETURN(core::QuotaTree tree, core::QuotaTree::Make(queues));
   std::lock_guard lock(mutex_);
   BERTH_RETURN_IF_ERROR(store_.PutQueues(queues));
-  state_.SetQuotas(queues.empty() ? std::nullopt : std::optional(std::move(tree)));
+  SetQuotasLocked(queues.empty() ? std::nullopt : std::optional(std::move(tree)));
   WakeLocked();
   return Status::Ok();
+}
+
+void Controller::SetQuotasLocked(std::optional<core::QuotaTree> tree) {
+  queues_admit_by_group_ = tree && AdmitsByGroup(*tree);
+  state_.SetQuotas(std::move(tree));
 }
 
 }  // namespace berth::server

@@ -93,7 +93,30 @@ std::vector<std::pair<core::NodeRejection, int64_t>> ByCount(const core::NodeTal
   return out;
 }
 
-std::string What(const core::PendingJob& pending, const store::JobRecord& job) {
+std::string QueueName(const std::string& queue) { return queue.empty() ? "default" : queue; }
+
+// "user limit: 8 GPUs running of 8 allowed in queue vision".
+std::string UserLimit(const core::PendingJob& pending, const store::JobRecord& job,
+                      const core::QuotaTree* queues) {
+  if (!pending.user_limit) return "user limit: its user is at a per-user limit of its queue";
+  const core::UserLimitHit& hit = *pending.user_limit;
+  // A tree replaced since the cycle may not have the index: the job's own
+  // queue is the likeliest (the next cycle says again).
+  const std::string queue = queues != nullptr && hit.queue < queues->queues().size()
+                                ? queues->queues()[hit.queue].name
+                                : QueueName(job.request.queue);
+  if (hit.kind == core::UserLimitKind::kRunningJobs) {
+    return fmt::format("user limit: {} {} running of {} allowed in queue {}", hit.running,
+                       hit.running == 1 ? "job" : "jobs", hit.allowed, queue);
+  }
+  const double running = static_cast<double>(hit.running) / 1000.0;
+  return fmt::format("user limit: {:g} {} running of {:g} allowed in queue {}", running,
+                     running == 1 ? "GPU" : "GPUs", static_cast<double>(hit.allowed) / 1000.0,
+                     queue);
+}
+
+std::string What(const core::PendingJob& pending, const store::JobRecord& job,
+                 const core::QuotaTree* queues) {
   switch (pending.reason) {
     case core::ReasonCode::kHeld:
       return "held: it starts only once released or once its dependencies are met";
@@ -114,8 +137,9 @@ std::string What(const core::PendingJob& pending, const store::JobRecord& job) {
                                    ", which holds a reservation"
                              : "could start now only by delaying a reserved job";
     case core::ReasonCode::kQuota:
-      return "its queue '" + (job.request.queue.empty() ? "default" : job.request.queue) +
-             "' (or a parent) is at its GPU ceiling";
+      return "its queue '" + QueueName(job.request.queue) + "' (or a parent) is at its GPU ceiling";
+    case core::ReasonCode::kUserLimit:
+      return UserLimit(pending, job, queues);
     case core::ReasonCode::kInfeasible:
       return "can never start on this cluster as it is: no node (or set of nodes) could ever "
              "host " +
@@ -199,8 +223,8 @@ std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequ
 }
 
 std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job,
-                            const core::NodeTally* nodes) {
-  std::string text = What(pending, job);
+                            const core::NodeTally* nodes, const core::QuotaTree* queues) {
+  std::string text = What(pending, job, queues);
   if (nodes != nullptr) {
     const When when = pending.reason == core::ReasonCode::kInfeasible ? When::kEver : When::kNow;
     text += "; " + DescribeNodes(*nodes, job.request, when);

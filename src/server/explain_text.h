@@ -7,14 +7,18 @@
 
 #include "core/decision.h"
 #include "core/node_filters.h"
+#include "core/quota.h"
 #include "store/records.h"
 
 namespace berth::server {
 
 // `nodes`, when given, is the node tally behind a reason that the job does
-// not fit; its sentence joins the message.
+// not fit; its sentence joins the message. `queues`, the queue tree the
+// cycle decided on, names the queue whose per-user limit holds the job
+// (PendingJob::user_limit); without it the job's own queue is named.
 std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job,
-                            const core::NodeTally* nodes = nullptr);
+                            const core::NodeTally* nodes = nullptr,
+                            const core::QuotaTree* queues = nullptr);
 
 // Whether a node tally is of the cluster now or as if every node were up
 // and empty.

@@ -113,5 +113,35 @@ TEST(ExplainTextTest, ARefusalNamesTheFieldThatRulesOutTheMostNodesAndTheLargest
   EXPECT_EQ(DescribeNeverFits(broken, Gpus(1)), *broken.constraint_error);
 }
 
+// Issue 27, item 4: the per-user running limit names its numbers and the
+// queue that sets it, which may be a parent of the job's.
+TEST(ExplainTextTest, AUserLimitSaysWhatRunsOfWhatIsAllowedWhere) {
+  core::QueueSpec research;
+  research.name = "research";
+  core::QueueSpec vision;
+  vision.name = "vision";
+  vision.parent = "research";
+  const core::QuotaTree tree = core::QuotaTree::Make({research, vision}).value();
+  store::JobRecord job;
+  job.request = Gpus(1);
+  job.request.queue = "vision";
+  core::PendingJob pending;
+  pending.reason = core::ReasonCode::kUserLimit;
+  pending.position = 2;
+  pending.user_limit = core::UserLimitHit{core::UserLimitKind::kGpus, 1, 8000, 8000};
+  EXPECT_EQ(DescribePending(pending, job, nullptr, &tree),
+            "user limit: 8 GPUs running of 8 allowed in queue vision; position 3 in the queue");
+  pending.user_limit = core::UserLimitHit{core::UserLimitKind::kGpus, 0, 1500, 2000};
+  EXPECT_THAT(DescribePending(pending, job, nullptr, &tree),
+              HasSubstr("user limit: 1.5 GPUs running of 2 allowed in queue research"));
+  pending.user_limit = core::UserLimitHit{core::UserLimitKind::kRunningJobs, 1, 1, 1};
+  EXPECT_THAT(DescribePending(pending, job, nullptr, &tree),
+              HasSubstr("user limit: 1 job running of 1 allowed in queue vision"));
+  // A tree replaced since the cycle: the job's own queue is named.
+  pending.user_limit = core::UserLimitHit{core::UserLimitKind::kRunningJobs, 7, 4, 4};
+  EXPECT_THAT(DescribePending(pending, job, nullptr, &tree),
+              HasSubstr("user limit: 4 jobs running of 4 allowed in queue vision"));
+}
+
 }  // namespace
 }  // namespace berth::server

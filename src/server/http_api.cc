@@ -386,6 +386,7 @@ void HttpApi::QueuesReport(const Principal& who, const httplib::Request& request
     entry["ceiling_gpus"] = queue.spec.ceiling
                                 ? json(static_cast<double>(queue.spec.ceiling->value()) / 1000.0)
                                 : json(nullptr);
+    entry.update(QueueGovernanceJson(queue.spec));
     out.push_back(entry);
   }
   Json(response, 200, json{{"queues", out}});

@@ -11,6 +11,7 @@
 #include "core/ids.h"
 #include "core/resources.h"
 #include "core/time.h"
+#include "protocol/output_pattern.h"
 #include "server/hostlist.h"
 #include "server/spec_text.h"
 #include "server/strict_json.h"
@@ -25,16 +26,37 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 28> kKnownFields = {
-    "array",       "command",      "constraint",
-    "cpus",        "depends_on",   "env",
-    "estimate_s",  "exclude",      "gpu_milli",
-    "gpu_type",    "gpus",         "gpus_in_one_group",
-    "grace_s",     "hold",         "idempotency_key",
-    "memory_mib",  "name",         "nodelist",
-    "preemptible", "priority",     "queue",
-    "requeue",     "retries",      "script",
-    "tasks",       "time_limit_s", "wait_for_nodes",
+constexpr std::array<std::string_view, 31> kKnownFields = {
+    "array",
+    "command",
+    "constraint",
+    "cpus",
+    "depends_on",
+    "env",
+    "error",
+    "estimate_s",
+    "exclude",
+    "gpu_milli",
+    "gpu_type",
+    "gpus",
+    "gpus_in_one_group",
+    "grace_s",
+    "hold",
+    "idempotency_key",
+    "memory_mib",
+    "name",
+    "nodelist",
+    "open_mode",
+    "output",
+    "preemptible",
+    "priority",
+    "queue",
+    "requeue",
+    "retries",
+    "script",
+    "tasks",
+    "time_limit_s",
+    "wait_for_nodes",
     "workdir",
 };
 
@@ -83,6 +105,7 @@ class RequestReader {
     BERTH_ASSIGN_OR_RETURN(auto array, ReadArray(body_bytes));
     BERTH_RETURN_IF_ERROR(ReadEnvironment());
     BERTH_RETURN_IF_ERROR(ReadOptions());
+    BERTH_RETURN_IF_ERROR(ReadOutput());
 
     Submission submission;
     if (const Json* key = Find("idempotency_key")) {
@@ -389,6 +412,25 @@ class RequestReader {
       }
       BERTH_ASSIGN_OR_RETURN(std::string text, ReadString(it.value(), field, limits_.max_string));
       request_.env.emplace(name, std::move(text));
+    }
+    return Status::Ok();
+  }
+
+  // output, error (protocol/output_pattern.h) and open_mode.
+  Status ReadOutput() {
+    for (const auto& [field, target] :
+         {std::pair{"output", &request_.output}, std::pair{"error", &request_.error}}) {
+      const Json* value = Find(field);
+      if (value == nullptr) continue;
+      BERTH_ASSIGN_OR_RETURN(*target, ReadString(*value, field, limits_.max_string));
+      BERTH_RETURN_IF_ERROR(protocol::CheckOutputPattern(*target, field));
+    }
+    if (const Json* mode = Find("open_mode")) {
+      BERTH_ASSIGN_OR_RETURN(std::string text, ReadString(*mode, "open_mode", 16));
+      if (text != "append" && text != "truncate") {
+        return RangeError("open_mode", "append or truncate", Quote(text));
+      }
+      request_.append_output = text == "append";
     }
     return Status::Ok();
   }

@@ -90,6 +90,9 @@ TEST(ParseSubmission, ReadsEveryField) {
     "depends_on": ["afterok:12", "afterany:13", "afternotok:14", 15, "16:afterany"],
     "env": {"HF_HOME": "/data/hf", "_X1": ""},
     "workdir": "/home/ada/run",
+    "output": "%x-%j.out",
+    "error": "logs/%u-%N.err",
+    "open_mode": "append",
     "retries": 3,
     "requeue": false,
     "hold": true,
@@ -128,6 +131,9 @@ TEST(ParseSubmission, ReadsEveryField) {
   EXPECT_EQ(request.env,
             (std::map<std::string, std::string>{{"HF_HOME", "/data/hf"}, {"_X1", ""}}));
   EXPECT_EQ(request.workdir, "/home/ada/run");
+  EXPECT_EQ(request.output, "%x-%j.out");
+  EXPECT_EQ(request.error, "logs/%u-%N.err");
+  EXPECT_TRUE(request.append_output);
   EXPECT_EQ(request.retries, 3);
   EXPECT_FALSE(request.requeue);
   EXPECT_TRUE(request.hold);
@@ -498,6 +504,11 @@ std::vector<BadInput> BadInputs() {
        "must not contain control characters, got 'a\\x0ab'"},
       {"workdir relative", with(R"("workdir": "run")"), "workdir",
        "must be an absolute path, got 'run'"},
+      {"output unknown pattern", with(R"("output": "run-%q.out")"), "output",
+       "unknown pattern %q (known: %j %x %u %A %a %N %t %%)"},
+      {"error trailing percent", with(R"("error": "x%")"), "error", "'%' at the end"},
+      {"open mode unknown", with(R"("open_mode": "rewrite")"), "open_mode",
+       "must be append or truncate, got 'rewrite'"},
       {"idempotency key empty", with(R"("idempotency_key": "")"), "idempotency_key",
        "must be 1..128 visible ASCII characters"},
       {"idempotency key too long", with(R"("idempotency_key": ")" + std::string(129, 'k') + "\""),
@@ -589,9 +600,10 @@ TEST(ParseSubmission, ExactMessages) {
             "tasks: expected an integer, got string");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
             "unknown field 'bogus' (known: array, command, constraint, cpus, depends_on, env, "
-            "estimate_s, exclude, gpu_milli, gpu_type, gpus, gpus_in_one_group, grace_s, hold, "
-            "idempotency_key, memory_mib, name, nodelist, preemptible, priority, queue, requeue, "
-            "retries, script, tasks, time_limit_s, wait_for_nodes, workdir)");
+            "error, estimate_s, exclude, gpu_milli, gpu_type, gpus, gpus_in_one_group, grace_s, "
+            "hold, idempotency_key, memory_mib, name, nodelist, open_mode, output, preemptible, "
+            "priority, queue, requeue, retries, script, tasks, time_limit_s, wait_for_nodes, "
+            "workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "
             "of input; expected '}'");

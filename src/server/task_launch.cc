@@ -10,6 +10,11 @@ protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
   launch.script = request.script;
   launch.env = request.env;
   launch.workdir = request.workdir;
+  launch.output = request.output;
+  launch.error = request.error;
+  launch.append_output = request.append_output;
+  if (job.array_parent) launch.array_job = core::Value(*job.array_parent);
+  launch.array_index = request.array_index;
   launch.time_limit = request.time_limit;
   launch.grace = request.grace;
   launch.run_as.user = job.user;

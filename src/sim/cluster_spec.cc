@@ -157,8 +157,10 @@ Result<std::vector<core::QueueSpec>> ReadVcQuotas(const std::string& path, int64
   std::vector<core::QueueSpec> queues;
   for (const VcSize& vc : *sizes) {
     // Whole GPUs, rounded down, so the guarantees never exceed the cluster.
-    queues.push_back(core::QueueSpec{
-        vc.name, "", core::WholeGpus(cluster_gpus * vc.nodes / total_nodes), std::nullopt});
+    core::QueueSpec queue;
+    queue.name = vc.name;
+    queue.guaranteed = core::WholeGpus(cluster_gpus * vc.nodes / total_nodes);
+    queues.push_back(std::move(queue));
   }
   return queues;
 }

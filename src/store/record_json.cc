@@ -224,6 +224,9 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   }
   out.env = in.StringMap("env");
   out.workdir = in.String("workdir");
+  out.output = in.String("output");
+  out.error = in.String("error");
+  out.append_output = in.Bool("append_output", out.append_output);
   out.retries = in.Int32("retries", out.retries);
   out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
@@ -292,6 +295,9 @@ json JobRequestToJson(const JobRequest& request) {
       {"grace_us", request.grace.micros()},
       {"env", request.env},
       {"workdir", request.workdir},
+      {"output", request.output},
+      {"error", request.error},
+      {"append_output", request.append_output},
       {"retries", request.retries},
       {"requeue", request.requeue},
       {"hold", request.hold},
@@ -445,6 +451,38 @@ Result<NodeRecord> NodeRecordFromJson(const json& json_node) {
   node.drained = in.Bool("drained", false);
   node.last_heartbeat = core::Time::FromMicros(in.Int64("last_heartbeat", 0));
   return Finish(std::move(node), error);
+}
+
+json QueueGovernanceToJson(const core::QueueSpec& queue) {
+  json out{{"shares", queue.shares},
+           {"allow_users", queue.allow_users},
+           {"allow_groups", queue.allow_groups},
+           {"default", queue.is_default}};
+  if (queue.max_gpus_per_user) out["max_gpu_milli_per_user"] = queue.max_gpus_per_user->value();
+  if (queue.max_running_jobs_per_user) {
+    out["max_running_jobs_per_user"] = *queue.max_running_jobs_per_user;
+  }
+  if (queue.max_priority) out["max_priority"] = *queue.max_priority;
+  if (queue.max_time) out["max_time_us"] = queue.max_time->micros();
+  return out;
+}
+
+Status QueueGovernanceFromJson(const json& json_queue, core::QueueSpec& queue) {
+  Status error;
+  FieldReader in(json_queue, "", error);
+  queue.shares = in.Int64("shares", 1);
+  if (std::optional<int64_t> gpus = in.OptionalInt64("max_gpu_milli_per_user")) {
+    queue.max_gpus_per_user = core::MilliGpu(*gpus);
+  }
+  queue.max_running_jobs_per_user = in.OptionalInt64("max_running_jobs_per_user");
+  queue.max_priority = in.OptionalInt32("max_priority");
+  if (std::optional<int64_t> time = in.OptionalInt64("max_time_us")) {
+    queue.max_time = core::Duration::Micros(*time);
+  }
+  queue.allow_users = in.Strings("allow_users");
+  queue.allow_groups = in.Strings("allow_groups");
+  queue.is_default = in.Bool("default", false);
+  return error;
 }
 
 }  // namespace berth::store

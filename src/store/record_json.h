@@ -32,6 +32,12 @@ Result<JobRecord> JobRecordFromJson(const nlohmann::json& json);
 nlohmann::json NodeRecordToJson(const NodeRecord& node);
 Result<NodeRecord> NodeRecordFromJson(const nlohmann::json& json);
 
+// A team queue's governance (shares, per-user limits, submission rules,
+// default): the QueueSpec beyond its name, parent, guarantee and ceiling,
+// which have columns of their own. Reading sets those keys on `queue`.
+nlohmann::json QueueGovernanceToJson(const core::QueueSpec& queue);
+Status QueueGovernanceFromJson(const nlohmann::json& json, core::QueueSpec& queue);
+
 // "afterok", "afterany", "afternotok": the words of the API's `depends_on`.
 std::string_view DependencyKindWord(DependencyKind kind);
 std::optional<DependencyKind> ParseDependencyKindWord(std::string_view word);

@@ -81,6 +81,10 @@ struct JobRequest {
   std::vector<Dependency> depends_on;
   std::map<std::string, std::string> env;
   std::string workdir;
+  // stdout and stderr files (protocol/output_pattern.h); empty: the log.
+  std::string output;
+  std::string error;
+  bool append_output = false;
   int32_t retries = 0;
   // Run again elsewhere when its node is lost (false: the job fails then,
   // for work that must not run twice).

@@ -71,17 +71,22 @@ std::vector<std::string> Migration1(SqlDialect dialect) {
 // a column without rewriting the table.
 std::vector<std::string> Migration2() { return {"ALTER TABLE tokens ADD COLUMN expires BIGINT"}; }
 
-// Version 3: what a run used, as its nodes measured it in the tasks'
+// Version 3: queues are governed (issue 27): shares, per-user limits and
+// submission rules, as JSON text (record_json.h). NULL: none, so queues
+// stored before read as they did.
+std::vector<std::string> Migration3() { return {"ALTER TABLE queues ADD COLUMN governance TEXT"}; }
+
+// Version 4: what a run used, as its nodes measured it in the tasks'
 // cgroups (issue 27). Nullable: runs before it, and runs on nodes without
 // cgroups, were not measured.
-std::vector<std::string> Migration3() {
+std::vector<std::string> Migration4() {
   return {"ALTER TABLE usage_runs ADD COLUMN peak_memory_mib BIGINT",
           "ALTER TABLE usage_runs ADD COLUMN cpu_time_us BIGINT"};
 }
 
 // migrations[i] takes the schema from version i to i + 1.
 std::vector<std::vector<std::string>> Migrations(SqlDialect dialect) {
-  return {Migration1(dialect), Migration2(), Migration3()};
+  return {Migration1(dialect), Migration2(), Migration3(), Migration4()};
 }
 
 Result<int64_t> StoredVersion(SqlConnection& connection) {

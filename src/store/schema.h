@@ -6,7 +6,7 @@
 // more entry at the end of the list, never an edit of an old one. A database
 // newer than this binary is refused rather than guessed at.
 //
-// Tables (version 3):
+// Tables (version 4):
 //   jobs          id (ascending, never reused), user_name, queue, state,
 //                 submit_time (us), idempotency_key, array_parent, version:
 //                 the columns that are queried; body: the rest of the
@@ -17,10 +17,11 @@
 //                 expires (us; NULL: never; added in version 2)
 //   nodes         name, body (the NodeRecord as JSON text)
 //   queues        ordinal (the order given), name (unique), parent,
-//                 guaranteed_milli, ceiling_milli (NULL: none)
+//                 guaranteed_milli, ceiling_milli (NULL: none), governance
+//                 (JSON text: shares, limits, rules; NULL: none; version 3)
 //   usage_runs    id, job_id, user_name, queue, gpu_milli, start_time, end_time,
 //                 peak_memory_mib, cpu_time_us (NULL: not measured; added in
-//                 version 3)
+//                 version 4)
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ namespace berth::store {
 
 enum class SqlDialect { kSqlite, kPostgres };
 
-inline constexpr int64_t kSchemaVersion = 3;
+inline constexpr int64_t kSchemaVersion = 4;
 
 // The statement that opens a write transaction: SQLite takes the write lock
 // up front (BEGIN IMMEDIATE), so a transaction never fails half-way on a

@@ -244,6 +244,15 @@ Result<core::QueueSpec> QueueFromRow(const SqlRow& row) {
   BERTH_ASSIGN_OR_RETURN(const std::optional<int64_t> ceiling,
                          CellOptionalInt64(row, 3, "queues.ceiling_milli"));
   if (ceiling) queue.ceiling = core::MilliGpu(*ceiling);
+  if (row.size() > 4 && row[4]) {
+    const json parsed = json::parse(*row[4], nullptr, /*allow_exceptions=*/false);
+    const Status read = parsed.is_discarded() ? InvalidArgument("not JSON")
+                                              : QueueGovernanceFromJson(parsed, queue);
+    if (!read.ok()) {
+      return Internal("queue " + queue.name +
+                      ": the stored governance does not read: " + read.message());
+    }
+  }
   return queue;
 }
 
@@ -560,13 +569,13 @@ Status SqlStore::PutQueues(const std::vector<core::QueueSpec>& queues) {
       BERTH_RETURN_IF_ERROR(db.Exec("DELETE FROM queues", {}).status());
       for (size_t i = 0; i < queues.size(); ++i) {
         const core::QueueSpec& queue = queues[i];
-        BERTH_RETURN_IF_ERROR(
-            WithContext(db.Exec("INSERT INTO queues (ordinal, name, parent, guaranteed_milli,"
-                                " ceiling_milli) VALUES ($1, $2, $3, $4, $5)",
-                                {static_cast<int64_t>(i), queue.name, queue.parent,
-                                 queue.guaranteed.value(), OptionalGpus(queue.ceiling)})
-                            .status(),
-                        "queue " + queue.name));
+        BERTH_RETURN_IF_ERROR(WithContext(
+            db.Exec("INSERT INTO queues (ordinal, name, parent, guaranteed_milli,"
+                    " ceiling_milli, governance) VALUES ($1, $2, $3, $4, $5, $6)",
+                    {static_cast<int64_t>(i), queue.name, queue.parent, queue.guaranteed.value(),
+                     OptionalGpus(queue.ceiling), QueueGovernanceToJson(queue).dump()})
+                .status(),
+            "queue " + queue.name));
       }
       return Status::Ok();
     }),
@@ -580,7 +589,7 @@ Result<std::vector<core::QueueSpec>> SqlStore::ListQueues() {
     BERTH_RETURN_IF_ERROR(Read([&](SqlConnection& db) -> Status {
       BERTH_ASSIGN_OR_RETURN(
           std::vector<SqlRow> rows,
-          db.Exec("SELECT name, parent, guaranteed_milli, ceiling_milli FROM queues"
+          db.Exec("SELECT name, parent, guaranteed_milli, ceiling_milli, governance FROM queues"
                   " ORDER BY ordinal",
                   {}));
       BERTH_ASSIGN_OR_RETURN(queues, ParseRows<core::QueueSpec>(rows, QueueFromRow));

@@ -465,17 +465,36 @@ TYPED_TEST(StoreTest, NodesAreReplacedByName) {
   EXPECT_EQ(NodeRecordToJson((*nodes)[1]), NodeRecordToJson(b));
 }
 
+core::QueueSpec Queue(std::string name, std::string parent, int64_t guaranteed,
+                      std::optional<int64_t> ceiling = std::nullopt) {
+  core::QueueSpec queue;
+  queue.name = std::move(name);
+  queue.parent = std::move(parent);
+  queue.guaranteed = core::WholeGpus(guaranteed);
+  if (ceiling) queue.ceiling = core::WholeGpus(*ceiling);
+  return queue;
+}
+
+// One queue sets every governance key (issue 27).
 std::vector<core::QueueSpec> SomeQueues() {
-  return {{"vision", "", core::WholeGpus(128), core::WholeGpus(256)},
-          {"detection", "vision", core::WholeGpus(64), std::nullopt},
-          {"nlp", "", core::WholeGpus(256), std::nullopt}};
+  core::QueueSpec detection = Queue("detection", "vision", 64);
+  detection.shares = 3;
+  detection.max_gpus_per_user = core::MilliGpu(8500);
+  detection.max_running_jobs_per_user = 4;
+  detection.max_priority = 100;
+  detection.max_time = core::Duration::Hours(24);
+  detection.allow_users = {"alice", "bob"};
+  detection.allow_groups = {"cv-team"};
+  detection.is_default = true;
+  return {Queue("vision", "", 128, 256), detection, Queue("nlp", "", 256)};
 }
 
 std::string QueueText(const std::vector<core::QueueSpec>& queues) {
   std::string out;
   for (const core::QueueSpec& q : queues) {
     out += q.name + "<" + q.parent + ">" + std::to_string(q.guaranteed.value()) + "/" +
-           (q.ceiling ? std::to_string(q.ceiling->value()) : "none") + " ";
+           (q.ceiling ? std::to_string(q.ceiling->value()) : "none") + " " +
+           QueueGovernanceToJson(q).dump() + " ";
   }
   return out;
 }
@@ -485,13 +504,14 @@ TYPED_TEST(StoreTest, QueuesAreReplacedAsAWholeInTheirOrder) {
   Result<std::vector<core::QueueSpec>> queues = this->store_->ListQueues();
   ASSERT_TRUE(queues.ok()) << queues.status().ToString();
   EXPECT_EQ(QueueText(*queues), QueueText(SomeQueues()));
+  EXPECT_EQ(*queues, SomeQueues());
 
-  const std::vector<core::QueueSpec> fewer = {{"ml", "", core::WholeGpus(8), std::nullopt}};
+  const std::vector<core::QueueSpec> fewer = {Queue("ml", "", 8)};
   ASSERT_TRUE(this->store_->PutQueues(fewer).ok());
   EXPECT_EQ(QueueText(*this->store_->ListQueues()), QueueText(fewer));
 
   // A broken set (two queues of one name) changes nothing.
-  const Status clash = this->store_->PutQueues({{"x", "", {}, {}}, {"x", "", {}, {}}});
+  const Status clash = this->store_->PutQueues({Queue("x", "", 0), Queue("x", "", 0)});
   EXPECT_EQ(clash.code(), StatusCode::kAlreadyExists) << clash.ToString();
   EXPECT_EQ(QueueText(*this->store_->ListQueues()), QueueText(fewer));
 }
@@ -608,7 +628,8 @@ TYPED_TEST(StoreTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
   Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
   ASSERT_TRUE(raw.ok()) << raw.status().ToString();
   for (const char* statement :
-       {"ALTER TABLE tokens DROP COLUMN expires", "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
+       {"ALTER TABLE queues DROP COLUMN governance", "ALTER TABLE tokens DROP COLUMN expires",
+        "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
         "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
         "UPDATE schema_version SET version = 1",
         "INSERT INTO tokens (id, hash, user_name, role, node, created, revoked)"
@@ -632,16 +653,41 @@ TYPED_TEST(StoreTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
   EXPECT_EQ(version->at(0).at(0), std::to_string(kSchemaVersion));
 }
 
-// Issue 27: a database of schema version 2 (runs without measurements) is
+// Issue 27: a database of schema version 2 (queues without governance) is
+// migrated on open, and its queues read back ungoverned.
+TYPED_TEST(StoreTest, AVersion2DatabaseIsMigratedAndItsQueuesReadUngoverned) {
+  this->store_.reset();
+  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  for (const char* statement :
+       {"ALTER TABLE queues DROP COLUMN governance",
+        "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
+        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
+        "UPDATE schema_version SET version = 2",
+        "INSERT INTO queues (ordinal, name, parent, guaranteed_milli, ceiling_milli)"
+        " VALUES (0, 'old', '', 4000, NULL)"}) {
+    const Status status = (*raw)->Exec(statement, {}).status();
+    ASSERT_TRUE(status.ok()) << statement << ": " << status.ToString();
+  }
+  this->store_ = this->Open();
+  ASSERT_NE(this->store_, nullptr);
+  Result<std::vector<core::QueueSpec>> queues = this->store_->ListQueues();
+  ASSERT_TRUE(queues.ok()) << queues.status().ToString();
+  EXPECT_EQ(*queues, std::vector<core::QueueSpec>{Queue("old", "", 4)});
+  ASSERT_TRUE(this->store_->PutQueues(SomeQueues()).ok());
+  EXPECT_EQ(*this->store_->ListQueues(), SomeQueues());
+}
+
+// Issue 27: a database of schema version 3 (runs without measurements) is
 // migrated on open; its runs read back as not measured.
-TYPED_TEST(StoreTest, AVersion2DatabaseIsMigratedAndItsRunsWereNotMeasured) {
+TYPED_TEST(StoreTest, AVersion3DatabaseIsMigratedAndItsRunsWereNotMeasured) {
   this->store_.reset();
   Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
   ASSERT_TRUE(raw.ok()) << raw.status().ToString();
   for (const char* statement :
        {"ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
         "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
-        "UPDATE schema_version SET version = 2",
+        "UPDATE schema_version SET version = 3",
         "INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli, start_time, end_time)"
         " VALUES (4, 'alice', 'vision', 1000, 10, 20)"}) {
     const Status status = (*raw)->Exec(statement, {}).status();

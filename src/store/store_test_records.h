@@ -35,6 +35,9 @@ inline JobRecord FullJob() {
                         {DependencyKind::kAfterNotOk, core::JobId(5)}};
   request.env = {{"CUDA_LAUNCH_BLOCKING", "1"}, {"WANDB_PROJECT", "berth"}};
   request.workdir = "/home/alice/resnet";
+  request.output = "%x-%j.out";
+  request.error = "%x-%j.err";
+  request.append_output = true;
   request.retries = 2;
   request.requeue = false;
   request.hold = true;

@@ -246,6 +246,9 @@ class Client:
                 ``timedelta``), ``preemptible``, ``depends_on`` (ids or
                 ``"afterok:ID"``/``"afterany:ID"``/``"afternotok:ID"``),
                 ``array`` (``"0-9%2"``), ``env`` (dict), ``workdir``,
+                ``output`` and ``error`` (files for stdout and stderr,
+                relative to ``workdir``, with Slurm's ``%j %x %u %A %a %N
+                %t %%``), ``open_mode`` (``"append"`` or ``"truncate"``),
                 ``retries``, ``hold``, ``idempotency_key``, ``gpu_milli``,
                 ``gpus_in_one_group`` (each task's GPUs in one interconnect
                 group of its node).

@@ -82,6 +82,9 @@ class Job:
     script: Optional[str] = None
     env: Optional[Dict[str, str]] = None
     workdir: Optional[str] = None
+    output: Optional[str] = None
+    error: Optional[str] = None
+    open_mode: Optional[str] = None
     raw: Dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -163,6 +163,9 @@ class JobRoundTrips(ServerTest):
         job = self.alice.get(self.alice.submit(["true"], gpu_milli=250))
         self.assertEqual(job.gpu_milli, 250)
         self.assertIsNone(job.gpus)
+        job = self.alice.get(self.alice.submit(["true"], output="%x-%j.out", error="%x.err",
+                                               open_mode="append"))
+        self.assertEqual((job.output, job.error, job.open_mode), ("%x-%j.out", "%x.err", "append"))
 
     def test_placement_fields_round_trip(self):
         # Issue 26. No node is registered: the server takes any job.
