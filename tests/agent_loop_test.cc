@@ -150,6 +150,11 @@ TEST_F(AgentLoopTest, RunsAJobToItsEndAndServesItsLog) {
   EXPECT_EQ(log->status, 200);
   EXPECT_THAT(log->body, ::testing::MatchesRegex("gpus=[0-3],[0-3]\n"));
   EXPECT_EQ(log->get_header_value("X-Berth-Task-Running"), "0");
+  // Without cgroups (--cgroups off here) the node says its tasks have no limits.
+  httplib::Result metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_THAT(metrics->body, ::testing::HasSubstr(
+                                 "berth_agent_task_cgroups{node=\"node-1\",version=\"off\"} 0\n"));
   // The exits were acknowledged: no longer reported.
   EXPECT_TRUE(WaitFor([&] {
     return std::filesystem::exists(agent_dir_.path() + "/tasks/" + std::to_string(ok) +
