@@ -10,10 +10,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "agent/account.h"
 #include "agent/agent.h"
 #include "agent/fake_gpus.h"
 #include "agent/testing/test_util.h"
+#include "common/unix_account.h"
 #include "server/server.h"
 
 namespace berth::agent {
@@ -45,7 +45,7 @@ class AgentLoopTest : public ::testing::Test {
     options.listen = "127.0.0.1:" + std::to_string(port);
     options.tick = std::chrono::milliseconds(50);
     options.coalesce = std::chrono::milliseconds(1);
-    options.admin_user = agent::EffectiveUserName();  // its jobs run here, as berth dev's do
+    options.admin_user = EffectiveUserName();  // its jobs run here, as berth dev's do
     server_ = server::Server::Start(std::move(options), clock_).value();
     admin_ = Slurp(server_dir_.path() + "/admin-token");
     admin_.pop_back();  // the newline
@@ -128,7 +128,7 @@ TEST_F(AgentLoopTest, RunsAJobToItsEndAndServesItsLog) {
   const std::string agent_token =
       Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
   // Its tasks run as the account of whoever runs the test (root in CI).
-  const std::string alice = Token({{"user", agent::EffectiveUserName()}, {"role", "user"}});
+  const std::string alice = Token({{"user", EffectiveUserName()}, {"role", "user"}});
   std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, server_->port()));
   ASSERT_NE(agent, nullptr);
   ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));

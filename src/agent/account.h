@@ -13,21 +13,11 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/unix_account.h"
 
 namespace berth::agent {
 
-struct Account {
-  std::string name;
-  uid_t uid = 0;
-  gid_t gid = 0;              // primary group
-  std::vector<gid_t> groups;  // every group it belongs to, the primary one included
-  std::string home;
-  std::string shell;
-};
-
-// The account through NSS (getpwnam_r, getgrouplist); NotFound when there
-// is none.
-Result<Account> LookupAccount(const std::string& name);
+using Account = UnixAccount;
 
 struct RunAsPolicy {
   std::string node;         // for the messages
@@ -41,9 +31,6 @@ struct RunAsPolicy {
 // n3"): no such account, root when root is not allowed, or another user
 // than the agent's own when the agent is not root.
 Result<Account> ResolveRunAs(const std::string& user, const RunAsPolicy& policy);
-
-// The name of this process's effective user ("uid N" when NSS has none).
-std::string EffectiveUserName();
 
 // The policy of an agent running as this process does.
 RunAsPolicy ThisProcessPolicy(std::string node, bool allow_root);

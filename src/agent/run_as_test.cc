@@ -209,9 +209,9 @@ TEST(RunAsPolicyTest, AUserWithoutAnAccountCannotRunAnywhere) {
 }
 
 TEST(RunAsPolicyTest, AnAgentThatIsNotRootRunsOnlyItsOwnUsersTasks) {
-  Result<Account> root = LookupAccount("root");
+  Result<Account> root = LookupUnixAccount("root");
   ASSERT_TRUE(root.ok());
-  Result<Account> daemon = LookupAccount("daemon");
+  Result<Account> daemon = LookupUnixAccount("daemon");
   ASSERT_TRUE(daemon.ok()) << "Debian has a daemon account";
   const RunAsPolicy policy{"gpu-07", daemon->uid, "daemon", false};
   EXPECT_TRUE(ResolveRunAs("daemon", policy).ok());
@@ -223,12 +223,12 @@ TEST(RunAsPolicyTest, AnAgentThatIsNotRootRunsOnlyItsOwnUsersTasks) {
 }
 
 TEST(RunAsPolicyTest, AnAccountCarriesItsGroupsAndPasswdEntry) {
-  Result<Account> root = LookupAccount("root");
+  Result<Account> root = LookupUnixAccount("root");
   ASSERT_TRUE(root.ok());
   EXPECT_EQ(root->uid, 0u);
   EXPECT_EQ(root->home, "/root");
   EXPECT_THAT(root->groups, ::testing::Contains(root->gid));
-  EXPECT_EQ(LookupAccount("berth-no-such-user").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(LookupUnixAccount("berth-no-such-user").status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace

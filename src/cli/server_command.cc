@@ -12,13 +12,13 @@
 #include <optional>
 #include <thread>
 
-#include "agent/account.h"
 #include "agent/fake_gpus.h"
 #include "cli/agent_command.h"
 #include "cli/api_client.h"
 #include "cli/daemon_commands.h"
 #include "cli/dev_agents.h"
 #include "common/clock.h"
+#include "common/unix_account.h"
 #include "server/config.h"
 #include "server/server.h"
 
@@ -166,7 +166,7 @@ void AddServerCommands(CLI::App& app) {
     server::ServerOptions options;
     options.data_dir = dev->data_dir;
     // A newcomer's jobs run as themselves (as root only when they are root).
-    options.admin_user = agent::EffectiveUserName();
+    options.admin_user = EffectiveUserName();
     options.listen = dev->listen;
     const auto seconds = [](const std::string& text, const std::string& flag) {
       Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);

@@ -20,14 +20,14 @@ inline constexpr char kTestGroup[] = "berth-test-team";
 // The account `name` (made with a home and /bin/sh; in kTestGroup when
 // `in_group`), or nullopt when it cannot be made.
 inline std::optional<Account> TestAccount(const std::string& name, bool in_group) {
-  if (Result<Account> found = LookupAccount(name); found.ok()) return *found;
+  if (Result<Account> found = LookupUnixAccount(name); found.ok()) return *found;
   if (::geteuid() != 0) return std::nullopt;
   (void)std::system((std::string("groupadd -f ") + kTestGroup + " 2>/dev/null").c_str());
   const std::string add = "useradd --create-home --shell /bin/sh " +
                           (in_group ? std::string("--groups ") + kTestGroup + " " : "") + name +
                           " 2>/dev/null";
   (void)std::system(add.c_str());
-  Result<Account> made = LookupAccount(name);
+  Result<Account> made = LookupUnixAccount(name);
   return made.ok() ? std::optional<Account>(*made) : std::nullopt;
 }
 
