@@ -68,6 +68,14 @@ void RecordExit(const std::string& dir, ExitStatus status) {
   }
 }
 
+// The task never started: says why in the log and records it as its end.
+// Returns the supervisor's exit code.
+int RecordStartFailure(const std::string& dir, const std::string& why) {
+  Note(why);
+  RecordExit(dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
+  return 0;
+}
+
 std::optional<std::chrono::milliseconds> RequestedGrace(const std::string& dir) {
   Result<std::string> text = ReadWholeFile(dir + "/" + task_files::kStop);
   if (!text.ok()) return std::nullopt;
@@ -342,10 +350,7 @@ int RunSupervisor(const std::string& task_dir) {
   Result<std::string> text = ReadWholeFile(task_dir + "/" + task_files::kSpec);
   Result<TaskSpec> spec = text.ok() ? ParseTaskSpec(*text) : Result<TaskSpec>(text.status());
   if (!spec.ok()) {
-    const std::string why = "cannot start the task: " + spec.status().message();
-    Note(why);
-    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
-    return 0;
+    return RecordStartFailure(task_dir, "cannot start the task: " + spec.status().message());
   }
   std::vector<char*> argv;
   for (std::string& arg : spec->argv) argv.push_back(arg.data());
@@ -356,19 +361,14 @@ int RunSupervisor(const std::string& task_dir) {
 
   Result<std::optional<CgroupJoin>> join = PrepareCgroup(*spec);
   if (!join.ok()) {
-    const std::string why = "cannot start the task: " + join.status().message();
-    Note(why);
-    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
-    return 0;
+    return RecordStartFailure(task_dir, "cannot start the task: " + join.status().message());
   }
   const std::optional<TaskCgroup> cgroup = spec->cgroup;
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) {
     const std::string why = std::string("cannot start the task: pipe: ") + std::strerror(errno);
-    Note(why);
-    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
     if (cgroup) (void)RemoveTaskCgroup(*cgroup);
-    return 0;
+    return RecordStartFailure(task_dir, why);
   }
   const pid_t child = ::fork();
   if (child == 0) {
@@ -380,10 +380,8 @@ int RunSupervisor(const std::string& task_dir) {
   if (child < 0) {
     const std::string why = std::string("cannot start the task: fork: ") + std::strerror(errno);
     ::close(report[0]);
-    Note(why);
-    RecordExit(task_dir, ExitStatus{127, std::nullopt, "start_failed", {}, why});
     if (cgroup) (void)RemoveTaskCgroup(*cgroup);
-    return 0;
+    return RecordStartFailure(task_dir, why);
   }
   // Both sides set the group, so it exists before anyone signals it.
   ::setpgid(child, child);

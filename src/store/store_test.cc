@@ -16,6 +16,8 @@ namespace berth::store {
 namespace {
 
 using namespace store_testing;  // NOLINT: the suite's fixture and helpers
+using testing_records::Queue;
+using testing_records::SomeQueues;
 
 using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(StoreTest, Backends, BackendNames);
@@ -465,30 +467,6 @@ TYPED_TEST(StoreTest, NodesAreReplacedByName) {
   EXPECT_EQ(NodeRecordToJson((*nodes)[1]), NodeRecordToJson(b));
 }
 
-core::QueueSpec Queue(std::string name, std::string parent, int64_t guaranteed,
-                      std::optional<int64_t> ceiling = std::nullopt) {
-  core::QueueSpec queue;
-  queue.name = std::move(name);
-  queue.parent = std::move(parent);
-  queue.guaranteed = core::WholeGpus(guaranteed);
-  if (ceiling) queue.ceiling = core::WholeGpus(*ceiling);
-  return queue;
-}
-
-// One queue sets every governance key (issue 27).
-std::vector<core::QueueSpec> SomeQueues() {
-  core::QueueSpec detection = Queue("detection", "vision", 64);
-  detection.shares = 3;
-  detection.max_gpus_per_user = core::MilliGpu(8500);
-  detection.max_running_jobs_per_user = 4;
-  detection.max_priority = 100;
-  detection.max_time = core::Duration::Hours(24);
-  detection.allow_users = {"alice", "bob"};
-  detection.allow_groups = {"cv-team"};
-  detection.is_default = true;
-  return {Queue("vision", "", 128, 256), detection, Queue("nlp", "", 256)};
-}
-
 std::string QueueText(const std::vector<core::QueueSpec>& queues) {
   std::string out;
   for (const core::QueueSpec& q : queues) {
@@ -590,121 +568,6 @@ TYPED_TEST(StoreTest, AnotherStoreOnTheDatabaseSeesCommittedWrites) {
     ASSERT_EQ(ids.size(), 1u);
     EXPECT_TRUE(reader.GetJob(ids[0]).ok()) << i;
   }
-}
-
-// --- schema ---
-
-TYPED_TEST(StoreTest, TheSchemaVersionIsRecorded) {
-  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
-  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
-  Result<std::vector<SqlRow>> rows = (*raw)->Exec("SELECT version FROM schema_version", {});
-  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
-  ASSERT_EQ(rows->size(), 1u);
-  EXPECT_EQ((*rows)[0][0], std::to_string(kSchemaVersion));
-  // Reopening an up-to-date database changes nothing.
-  this->store_.reset();
-  this->store_ = this->Open();
-  EXPECT_EQ((*raw)->Exec("SELECT version FROM schema_version", {})->size(), 1u);
-}
-
-TYPED_TEST(StoreTest, ADatabaseFromANewerBerthIsRefused) {
-  this->store_.reset();
-  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
-  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
-  ASSERT_TRUE((*raw)->Exec("UPDATE schema_version SET version = 99", {}).ok());
-  Result<std::unique_ptr<Store>> store = this->backend_.Open();
-  ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(store.status().message().find("version 99, newer than this binary's " +
-                                          std::to_string(kSchemaVersion)),
-            std::string::npos)
-      << store.status().message();
-}
-
-// Issue 27: a database of schema version 1 (tokens without `expires`) is
-// migrated on open, and its tokens read back as never expiring.
-TYPED_TEST(StoreTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
-  this->store_.reset();
-  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
-  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
-  for (const char* statement :
-       {"ALTER TABLE queues DROP COLUMN governance", "ALTER TABLE tokens DROP COLUMN expires",
-        "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
-        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
-        "UPDATE schema_version SET version = 1",
-        "INSERT INTO tokens (id, hash, user_name, role, node, created, revoked)"
-        " VALUES ('t-old', 'hash-old', 'alice', 'user', '', 5, 0)"}) {
-    const Status status = (*raw)->Exec(statement, {}).status();
-    ASSERT_TRUE(status.ok()) << statement << ": " << status.ToString();
-  }
-  this->store_ = this->Open();
-  ASSERT_NE(this->store_, nullptr);
-
-  Result<TokenRecord> old = this->store_->FindTokenByHash("hash-old");
-  ASSERT_TRUE(old.ok()) << old.status().ToString();
-  EXPECT_EQ(old->user, "alice");
-  EXPECT_EQ(old->expires, std::nullopt);
-  TokenRecord expiring = *old;
-  expiring.expires = core::Time::FromSeconds(60);
-  ASSERT_TRUE(this->store_->PutToken(expiring).ok());
-  EXPECT_EQ(*this->store_->FindTokenByHash("hash-old"), expiring);
-  Result<std::vector<SqlRow>> version = (*raw)->Exec("SELECT version FROM schema_version", {});
-  ASSERT_TRUE(version.ok()) << version.status().ToString();
-  EXPECT_EQ(version->at(0).at(0), std::to_string(kSchemaVersion));
-}
-
-// Issue 27: a database of schema version 2 (queues without governance) is
-// migrated on open, and its queues read back ungoverned.
-TYPED_TEST(StoreTest, AVersion2DatabaseIsMigratedAndItsQueuesReadUngoverned) {
-  this->store_.reset();
-  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
-  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
-  for (const char* statement :
-       {"ALTER TABLE queues DROP COLUMN governance",
-        "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
-        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
-        "UPDATE schema_version SET version = 2",
-        "INSERT INTO queues (ordinal, name, parent, guaranteed_milli, ceiling_milli)"
-        " VALUES (0, 'old', '', 4000, NULL)"}) {
-    const Status status = (*raw)->Exec(statement, {}).status();
-    ASSERT_TRUE(status.ok()) << statement << ": " << status.ToString();
-  }
-  this->store_ = this->Open();
-  ASSERT_NE(this->store_, nullptr);
-  Result<std::vector<core::QueueSpec>> queues = this->store_->ListQueues();
-  ASSERT_TRUE(queues.ok()) << queues.status().ToString();
-  EXPECT_EQ(*queues, std::vector<core::QueueSpec>{Queue("old", "", 4)});
-  ASSERT_TRUE(this->store_->PutQueues(SomeQueues()).ok());
-  EXPECT_EQ(*this->store_->ListQueues(), SomeQueues());
-}
-
-// Issue 27: a database of schema version 3 (runs without measurements) is
-// migrated on open; its runs read back as not measured.
-TYPED_TEST(StoreTest, AVersion3DatabaseIsMigratedAndItsRunsWereNotMeasured) {
-  this->store_.reset();
-  Result<std::unique_ptr<SqlConnection>> raw = this->backend_.Raw();
-  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
-  for (const char* statement :
-       {"ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
-        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
-        "UPDATE schema_version SET version = 3",
-        "INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli, start_time, end_time)"
-        " VALUES (4, 'alice', 'vision', 1000, 10, 20)"}) {
-    const Status status = (*raw)->Exec(statement, {}).status();
-    ASSERT_TRUE(status.ok()) << statement << ": " << status.ToString();
-  }
-  this->store_ = this->Open();
-  ASSERT_NE(this->store_, nullptr);
-  Result<std::vector<UsageRecord>> runs =
-      this->store_->ListUsage(core::Time::FromSeconds(0), core::Time::FromSeconds(100));
-  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
-  ASSERT_EQ(runs->size(), 1u);
-  EXPECT_EQ(runs->front().job, JobId(4));
-  EXPECT_EQ(runs->front().peak_memory, std::nullopt);
-  EXPECT_EQ(runs->front().cpu_time, std::nullopt);
-  Result<std::vector<SqlRow>> version = (*raw)->Exec("SELECT version FROM schema_version", {});
-  ASSERT_TRUE(version.ok()) << version.status().ToString();
-  EXPECT_EQ(version->at(0).at(0), std::to_string(kSchemaVersion));
 }
 
 }  // namespace

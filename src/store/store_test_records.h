@@ -1,9 +1,13 @@
-// Records for the store tests: a job with every field set, a node, a token.
+// Records for the store tests: a job with every field set, a node, a token,
+// team queues.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/node.h"
+#include "core/quota.h"
 #include "store/records.h"
 
 namespace berth::store::testing_records {
@@ -84,6 +88,30 @@ inline TokenRecord Token(const std::string& id, const std::string& hash, Role ro
   token.node = role == Role::kAgent ? "gpu-01" : "";
   token.created = core::Time::FromSeconds(1'700'000'000);
   return token;
+}
+
+inline core::QueueSpec Queue(std::string name, std::string parent, int64_t guaranteed,
+                             std::optional<int64_t> ceiling = std::nullopt) {
+  core::QueueSpec queue;
+  queue.name = std::move(name);
+  queue.parent = std::move(parent);
+  queue.guaranteed = core::WholeGpus(guaranteed);
+  if (ceiling) queue.ceiling = core::WholeGpus(*ceiling);
+  return queue;
+}
+
+// One queue sets every governance key (issue 27).
+inline std::vector<core::QueueSpec> SomeQueues() {
+  core::QueueSpec detection = Queue("detection", "vision", 64);
+  detection.shares = 3;
+  detection.max_gpus_per_user = core::MilliGpu(8500);
+  detection.max_running_jobs_per_user = 4;
+  detection.max_priority = 100;
+  detection.max_time = core::Duration::Hours(24);
+  detection.allow_users = {"alice", "bob"};
+  detection.allow_groups = {"cv-team"};
+  detection.is_default = true;
+  return {Queue("vision", "", 128, 256), detection, Queue("nlp", "", 256)};
 }
 
 }  // namespace berth::store::testing_records
