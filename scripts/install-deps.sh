@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev zlib1g-dev
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libtomlplusplus-dev
+  libboost1.81-dev  # Beast and Asio: the HTTP servers (src/http/)
   libgoogle-perftools-dev  # tcmalloc, the berth binary's allocator
   postgresql prometheus
   python3 clang-format

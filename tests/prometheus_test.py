@@ -47,6 +47,12 @@ def main():
             for _ in range(3):
                 request(base + "/api/v1/jobs", admin, "POST", {"command": ["true"]})
 
+            # /metrics names users: Prometheus scrapes with a metrics token.
+            _, issued = request(base + "/api/v1/tokens", admin, "POST",
+                                {"user": "prometheus", "role": "metrics"})
+            credentials = os.path.join(work, "metrics-token")
+            with open(credentials, "w") as f:
+                f.write(issued["token"])
             config = os.path.join(work, "prometheus.yml")
             with open(config, "w") as f:
                 f.write(f"""global:
@@ -56,6 +62,11 @@ rule_files:
   - {os.path.join(source, "deploy/prometheus/alerts.yml")}
 scrape_configs:
   - job_name: berth
+    authorization:
+      credentials_file: {credentials}
+    static_configs:
+      - targets: ["127.0.0.1:{port}"]
+  - job_name: anonymous
     static_configs:
       - targets: ["127.0.0.1:{port}"]
 """)
@@ -69,6 +80,9 @@ scrape_configs:
 
             # The scrape lands: the server is up and reports three pending jobs.
             wait_until(lambda: query(prometheus_url, 'up{job="berth"} == 1'), 60, "a scrape")
+            # Without the token the same target refuses the scrape.
+            wait_until(lambda: query(prometheus_url, 'up{job="anonymous"} == 0'), 60,
+                       "an anonymous scrape refused")
             pending = wait_until(
                 lambda: query(prometheus_url, 'sum(berth_jobs{state="pending"})'), 30,
                 "berth_jobs")

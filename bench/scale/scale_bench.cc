@@ -121,10 +121,11 @@ double SubmitAll(int port, const std::vector<std::string>& users, const std::vec
   return static_cast<double>(jobs.size()) / Seconds(SteadyClock::now() - start);
 }
 
-std::string Scrape(int port) {
+// /metrics, read with the admin's token.
+std::string Scrape(int port, const std::string& admin) {
   httplib::Client client("127.0.0.1", port);
   client.set_read_timeout(std::chrono::seconds(60));
-  auto result = client.Get("/metrics");
+  auto result = client.Get("/metrics", Bearer(admin));
   if (!result || result->status != 200) throw std::runtime_error("GET /metrics failed");
   return result->body;
 }
@@ -214,7 +215,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s,
   // Jobs of the backlog started beside the fill: top the queue up to
   // `pending` (again while jobs still start as they arrive).
   for (int round = 0; round < 3; ++round) {
-    const int64_t short_by = size.pending - PendingJobs(Scrape(server.port()));
+    const int64_t short_by = size.pending - PendingJobs(Scrape(server.port(), admin));
     if (short_by <= size.pending / 100) break;
     std::vector<json> more;
     for (int64_t i = 0; i < short_by; ++i) {
@@ -226,7 +227,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s,
 
   // Steady state: tasks end and as many new jobs arrive (every 100 ms, one
   // per task that ended, at least one), so the queue stays near `pending`.
-  const std::string before = Scrape(server.port());
+  const std::string before = Scrape(server.port(), admin);
   const ServerProcess::CpuTime server_cpu_before = server.Cpu();
   const double bench_cpu_before = OwnCpuSeconds();
   const auto window_start = SteadyClock::now();
@@ -252,7 +253,7 @@ json RunSize(const std::string& berth, const Size& size, double measure_s,
   std::this_thread::sleep_for(std::chrono::duration<double>(measure_s));
   trickling = false;
   trickle.join();
-  const std::string after = Scrape(server.port());
+  const std::string after = Scrape(server.port(), admin);
   const ServerProcess::CpuTime server_cpu_after = server.Cpu();
   const double bench_cpu_after = OwnCpuSeconds();
   // Longer than `measure_s`: the trickle finishes the submits it began.

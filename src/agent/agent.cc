@@ -180,6 +180,9 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   return agent;
 }
 
+Agent::Agent(AgentOptions options, const Clock& clock)
+    : options_(std::move(options)), clock_(clock) {}
+
 Agent::~Agent() {
   Stop();
   if (lock_fd_ >= 0) ::close(lock_fd_);
@@ -266,7 +269,11 @@ void Agent::Loop() {
   }
 }
 
-void Agent::ConfigureClient(httplib::Client& client) const {
+httplib::Client& Agent::ServerClient() {
+  if (server_client_) return *server_client_;
+  server_client_ = std::make_unique<httplib::Client>(options_.server_url);
+  httplib::Client& client = *server_client_;
+  client.set_keep_alive(true);
   client.set_connection_timeout(2, 0);
   client.set_read_timeout(10, 0);
   client.set_bearer_token_auth(options_.token);
@@ -274,6 +281,7 @@ void Agent::ConfigureClient(httplib::Client& client) const {
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
   if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
 #endif
+  return client;
 }
 
 bool Agent::Register() {
@@ -293,11 +301,9 @@ bool Agent::Register() {
     }
     registration.gpus.push_back(protocol::GpuReport{gpu.index, gpu.interconnect_group, healthy});
   }
-  httplib::Client client(options_.server_url);
-  ConfigureClient(client);
   httplib::Result result =
-      client.Post("/api/v1/agent/register", protocol::RegistrationJson(registration).dump(),
-                  "application/json");
+      ServerClient().Post("/api/v1/agent/register", protocol::RegistrationJson(registration).dump(),
+                          "application/json");
   std::lock_guard lock(mutex_);
   if (!result || result->status != 200) {
     ++stats_.heartbeats_failed;
@@ -330,9 +336,7 @@ Agent::RoundResult Agent::Round() {
   }
   const protocol::Heartbeat heartbeat =
       BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
-  httplib::Client client(options_.server_url);
-  ConfigureClient(client);
-  httplib::Result result = client.Post(
+  httplib::Result result = ServerClient().Post(
       "/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump(), "application/json");
   if (result && result->status == 404) {
     // The server does not know this node (a new database, or it was

@@ -109,13 +109,15 @@ class Agent {
   AgentStats stats() const;
 
  private:
-  Agent(AgentOptions options, const Clock& clock) : options_(std::move(options)), clock_(clock) {}
+  Agent(AgentOptions options, const Clock& clock);
   enum class RoundResult { kOk, kRegisterAgain, kFailed };
   void Loop();
   // One round: heartbeat and reconcile.
   RoundResult Round();
   bool Register();
-  void ConfigureClient(httplib::Client& client) const;
+  // The loop's connection to the server, kept alive from one heartbeat to
+  // the next (made on first use; httplib reconnects after a failure).
+  httplib::Client& ServerClient();
   void Apply(const ReconcilePlan& plan);
   void StopAllTasks();
   std::string MetricsText();
@@ -126,6 +128,7 @@ class Agent {
 
   AgentOptions options_;
   const Clock& clock_;
+  std::unique_ptr<httplib::Client> server_client_;  // the loop's thread only
   std::unique_ptr<GpuInventory> inventory_;
   GpuInventoryInfo inventory_info_;
   std::unique_ptr<TaskRunner> runner_;

@@ -1,12 +1,10 @@
 #include "agent/agent_http.h"
 
 #include <fcntl.h>
-#include <httplib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <charconv>
-#include <chrono>
 #include <fstream>
 
 #include "agent/task_dir.h"
@@ -146,55 +144,62 @@ Result<std::string> RandomSecret() {
 }
 
 Result<std::unique_ptr<AgentHttp>> AgentHttp::Start(Options options) {
-  std::unique_ptr<AgentHttp> http(new AgentHttp());
-  http->options_ = std::move(options);
-  http->server_ = std::make_unique<httplib::Server>();
-  httplib::Server& server = *http->server_;
-  server.set_tcp_nodelay(true);  // small answers go out without waiting for an ACK
-  const Options& o = http->options_;
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content("ok\n", "text/plain");
+  std::unique_ptr<AgentHttp> agent_http(new AgentHttp());
+  agent_http->options_ = std::move(options);
+  const Options& o = agent_http->options_;
+  http::Router router;
+  router.Get("/healthz", [](const http::Request&, http::Response& response) {
+    response.SetContent("ok\n", "text/plain");
   });
-  server.Get("/metrics", [&o](const httplib::Request&, httplib::Response& response) {
-    response.set_content(o.metrics ? o.metrics() : std::string(), "text/plain; version=0.0.4");
+  router.Get("/metrics", [&o](const http::Request&, http::Response& response) {
+    response.SetContent(o.metrics ? o.metrics() : std::string(), "text/plain; version=0.0.4");
   });
-  server.Post("/wake", [&o](const httplib::Request& request, httplib::Response& response) {
-    if (!Authorized(o.logs_key, request.get_header_value("Authorization"))) {
-      response.status = 401;
-      response.set_content("wrong or missing key\n", "text/plain");
-      return;
-    }
-    if (o.wake) o.wake();
-    response.status = 204;
-  });
-  server.Get("/logs", [&o](const httplib::Request& request, httplib::Response& response) {
-    LogsReply reply = ServeLogs(o.tasks_dir, o.logs_key, request.get_header_value("Authorization"),
-                                request.params);
+  auto keyed = [&o](http::Request& request, http::Response& response) {
+    if (Authorized(o.logs_key, request.Header("Authorization"))) return true;
+    response.status = 401;
+    response.SetContent("wrong or missing key\n", "text/plain");
+    return false;
+  };
+  // The server's wake-ups never wait behind log reads.
+  router.Add(
+      "POST", "/wake",
+      [&o](const http::Request&, http::Response& response) {
+        if (o.wake) o.wake();
+        response.status = 204;
+      },
+      keyed, http::Workers::kReserved);
+  router.Get("/logs", [&o](const http::Request& request, http::Response& response) {
+    LogsReply reply =
+        ServeLogs(o.tasks_dir, o.logs_key, request.Header("Authorization"), request.params);
     response.status = reply.status;
-    for (const auto& [name, value] : reply.headers) response.set_header(name, value);
-    response.set_content(std::move(reply.body),
-                         reply.status == 200 ? "application/octet-stream" : "text/plain");
+    for (const auto& [name, value] : reply.headers) response.SetHeader(name, value);
+    response.SetContent(std::move(reply.body),
+                        reply.status == 200 ? "application/octet-stream" : "text/plain");
   });
-  http->port_ = o.port == 0 ? server.bind_to_any_port(o.host)
-                            : (server.bind_to_port(o.host, o.port) ? o.port : -1);
-  if (http->port_ <= 0) {
-    return Unavailable("--listen: cannot bind " + o.host + ":" + std::to_string(o.port));
+  http::ServerOptions server;
+  server.host = o.host;
+  server.port = o.port;
+  // Only the server calls it, and Prometheus: a few connections.
+  server.io_threads = 1;
+  server.workers = 4;
+  server.reserved_workers = 1;
+  server.limits.max_connections = 1024;
+  server.limits.max_body_bytes = 4096;
+  server.name = "berth agent";
+  Result<std::unique_ptr<http::Server>> started =
+      http::Server::Start(std::move(server), std::move(router));
+  if (!started.ok()) {
+    return Unavailable("--listen: cannot bind " + o.host + ":" + std::to_string(o.port) + ": " +
+                       started.status().message());
   }
-  http->thread_ = std::thread([s = http->server_.get()] { s->listen_after_bind(); });
-  // httplib's stop() does nothing until the listen loop runs; a Stop() soon
-  // after Start() would then leave the thread in accept() for good.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!server.is_running() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return http;
+  agent_http->server_ = std::move(*started);
+  return agent_http;
 }
 
 AgentHttp::~AgentHttp() { Stop(); }
 
 void AgentHttp::Stop() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (server_) server_->Stop();
 }
 
 }  // namespace berth::agent

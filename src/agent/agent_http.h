@@ -23,13 +23,9 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "common/status.h"
-
-namespace httplib {
-class Server;
-}
+#include "http/server.h"
 
 namespace berth::agent {
 
@@ -67,16 +63,14 @@ class AgentHttp {
   AgentHttp(const AgentHttp&) = delete;
   AgentHttp& operator=(const AgentHttp&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return server_->port(); }
   void Stop();
 
  private:
   AgentHttp() = default;
 
   Options options_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<http::Server> server_;
 };
 
 }  // namespace berth::agent

@@ -81,7 +81,9 @@ void AddTokenCommands(CLI::App& app) {
   auto create = std::make_shared<CreateFlags>();
   CLI::App* create_app = token_app->add_subcommand("create", "Issue a token (admins)");
   create_app->add_option("--user", create->user, "Who the token speaks for")->required();
-  create_app->add_option("--role", create->role, "admin, user or agent")->capture_default_str();
+  create_app
+      ->add_option("--role", create->role, "admin, user, agent or metrics (reads /metrics only)")
+      ->capture_default_str();
   create_app->add_option("--node", create->node, "With --role agent: the node it belongs to");
   create_app->add_option("--expires-in", create->expires_in,
                          "Refuse it after this long: 90m, 12h, 30d, D-HH:MM (default: never)");

@@ -1,8 +1,11 @@
 // End to end over real HTTP on loopback: a real server (SQLite file in a
 // temp dir) and httplib clients playing users, admins and agents.
+#include <sys/stat.h>
+
 #include <string>
 #include <vector>
 
+#include "http/testing/raw_connection.h"
 #include "server/api_test_fixture.h"
 
 namespace berth::server::api_testing {
@@ -17,10 +20,68 @@ TEST_F(ApiTest, EveryEndpointWantsAValidToken) {
   EXPECT_EQ(bad.status, 401);
   EXPECT_THAT(bad.body["error"]["message"].get<std::string>(), HasSubstr("token"));
   EXPECT_EQ(anonymous.Post("/api/v1/agent/heartbeat", json{{"node", "n"}}).status, 401);
-  // Health and metrics are open (probes and Prometheus).
+  // Health is open (probes); metrics are not (they name users).
   httplib::Client raw("127.0.0.1", server_->port());
   EXPECT_EQ(raw.Get("/healthz")->status, 200);
   EXPECT_EQ(raw.Get("/readyz")->status, 200);
+  EXPECT_EQ(raw.Get("/metrics")->status, 401);
+}
+
+TEST_F(ApiTest, MetricsAreForAdminsAndMetricsTokensWhichReadNothingElse) {
+  const std::string metrics_token = NewToken("prometheus", "metrics");
+  auto scrape = [this](const std::string& token) {
+    httplib::Client raw("127.0.0.1", server_->port());
+    httplib::Result result = raw.Get("/metrics", {{"Authorization", "Bearer " + token}});
+    return result ? result->status : -1;
+  };
+  EXPECT_EQ(scrape(metrics_token), 200);
+  EXPECT_EQ(scrape(admin_token_), 200);
+  EXPECT_EQ(scrape(NewToken("alice", "user")), 403);
+  EXPECT_EQ(scrape(NewToken("agent-n0", "agent", "n0")), 403);
+  Client prometheus = As(metrics_token);
+  EXPECT_EQ(prometheus.Get("/api/v1/jobs").status, 403);
+  EXPECT_EQ(prometheus.Get("/api/v1/nodes").status, 403);
+  EXPECT_EQ(prometheus.Post("/api/v1/agent/heartbeat", json{{"node", "n0"}}).status, 403);
+  EXPECT_EQ(prometheus.Post("/api/v1/jobs", json{{"command", {"true"}}}).status, 403);
+
+  // Where only trusted hosts reach the listener, the operator may open it.
+  server_.reset();
+  public_metrics_ = true;
+  StartServer();
+  httplib::Client raw("127.0.0.1", server_->port());
+  EXPECT_EQ(raw.Get("/metrics")->status, 200);
+}
+
+TEST_F(ApiTest, ATokenIsCheckedBeforeTheBodyIsRead) {
+  // A large body announced and never sent: the refusal comes from the head.
+  for (const std::string& token : {std::string(""), std::string("not-a-token")}) {
+    http::testing::RawConnection connection(server_->port());
+    ASSERT_TRUE(connection.Send("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\n" +
+                                (token.empty() ? "" : "Authorization: Bearer " + token + "\r\n") +
+                                "Content-Length: 900000\r\n\r\n"));
+    const std::string answer = connection.ReadResponse();
+    EXPECT_EQ(http::testing::StatusLine(answer), "HTTP/1.1 401 Unauthorized") << token;
+    EXPECT_EQ(json::parse(http::testing::BodyOf(answer))["error"]["code"], "unauthenticated");
+  }
+  // Past the limit: 413 from the head, with a token or not.
+  http::testing::RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.Send("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                              admin_token_ + "\r\nContent-Length: 300000000\r\n\r\n"));
+  EXPECT_EQ(http::testing::StatusLine(connection.ReadResponse()), "HTTP/1.1 413 Payload Too Large");
+}
+
+TEST_F(ApiTest, APostWithoutABodyIsAnEmptyBody) {
+  Client alice = As(NewToken("alice", "user"));
+  const int64_t id =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"hold", true}}).body["id"];
+  // As `curl -X POST .../cancel` sends it: no body and no Content-Length.
+  http::testing::RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.Send("POST /api/v1/jobs/" + std::to_string(id) +
+                              "/cancel HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                              admin_token_ + "\r\n\r\n"));
+  const std::string answer = connection.ReadResponse();
+  EXPECT_EQ(http::testing::StatusLine(answer), "HTTP/1.1 200 OK") << answer;
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["state"], "cancelled");
 }
 
 TEST_F(ApiTest, RolesLimitWhatEachTokenMayDo) {
@@ -151,10 +212,8 @@ TEST_F(ApiTest, ARetryAfterARestartOfAnEndedJobsSubmissionIsNotQueuedAgain) {
   EXPECT_EQ(alice.Get("/api/v1/jobs?live=true").body["jobs"].size(), 1u) << "the probe only";
 }
 
-// The berth_scheduler_cycles gauge.
-int64_t Cycles(int port) {
-  httplib::Client raw("127.0.0.1", port);
-  const std::string metrics = raw.Get("/metrics")->body;
+// The berth_scheduler_cycles gauge in a scrape of /metrics.
+int64_t Cycles(const std::string& metrics) {
   const std::string name = "\nberth_scheduler_cycles ";
   const size_t at = metrics.find(name);
   if (at == std::string::npos) return -1;
@@ -166,19 +225,19 @@ TEST_F(ApiTest, HeldSubmissionsDoNotWakeTheSchedulerAndRunnableOnesDo) {
   tick_ = std::chrono::hours(1);  // cycles run only when woken
   StartServer();
   Client alice = As(NewToken("alice", "user"));
-  const int64_t before = Cycles(server_->port());
+  const int64_t before = Cycles(ScrapeMetrics());
   ASSERT_GE(before, 0);
   for (int i = 0; i < 20; ++i) {
     ASSERT_EQ(alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"hold", true}}).status, 201);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_EQ(Cycles(server_->port()), before) << "held jobs give a cycle nothing to do";
+  EXPECT_EQ(Cycles(ScrapeMetrics()), before) << "held jobs give a cycle nothing to do";
 
   ASSERT_EQ(alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).status, 201);
   int64_t after = before;
   for (int i = 0; i < 300 && after == before; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    after = Cycles(server_->port());
+    after = Cycles(ScrapeMetrics());
   }
   EXPECT_GT(after, before) << "a job that can run is decided at once";
 }
@@ -290,8 +349,7 @@ TEST_F(ApiTest, MetricsTellQueueWaitGpusByNodeAndFairShare) {
   EXPECT_EQ(exited.status, 200) << exited.body.dump();
   WaitForState(alice, id, "succeeded");
 
-  httplib::Client raw("127.0.0.1", server_->port());
-  const std::string metrics = raw.Get("/metrics")->body;
+  const std::string metrics = ScrapeMetrics();
   EXPECT_THAT(metrics, HasSubstr("berth_queue_wait_seconds_bucket{queue=\"\",le=\"60\"} 0"));
   EXPECT_THAT(metrics, HasSubstr("berth_queue_wait_seconds_bucket{queue=\"\",le=\"300\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("berth_queue_wait_seconds_sum{queue=\"\"} 120"));
@@ -410,6 +468,31 @@ TEST_F(ApiTest, HistorySamplesQueueGpusAndStartWaits) {
   EXPECT_EQ(newest[0]["starts"], 1);
   EXPECT_EQ(alice.Get("/api/v1/history?since=soon").status, 400);
   EXPECT_EQ(As("").Get("/api/v1/history").status, 401);
+}
+
+// Mode bits of a path, or -1 when it does not exist.
+int ModeOf(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0 ? static_cast<int>(status.st_mode & 07777) : -1;
+}
+
+TEST_F(ApiTest, TheDataDirAndTheStoreAreTheServersAlone) {
+  auto expect_private = [this] {
+    EXPECT_EQ(ModeOf(dir_.path()), 0700);
+    for (const char* file : {"berth.sqlite", "berth.sqlite-wal", "admin-token"}) {
+      EXPECT_EQ(ModeOf(dir_.path() + "/" + file), 0600) << file;
+    }
+  };
+  ASSERT_EQ(As(NewToken("alice", "user")).Get("/api/v1/whoami").status, 200);
+  expect_private();
+  // As an older Berth (or a umask of 022) left them: made private at start.
+  server_.reset();
+  for (const char* file : {"berth.sqlite", "berth.sqlite-wal", "berth.sqlite-shm"}) {
+    ::chmod((dir_.path() + "/" + file).c_str(), 0644);
+  }
+  ::chmod(dir_.path().c_str(), 0755);
+  StartServer();
+  expect_private();
 }
 
 TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {

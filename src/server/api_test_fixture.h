@@ -77,6 +77,7 @@ class ApiTest : public ::testing::Test {
     options.controller.ended_kept = ended_kept_;
     options.controller.queue_depth = queue_depth_;
     options.controller.wait_for_nodes = wait_for_nodes_;
+    options.public_metrics = public_metrics_;
     Result<std::unique_ptr<Server>> started = Server::Start(options, clock_);
     ASSERT_TRUE(started.ok()) << started.status().ToString();
     server_ = std::move(*started);
@@ -96,6 +97,15 @@ class ApiTest : public ::testing::Test {
     Reply reply = Admin().Post("/api/v1/tokens", body);
     EXPECT_EQ(reply.status, 201) << reply.body.dump();
     return reply.body.value("token", "");
+  }
+
+  // GET /metrics as Prometheus does it: with a metrics token.
+  std::string ScrapeMetrics() {
+    if (metrics_token_.empty()) metrics_token_ = NewToken("prometheus", "metrics");
+    httplib::Client raw("127.0.0.1", server_->port());
+    httplib::Result result = raw.Get("/metrics", {{"Authorization", "Bearer " + metrics_token_}});
+    EXPECT_TRUE(result && result->status == 200);
+    return result ? result->body : "";
   }
 
   // Registers a node with `gpus` GPUs through its agent's token.
@@ -164,9 +174,11 @@ class ApiTest : public ::testing::Test {
   size_t ended_kept_ = ControllerOptions{}.ended_kept;
   size_t queue_depth_ = ControllerOptions{}.queue_depth;
   bool wait_for_nodes_ = false;
+  bool public_metrics_ = false;
   ManualClock clock_;
   std::unique_ptr<Server> server_;
   std::string admin_token_;
+  std::string metrics_token_;  // made by the first ScrapeMetrics()
 };
 
 }  // namespace berth::server::api_testing

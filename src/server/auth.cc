@@ -69,12 +69,15 @@ std::string_view RoleName(store::Role role) {
       return "user";
     case store::Role::kAgent:
       return "agent";
+    case store::Role::kMetrics:
+      return "metrics";
   }
   return "unknown";
 }
 
 std::optional<store::Role> ParseRole(std::string_view name) {
-  for (store::Role role : {store::Role::kAdmin, store::Role::kUser, store::Role::kAgent}) {
+  for (store::Role role :
+       {store::Role::kAdmin, store::Role::kUser, store::Role::kAgent, store::Role::kMetrics}) {
     if (RoleName(role) == name) return role;
   }
   return std::nullopt;

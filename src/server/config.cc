@@ -73,6 +73,45 @@ Status ParseDashboard(const toml::table& table, ServerOptions& options) {
   return Status::Ok();
 }
 
+// A whole number in [min, max] under `key`, or `fallback` without one.
+Result<int64_t> Bounded(const toml::table& table, const std::string& path, const char* key,
+                        int64_t min, int64_t max, int64_t fallback) {
+  BERTH_ASSIGN_OR_RETURN(int64_t value, Get<int64_t>(table, path, key, fallback));
+  if (value < min || value > max) {
+    return InvalidArgument(path + key + ": must be " + std::to_string(min) + ".." +
+                           std::to_string(max) + ", got " + std::to_string(value));
+  }
+  return value;
+}
+
+// [http]: the HTTP layer's limits (http/server.h).
+Status ParseHttp(const toml::table& table, http::Limits& limits) {
+  const std::string path = "http.";
+  BERTH_RETURN_IF_ERROR(
+      Unknown(table, path,
+              {"max_connections", "max_connections_per_address", "max_header_bytes",
+               "header_timeout_s", "idle_timeout_s", "body_timeout_s"}));
+  auto count = [&](const char* key, int64_t min, int64_t max, size_t& field) -> Status {
+    BERTH_ASSIGN_OR_RETURN(int64_t value,
+                           Bounded(table, path, key, min, max, static_cast<int64_t>(field)));
+    field = static_cast<size_t>(value);
+    return Status::Ok();
+  };
+  auto seconds = [&](const char* key, std::chrono::milliseconds& field) -> Status {
+    BERTH_ASSIGN_OR_RETURN(int64_t value, Bounded(table, path, key, 1, 3600, field.count() / 1000));
+    field = std::chrono::seconds(value);
+    return Status::Ok();
+  };
+  BERTH_RETURN_IF_ERROR(count("max_connections", 16, 1'000'000, limits.max_connections));
+  BERTH_RETURN_IF_ERROR(
+      count("max_connections_per_address", 1, 1'000'000, limits.max_connections_per_address));
+  BERTH_RETURN_IF_ERROR(count("max_header_bytes", 1024, 1 << 20, limits.max_header_bytes));
+  BERTH_RETURN_IF_ERROR(seconds("header_timeout_s", limits.header_timeout));
+  BERTH_RETURN_IF_ERROR(seconds("idle_timeout_s", limits.idle_timeout));
+  BERTH_RETURN_IF_ERROR(seconds("body_timeout_s", limits.body_timeout));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& source) {
@@ -85,9 +124,9 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
     where << source << ":" << error.source().begin.line << ":" << error.source().begin.column;
     return InvalidArgument(where.str() + ": " + std::string(error.description()));
   }
-  BERTH_RETURN_IF_ERROR(Unknown(
-      root, "",
-      {"listen", "data_dir", "database", "tls", "scheduler", "dashboard", "queues", "users"}));
+  BERTH_RETURN_IF_ERROR(Unknown(root, "",
+                                {"listen", "data_dir", "database", "tls", "http", "metrics",
+                                 "scheduler", "dashboard", "queues", "users"}));
   ServerConfig config;
   ServerOptions& server = config;
   BERTH_ASSIGN_OR_RETURN(server.listen, Get<std::string>(root, "", "listen", server.listen));
@@ -104,6 +143,13 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
     if (server.tls_cert.empty() != server.tls_key.empty()) {
       return InvalidArgument("tls: set both cert and key, or neither");
     }
+  }
+  if (const toml::table* http = root["http"].as_table()) {
+    BERTH_RETURN_IF_ERROR(ParseHttp(*http, server.http_limits));
+  }
+  if (const toml::table* metrics = root["metrics"].as_table()) {
+    BERTH_RETURN_IF_ERROR(Unknown(*metrics, "metrics.", {"public"}));
+    BERTH_ASSIGN_OR_RETURN(server.public_metrics, Get<bool>(*metrics, "metrics.", "public", false));
   }
   if (const toml::table* scheduler = root["scheduler"].as_table()) {
     BERTH_RETURN_IF_ERROR(ParseScheduler(*scheduler, server.controller));

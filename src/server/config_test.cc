@@ -17,6 +17,14 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
   EXPECT_EQ(config->data_dir, "/var/lib/berth");
   EXPECT_TRUE(config->postgres_url.empty());
   EXPECT_TRUE(config->tls_cert.empty());
+  EXPECT_FALSE(config->public_metrics);
+  EXPECT_EQ(config->http_limits.max_connections, http::Limits{}.max_connections);
+  EXPECT_EQ(config->http_limits.max_connections_per_address,
+            http::Limits{}.max_connections_per_address);
+  EXPECT_EQ(config->http_limits.max_header_bytes, http::Limits{}.max_header_bytes);
+  EXPECT_EQ(config->http_limits.header_timeout, http::Limits{}.header_timeout);
+  EXPECT_EQ(config->http_limits.idle_timeout, http::Limits{}.idle_timeout);
+  EXPECT_EQ(config->http_limits.body_timeout, http::Limits{}.body_timeout);
   EXPECT_EQ(config->controller.policy, "berth");
   EXPECT_EQ(config->controller.heartbeat_timeout, core::Duration::Seconds(30));
   EXPECT_EQ(config->controller.policy_config.berth.starvation_bound, core::Duration::Hours(36));
@@ -55,6 +63,15 @@ wait_for_nodes = true
 [dashboard]
 history_interval_s = 0.5
 history_samples = 100
+[http]
+max_connections = 100
+max_connections_per_address = 10
+max_header_bytes = 4096
+header_timeout_s = 2
+idle_timeout_s = 5
+body_timeout_s = 7
+[metrics]
+public = true
 )",
                                             "test.toml");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
@@ -69,6 +86,13 @@ history_samples = 100
   EXPECT_FALSE(config->queues.has_value());
   EXPECT_EQ(config->history_every, core::Duration::Millis(500));
   EXPECT_EQ(config->history_capacity, 100u);
+  EXPECT_EQ(config->http_limits.max_connections, 100u);
+  EXPECT_EQ(config->http_limits.max_connections_per_address, 10u);
+  EXPECT_EQ(config->http_limits.max_header_bytes, 4096u);
+  EXPECT_EQ(config->http_limits.header_timeout, std::chrono::seconds(2));
+  EXPECT_EQ(config->http_limits.idle_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(config->http_limits.body_timeout, std::chrono::seconds(7));
+  EXPECT_TRUE(config->public_metrics);
 }
 
 TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
@@ -96,6 +120,10 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
       {"data_dir = \"/x\"\n[dashboard]\nhistory_samples = 0", "dashboard.history_samples"},
       {"data_dir = \"/x\"\n[dashboard]\nhistory_interval_s = 0", "dashboard.history_interval_s"},
       {"data_dir = \"/x\"\n[dashboard]\ncharts = true", "dashboard.charts: unknown key"},
+      {"data_dir = \"/x\"\n[http]\nmax_connections = 2", "http.max_connections: must be 16.."},
+      {"data_dir = \"/x\"\n[http]\nheader_timeout_s = 0", "http.header_timeout_s"},
+      {"data_dir = \"/x\"\n[http]\nthreads = 4", "http.threads: unknown key"},
+      {"data_dir = \"/x\"\n[metrics]\npublic = \"yes\"", "metrics.public: wrong type"},
   };
   for (const auto& [text, wanted] : cases) {
     Result<ServerConfig> config = ParseConfig(text, "test.toml");

@@ -1,5 +1,7 @@
 #include "server/dashboard.h"
 
+#include <cctype>
+#include <string>
 #include <vector>
 
 #include "server/dashboard_files.h"
@@ -58,24 +60,28 @@ const StaticAsset* FindDashboardAsset(std::string_view path) {
   return nullptr;
 }
 
-void InstallDashboard(httplib::Server& server) {
-  auto serve = [](const httplib::Request& request, httplib::Response& response) {
+void InstallDashboard(http::Router& router) {
+  auto serve = [](const http::Request& request, http::Response& response) {
     const StaticAsset* asset = FindDashboardAsset(request.path);
-    if (asset == nullptr) {
-      response.status = 404;  // the API's error handler writes the JSON body
-      return;
-    }
     response.status = 200;
     // Revalidate every time: a new binary serves new files at once.
-    response.set_header("Cache-Control", "no-cache");
-    response.set_header("Content-Security-Policy", kContentSecurityPolicy);
-    response.set_header("X-Content-Type-Options", "nosniff");
-    response.set_header("Referrer-Policy", "no-referrer");
-    response.set_content(asset->body.data(), asset->body.size(), std::string(asset->content_type));
+    response.SetHeader("Cache-Control", "no-cache");
+    response.SetHeader("Content-Security-Policy", kContentSecurityPolicy);
+    response.SetHeader("X-Content-Type-Options", "nosniff");
+    response.SetHeader("Referrer-Policy", "no-referrer");
+    response.SetContent(std::string(asset->body), std::string(asset->content_type));
   };
-  server.Get("/", serve);
-  server.Get("/ui", serve);
-  server.Get(R"(/ui/.*)", serve);
+  // One route per embedded file: any other path under /ui/ is the router's
+  // 404, and nothing here ever reads a file.
+  for (const std::string path : {"/", "/ui", "/ui/"}) router.Get(path, serve);
+  for (const StaticAsset& asset : Assets()) {
+    std::string pattern = "/ui/";
+    for (char c : asset.name) {
+      if (std::isalnum(static_cast<unsigned char>(c)) == 0) pattern += '\\';
+      pattern += c;
+    }
+    router.Get(pattern, serve);
+  }
 }
 
 }  // namespace berth::server

@@ -5,9 +5,9 @@
 // the static files hold no data. See docs/operations.md, "Dashboard".
 #pragma once
 
-#include <httplib.h>
-
 #include <string_view>
+
+#include "http/router.h"
 
 namespace berth::server {
 
@@ -25,6 +25,6 @@ const StaticAsset* FindDashboardAsset(std::string_view path);
 std::string_view ContentTypeFor(std::string_view name);
 
 // Registers GET `/` and `/ui/<file>` on `server`.
-void InstallDashboard(httplib::Server& server);
+void InstallDashboard(http::Router& router);
 
 }  // namespace berth::server

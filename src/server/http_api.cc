@@ -1,5 +1,7 @@
 #include "server/http_api.h"
 
+#include <httplib.h>
+
 #include <charconv>
 #include <chrono>
 
@@ -17,7 +19,7 @@ Reader ReaderOf(const Principal& who, const std::string& owner) {
   return who.admin() || who.user == owner ? Reader::kOwnerOrAdmin : Reader::kOther;
 }
 
-Result<core::JobId> JobIdFrom(const httplib::Request& request) {
+Result<core::JobId> JobIdFrom(const http::Request& request) {
   const std::string& text = request.matches[1];
   int64_t id = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
@@ -27,17 +29,17 @@ Result<core::JobId> JobIdFrom(const httplib::Request& request) {
   return static_cast<core::JobId>(id);
 }
 
-Result<json> Body(const httplib::Request& request) {
+Result<json> Body(const http::Request& request) {
   json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return InvalidArgument("body: invalid JSON");
   return body;
 }
 
 // An integer query parameter in [min, max]; `fallback` when absent.
-Result<int64_t> IntParam(const httplib::Request& request, const std::string& key, int64_t fallback,
+Result<int64_t> IntParam(const http::Request& request, const std::string& key, int64_t fallback,
                          int64_t min, int64_t max, const std::string& what) {
-  if (!request.has_param(key)) return fallback;
-  const std::string value = request.get_param_value(key);
+  if (!request.HasParam(key)) return fallback;
+  const std::string value = request.Param(key);
   int64_t number = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (error != std::errc() || end != value.data() + value.size() || number < min || number > max) {
@@ -47,7 +49,7 @@ Result<int64_t> IntParam(const httplib::Request& request, const std::string& key
 }
 
 // "from"/"to" query parameters: unix seconds.
-Result<core::Time> TimeParam(const httplib::Request& request, const std::string& key,
+Result<core::Time> TimeParam(const http::Request& request, const std::string& key,
                              core::Time fallback) {
   BERTH_ASSIGN_OR_RETURN(int64_t seconds,
                          IntParam(request, key, fallback.micros() / 1000000, INT64_MIN / 1000000,
@@ -107,161 +109,188 @@ HttpApi::HttpApi(Controller& controller, Authenticator& authenticator, store::St
   metrics_.DeclareGauge("berth_scheduler_cycles", "Decision cycles run since start.");
 }
 
-void HttpApi::Json(httplib::Response& response, int code, const json& body) {
+void HttpApi::Json(http::Response& response, int code, const json& body) {
   response.status = code;
-  response.set_content(body.dump(), "application/json");
+  response.SetContent(body.dump(), "application/json");
 }
 
-void HttpApi::Fail(httplib::Response& response, const Status& status) {
+void HttpApi::Fail(http::Response& response, const Status& status) {
   Json(response, StatusToHttp(status.code()),
        json{{"error", {{"code", StatusCodeName(status.code())}, {"message", status.message()}}}});
 }
 
-httplib::Server::Handler HttpApi::Route(std::string pattern, Access access, Handler handler) {
-  return [this, pattern = std::move(pattern), access, handler = std::move(handler)](
-             const httplib::Request& request, httplib::Response& response) {
-    const auto start = std::chrono::steady_clock::now();
-    Result<Principal> who = authenticator_.Authenticate(request.get_header_value("Authorization"));
-    if (!who.ok()) {
-      Fail(response, who.status());
-    } else if (access == Access::kAgent && who->role != store::Role::kAgent) {
-      Fail(response, Status(StatusCode::kPermissionDenied, "only agents may call " + pattern));
-    } else if (access != Access::kAgent && who->role == store::Role::kAgent) {
-      Fail(response,
-           Status(StatusCode::kPermissionDenied, "agent tokens may call only /api/v1/agent/*"));
-    } else if (access == Access::kAdmin && !who->admin()) {
-      Fail(response, Status(StatusCode::kPermissionDenied, pattern + " is for admins"));
-    } else {
-      handler(*who, request, response);
-    }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    metrics_.Increment("berth_api_requests_total",
-                       {{"route", pattern}, {"code", std::to_string(response.status)}});
-    metrics_.Observe("berth_api_request_seconds", {{"route", pattern}}, seconds);
-  };
+namespace {
+
+// What a route's admission learned, for its handler.
+struct Admitted {
+  Principal who;
+  std::chrono::steady_clock::time_point start;
+};
+
+}  // namespace
+
+Status HttpApi::Allowed(const Principal& who, Access access, const std::string& name) {
+  using store::Role;
+  if (access == Access::kAgent) {
+    if (who.role == Role::kAgent) return Status::Ok();
+    return Status(StatusCode::kPermissionDenied, "only agents may call " + name);
+  }
+  if (who.role == Role::kAgent) {
+    return Status(StatusCode::kPermissionDenied, "agent tokens may call only /api/v1/agent/*");
+  }
+  if (access == Access::kMetrics) {
+    if (who.admin() || who.role == Role::kMetrics) return Status::Ok();
+    return Status(StatusCode::kPermissionDenied, name + " is for admins and metrics tokens");
+  }
+  if (who.role == Role::kMetrics) {
+    return Status(StatusCode::kPermissionDenied, "metrics tokens may call only /metrics");
+  }
+  if (access == Access::kAdmin && !who.admin()) {
+    return Status(StatusCode::kPermissionDenied, name + " is for admins");
+  }
+  return Status::Ok();
 }
 
-void HttpApi::Install(httplib::Server& server) {
-  server.set_payload_max_length(limits_.max_body_bytes);
-  // Errors httplib answers itself (no route, body too large, a malformed
-  // request) get the same JSON shape as the API's own.
-  server.set_error_handler([this](const httplib::Request& request, httplib::Response& response) {
-    if (!response.body.empty()) return;
-    const int code = response.status;
-    std::string message =
-        code == 404   ? "no route " + request.method + " " + request.path
-        : code == 413 ? "body: larger than " + std::to_string(limits_.max_body_bytes) + " bytes"
-        : code == 405 ? request.method + " is not allowed on " + request.path
-                      : "malformed HTTP request";
-    const char* name = code == 404 ? "not_found" : "invalid_argument";
-    response.set_content(json{{"error", {{"code", name}, {"message", message}}}}.dump(),
-                         "application/json");
+void HttpApi::CountRequest(const std::string& name, int code,
+                           std::chrono::steady_clock::time_point start) {
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  metrics_.Increment("berth_api_requests_total", {{"route", name}, {"code", std::to_string(code)}});
+  metrics_.Observe("berth_api_request_seconds", {{"route", name}}, seconds);
+}
+
+void HttpApi::Add(http::Router& router, std::string method, const std::string& pattern,
+                  const std::string& name, Access access, Handler handler) {
+  auto admit = [this, name, access](http::Request& request, http::Response& response) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<Principal> who = authenticator_.Authenticate(request.Header("Authorization"));
+    const Status allowed = who.ok() ? Allowed(*who, access, name) : who.status();
+    if (!allowed.ok()) {
+      Fail(response, allowed);
+      CountRequest(name, response.status, start);
+      return false;
+    }
+    request.context = Admitted{std::move(*who), start};
+    return true;
+  };
+  auto handle = [this, name, handler = std::move(handler)](const http::Request& request,
+                                                           http::Response& response) {
+    const auto& admitted = std::any_cast<const Admitted&>(request.context);
+    handler(admitted.who, request, response);
+    CountRequest(name, response.status, admitted.start);
+  };
+  router.Add(std::move(method), pattern, std::move(handle), std::move(admit),
+             access == Access::kAgent ? http::Workers::kReserved : http::Workers::kShared);
+}
+
+void HttpApi::Install(http::Router& router, bool public_metrics) {
+  // Answers the HTTP server gives itself (no route, a body too large, a
+  // malformed request) get the same JSON shape as the API's own.
+  router.SetErrorRenderer(
+      [](const http::Request&, http::Response& response, const std::string& message) {
+        const char* name = response.status == 404   ? "not_found"
+                           : response.status >= 500 ? "internal"
+                                                    : "invalid_argument";
+        response.SetContent(json{{"error", {{"code", name}, {"message", message}}}}.dump(),
+                            "application/json");
+      });
+  router.Get("/healthz", [](const http::Request&, http::Response& response) {
+    response.SetContent("ok\n", "text/plain");
   });
-  server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content("ok\n", "text/plain");
-  });
-  server.Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
+  router.Get("/readyz", [this](const http::Request&, http::Response& response) {
     if (!ready_) {
       response.status = 503;
-      response.set_content("recovering\n", "text/plain");
+      response.SetContent("recovering\n", "text/plain");
       return;
     }
-    response.set_content("ready\n", "text/plain");
+    response.SetContent("ready\n", "text/plain");
   });
-  server.Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-    response.set_content(RenderMetrics(), "text/plain; version=0.0.4");
-  });
+  auto metrics = [this](const http::Request&, http::Response& response) {
+    response.SetContent(RenderMetrics(), "text/plain; version=0.0.4");
+  };
+  if (public_metrics) {
+    router.Get("/metrics", metrics);
+  } else {
+    Add(router, "GET", "/metrics", "/metrics", Access::kMetrics,
+        [metrics](const Principal&, const http::Request& request, http::Response& response) {
+          metrics(request, response);
+        });
+  }
 
-  server.Post("/api/v1/jobs",
-              Route("/api/v1/jobs", Access::kUser,
-                    [this](auto& who, auto& req, auto& res) { SubmitJob(who, req, res); }));
-  server.Get("/api/v1/jobs",
-             Route("/api/v1/jobs", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { ListJobs(who, req, res); }));
-  server.Get(R"(/api/v1/jobs/(\d+))",
-             Route("/api/v1/jobs/{id}", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { GetJob(who, req, res); }));
-  server.Post(
-      R"(/api/v1/jobs/(\d+)/cancel)",
-      Route("/api/v1/jobs/{id}/cancel", Access::kUser, [this](auto& who, auto& req, auto& res) {
+  Add(router, "POST", "/api/v1/jobs", "/api/v1/jobs", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { SubmitJob(who, req, res); });
+  Add(router, "GET", "/api/v1/jobs", "/api/v1/jobs", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { ListJobs(who, req, res); });
+  Add(router, "GET", R"(/api/v1/jobs/(\d+))", "/api/v1/jobs/{id}", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { GetJob(who, req, res); });
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/cancel)", "/api/v1/jobs/{id}/cancel", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);
         Status status = id.ok() ? controller_.Cancel(who, *id) : id.status();
         if (!status.ok()) return Fail(res, status);
         Json(res, 200, json{{"id", core::Value(*id)}, {"cancelled", true}});
-      }));
-  server.Post(
-      R"(/api/v1/jobs/(\d+)/release)",
-      Route("/api/v1/jobs/{id}/release", Access::kUser, [this](auto& who, auto& req, auto& res) {
+      });
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/release)", "/api/v1/jobs/{id}/release", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);
         Status status = id.ok() ? controller_.Release(who, *id) : id.status();
         if (!status.ok()) return Fail(res, status);
         Json(res, 200, json{{"id", core::Value(*id)}, {"released", true}});
-      }));
-  server.Get(
-      R"(/api/v1/jobs/(\d+)/explain)",
-      Route("/api/v1/jobs/{id}/explain", Access::kUser, [this](auto& who, auto& req, auto& res) {
+      });
+  Add(router, "GET", R"(/api/v1/jobs/(\d+)/explain)", "/api/v1/jobs/{id}/explain", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);
         if (!id.ok()) return Fail(res, id.status());
         Result<Explanation> explanation = controller_.Explain(who, *id);
         if (!explanation.ok()) return Fail(res, explanation.status());
         Json(res, 200, ExplanationJson(*explanation, ReaderOf(who, explanation->job.record.user)));
-      }));
+      });
 
-  server.Get(R"(/api/v1/jobs/(\d+)/logs)",
-             Route("/api/v1/jobs/{id}/logs", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { JobLogs(who, req, res); }));
+  Add(router, "GET", R"(/api/v1/jobs/(\d+)/logs)", "/api/v1/jobs/{id}/logs", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { JobLogs(who, req, res); });
 
-  server.Get("/api/v1/nodes",
-             Route("/api/v1/nodes", Access::kUser, [this](auto& who, auto&, auto& res) {
-               Result<std::vector<NodeView>> nodes = controller_.ListNodes(who);
-               if (!nodes.ok()) return Fail(res, nodes.status());
-               json out = json::array();
-               for (const NodeView& node : *nodes) out.push_back(NodeJson(node));
-               Json(res, 200, json{{"nodes", out}});
-             }));
+  Add(router, "GET", "/api/v1/nodes", "/api/v1/nodes", Access::kUser,
+      [this](auto& who, auto&, auto& res) {
+        Result<std::vector<NodeView>> nodes = controller_.ListNodes(who);
+        if (!nodes.ok()) return Fail(res, nodes.status());
+        json out = json::array();
+        for (const NodeView& node : *nodes) out.push_back(NodeJson(node));
+        Json(res, 200, json{{"nodes", out}});
+      });
   for (const DrainAction action : {DrainAction::kDrain, DrainAction::kUndrain}) {
     const bool drain = action == DrainAction::kDrain;
     const std::string path = drain ? "drain" : "undrain";
-    server.Post(R"(/api/v1/nodes/([A-Za-z0-9._-]+)/)" + path,
-                Route("/api/v1/nodes/{name}/" + path, Access::kAdmin,
-                      [this, action, drain](auto& who, auto& req, auto& res) {
-                        const std::string name = req.matches[1];
-                        Status status = controller_.SetDrained(who, name, action);
-                        if (!status.ok()) return Fail(res, status);
-                        Json(res, 200, json{{"node", name}, {"drained", drain}});
-                      }));
+    Add(router, "POST", R"(/api/v1/nodes/([A-Za-z0-9._-]+)/)" + path,
+        "/api/v1/nodes/{name}/" + path, Access::kAdmin,
+        [this, action, drain](auto& who, auto& req, auto& res) {
+          const std::string name = req.matches[1];
+          Status status = controller_.SetDrained(who, name, action);
+          if (!status.ok()) return Fail(res, status);
+          Json(res, 200, json{{"node", name}, {"drained", drain}});
+        });
   }
 
-  server.Get("/api/v1/queues",
-             Route("/api/v1/queues", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { QueuesReport(who, req, res); }));
-  server.Put("/api/v1/queues",
-             Route("/api/v1/queues", Access::kAdmin,
-                   [this](auto& who, auto& req, auto& res) { PutQueues(who, req, res); }));
-  server.Get("/api/v1/usage",
-             Route("/api/v1/usage", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { UsageReport(who, req, res); }));
-  server.Get("/api/v1/whoami",
-             Route("/api/v1/whoami", Access::kUser, [this](auto& who, auto&, auto& res) {
-               Json(res, 200, json{{"user", who.user}, {"role", RoleName(who.role)}});
-             }));
-  server.Get("/api/v1/history",
-             Route("/api/v1/history", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { HistoryReport(who, req, res); }));
-  server.Post("/api/v1/tokens",
-              Route("/api/v1/tokens", Access::kAdmin,
-                    [this](auto& who, auto& req, auto& res) { CreateToken(who, req, res); }));
-  server.Get("/api/v1/tokens",
-             Route("/api/v1/tokens", Access::kUser,
-                   [this](auto& who, auto& req, auto& res) { ListTokens(who, req, res); }));
-  server.Delete(R"(/api/v1/tokens/([A-Za-z0-9_-]+))",
-                Route("/api/v1/tokens/{id}", Access::kUser,
-                      [this](auto& who, auto& req, auto& res) { RevokeToken(who, req, res); }));
+  Add(router, "GET", "/api/v1/queues", "/api/v1/queues", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { QueuesReport(who, req, res); });
+  Add(router, "PUT", "/api/v1/queues", "/api/v1/queues", Access::kAdmin,
+      [this](auto& who, auto& req, auto& res) { PutQueues(who, req, res); });
+  Add(router, "GET", "/api/v1/usage", "/api/v1/usage", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { UsageReport(who, req, res); });
+  Add(router, "GET", "/api/v1/whoami", "/api/v1/whoami", Access::kUser,
+      [this](auto& who, auto&, auto& res) {
+        Json(res, 200, json{{"user", who.user}, {"role", RoleName(who.role)}});
+      });
+  Add(router, "GET", "/api/v1/history", "/api/v1/history", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { HistoryReport(who, req, res); });
+  Add(router, "POST", "/api/v1/tokens", "/api/v1/tokens", Access::kAdmin,
+      [this](auto& who, auto& req, auto& res) { CreateToken(who, req, res); });
+  Add(router, "GET", "/api/v1/tokens", "/api/v1/tokens", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { ListTokens(who, req, res); });
+  Add(router, "DELETE", R"(/api/v1/tokens/([A-Za-z0-9_-]+))", "/api/v1/tokens/{id}", Access::kUser,
+      [this](auto& who, auto& req, auto& res) { RevokeToken(who, req, res); });
 
-  server.Post(
-      "/api/v1/agent/register",
-      Route("/api/v1/agent/register", Access::kAgent, [this](auto& who, auto& req, auto& res) {
+  Add(router, "POST", "/api/v1/agent/register", "/api/v1/agent/register", Access::kAgent,
+      [this](auto& who, auto& req, auto& res) {
         Result<json> body = Body(req);
         if (!body.ok()) return Fail(res, body.status());
         Result<NodeRegistration> registration = protocol::ParseRegistration(*body);
@@ -269,10 +298,9 @@ void HttpApi::Install(httplib::Server& server) {
         Status status = controller_.RegisterNode(who, std::move(*registration));
         if (!status.ok()) return Fail(res, status);
         Json(res, 200, json{{"registered", true}});
-      }));
-  server.Post(
-      "/api/v1/agent/heartbeat",
-      Route("/api/v1/agent/heartbeat", Access::kAgent, [this](auto& who, auto& req, auto& res) {
+      });
+  Add(router, "POST", "/api/v1/agent/heartbeat", "/api/v1/agent/heartbeat", Access::kAgent,
+      [this](auto& who, auto& req, auto& res) {
         Result<json> body = Body(req);
         if (!body.ok()) return Fail(res, body.status());
         Result<Heartbeat> heartbeat = protocol::ParseHeartbeat(*body);
@@ -280,11 +308,11 @@ void HttpApi::Install(httplib::Server& server) {
         Result<DesiredState> desired = controller_.HandleHeartbeat(who, std::move(*heartbeat));
         if (!desired.ok()) return Fail(res, desired.status());
         Json(res, 200, protocol::DesiredJson(*desired));
-      }));
+      });
 }
 
-void HttpApi::SubmitJob(const Principal& who, const httplib::Request& request,
-                        httplib::Response& response) {
+void HttpApi::SubmitJob(const Principal& who, const http::Request& request,
+                        http::Response& response) {
   Result<Submission> submission = ParseSubmission(request.body, limits_);
   if (!submission.ok()) return Fail(response, submission.status());
   Result<std::vector<core::JobId>> ids = controller_.Submit(who, std::move(*submission));
@@ -294,8 +322,8 @@ void HttpApi::SubmitJob(const Principal& who, const httplib::Request& request,
   Json(response, 201, json{{"id", core::Value(ids->front())}, {"ids", all}});
 }
 
-void HttpApi::ListJobs(const Principal& who, const httplib::Request& request,
-                       httplib::Response& response) {
+void HttpApi::ListJobs(const Principal& who, const http::Request& request,
+                       http::Response& response) {
   Result<store::JobFilter> filter = ParseJobFilter(request.params);
   if (!filter.ok()) return Fail(response, filter.status());
   Result<std::vector<JobView>> jobs = controller_.ListJobs(who, *filter);
@@ -316,8 +344,7 @@ void HttpApi::ListJobs(const Principal& who, const httplib::Request& request,
   Json(response, 200, body);
 }
 
-void HttpApi::GetJob(const Principal& who, const httplib::Request& request,
-                     httplib::Response& response) {
+void HttpApi::GetJob(const Principal& who, const http::Request& request, http::Response& response) {
   Result<core::JobId> id = JobIdFrom(request);
   if (!id.ok()) return Fail(response, id.status());
   Result<JobView> job = controller_.GetJob(who, *id);
@@ -330,8 +357,8 @@ void HttpApi::GetJob(const Principal& who, const httplib::Request& request,
                view == pending.end() ? nullptr : &view->second));
 }
 
-void HttpApi::UsageReport(const Principal& who, const httplib::Request& request,
-                          httplib::Response& response) {
+void HttpApi::UsageReport(const Principal& who, const http::Request& request,
+                          http::Response& response) {
   (void)who;
   const core::Time now = clock_.Now();
   Result<core::Time> from = TimeParam(request, "from", now - core::Duration::Days(30));
@@ -369,8 +396,8 @@ void HttpApi::UsageReport(const Principal& who, const httplib::Request& request,
             {"by_queue", queues}});
 }
 
-void HttpApi::QueuesReport(const Principal& who, const httplib::Request& request,
-                           httplib::Response& response) {
+void HttpApi::QueuesReport(const Principal& who, const http::Request& request,
+                           http::Response& response) {
   (void)request;
   Result<std::vector<QueueView>> queues = controller_.ListQueues(who);
   if (!queues.ok()) return Fail(response, queues.status());
@@ -392,8 +419,8 @@ void HttpApi::QueuesReport(const Principal& who, const httplib::Request& request
   Json(response, 200, json{{"queues", out}});
 }
 
-void HttpApi::PutQueues(const Principal& who, const httplib::Request& request,
-                        httplib::Response& response) {
+void HttpApi::PutQueues(const Principal& who, const http::Request& request,
+                        http::Response& response) {
   Result<json> body = Body(request);
   if (!body.ok()) return Fail(response, body.status());
   Result<std::vector<core::QueueSpec>> queues = ParseQueues(*body);
@@ -403,8 +430,8 @@ void HttpApi::PutQueues(const Principal& who, const httplib::Request& request,
   Json(response, 200, json{{"updated", true}});
 }
 
-void HttpApi::HistoryReport(const Principal& who, const httplib::Request& request,
-                            httplib::Response& response) {
+void HttpApi::HistoryReport(const Principal& who, const http::Request& request,
+                            http::Response& response) {
   (void)who;
   // Without `since`: the last hour, what the dashboard's charts start with.
   Result<core::Time> since = TimeParam(request, "since", clock_.Now() - core::Duration::Hours(1));
@@ -414,8 +441,8 @@ void HttpApi::HistoryReport(const Principal& who, const httplib::Request& reques
 
 // The log lives on the agent that ran the task: fetch the bytes from there
 // (the client follows a running task by asking again from the next offset).
-void HttpApi::JobLogs(const Principal& who, const httplib::Request& request,
-                      httplib::Response& response) {
+void HttpApi::JobLogs(const Principal& who, const http::Request& request,
+                      http::Response& response) {
   Result<core::JobId> id = JobIdFrom(request);
   if (!id.ok()) return Fail(response, id.status());
   Result<int64_t> task = IntParam(request, "task", 0, 0, 1 << 20, "a task index");
@@ -453,11 +480,11 @@ void HttpApi::JobLogs(const Principal& who, const httplib::Request& request,
   response.status = 200;
   for (const char* header : {"X-Berth-Log-Size", "X-Berth-Task-Running"}) {
     if (answer->has_header(header)) {
-      response.set_header(header, answer->get_header_value(header));
+      response.SetHeader(header, answer->get_header_value(header));
     }
   }
-  response.set_header("X-Berth-Node", where->agent.node);
-  response.set_content(answer->body, "text/plain; charset=utf-8");
+  response.SetHeader("X-Berth-Node", where->agent.node);
+  response.SetContent(answer->body, "text/plain; charset=utf-8");
 }
 
 std::string HttpApi::RenderMetrics() {

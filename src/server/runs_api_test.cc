@@ -33,8 +33,7 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   json nodes = alice.Get("/api/v1/nodes").body["nodes"];
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(nodes[0]["gpus"].size(), 8u);
-  httplib::Client raw("127.0.0.1", server_->port());
-  const std::string metrics = raw.Get("/metrics")->body;
+  const std::string metrics = ScrapeMetrics();
   EXPECT_THAT(metrics, HasSubstr("berth_gpus{node=\"n0\",gpu_type=\"H100\",kind=\"total\"} 8"));
   EXPECT_THAT(metrics, HasSubstr("berth_api_requests_total"));
   EXPECT_THAT(metrics, HasSubstr("berth_scheduler_cycle_seconds_bucket"));

@@ -1,11 +1,14 @@
 #include "server/server.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -16,50 +19,42 @@
 namespace berth::server {
 
 namespace {
-// HTTP workers; why so many: where MakeHttpServer sets the task queue.
-constexpr size_t kHttpWorkers = 64;
+// The data directory (created when missing), readable by the server's user
+// only: it holds the admin token and the store, with every job's
+// environment.
+Status MakePrivateDataDir(const std::string& data_dir) {
+  std::error_code error;
+  std::filesystem::create_directories(data_dir, error);
+  if (!error) {
+    std::filesystem::permissions(data_dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::replace, error);
+  }
+  if (error)
+    return Unavailable("data_dir: cannot make " + data_dir + " private: " + error.message());
+  return Status::Ok();
+}
 
 // The store the options name: PostgreSQL when a URL is given, else SQLite
-// in the data directory (created when missing).
+// in the data directory.
 Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
+  if (!options.data_dir.empty()) BERTH_RETURN_IF_ERROR(MakePrivateDataDir(options.data_dir));
   if (!options.postgres_url.empty()) return store::OpenPostgresStore(options.postgres_url);
   if (options.data_dir.empty()) {
     return InvalidArgument("data_dir: required without a PostgreSQL url");
   }
-  std::error_code error;
-  std::filesystem::create_directories(options.data_dir, error);
-  if (error) {
-    return Unavailable("data_dir: cannot create " + options.data_dir + ": " + error.message());
+  // SQLite makes its -wal and -shm files with the database's mode: made
+  // 0600 here, before SQLite would make it 0644.
+  const std::string path = options.data_dir + "/berth.sqlite";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return Unavailable("data_dir: cannot make " + path + " private: " + why);
   }
-  return store::OpenSqliteStore(options.data_dir + "/berth.sqlite");
-}
-
-// An HTTP server (HTTPS with a certificate and key) set for many clients on
-// kept-alive connections. Nothing is installed on it or bound yet.
-Result<std::unique_ptr<httplib::Server>> MakeHttpServer(const ServerOptions& options) {
-  std::unique_ptr<httplib::Server> http;
-  if (!options.tls_cert.empty() || !options.tls_key.empty()) {
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-    http = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
-#else
-    return InvalidArgument("tls: this build of cpp-httplib has no TLS support");
-#endif
-  } else {
-    http = std::make_unique<httplib::Server>();
-  }
-  if (!http->is_valid()) return InvalidArgument("tls: cannot load the certificate or key");
-  // Small JSON answers on kept-alive connections would otherwise wait for
-  // the client's delayed ACK (Nagle): ~40 ms per request.
-  http->set_tcp_nodelay(true);
-  // cpp-httplib gives each connection a worker for as long as it is kept
-  // alive (by default 8 workers, 5 requests a connection): concurrent
-  // clients beyond 8 wait their turn, and a `berth logs -f` follower holds
-  // a worker while it follows. 64 workers and 100 requests a connection
-  // took 64 clients from 7,000 to 12,000 jobs/s and their p99 ack from
-  // ~50 to ~12 ms (docs/performance.md, "Intake").
-  http->new_task_queue = [] { return new httplib::ThreadPool(kHttpWorkers); };
-  http->set_keep_alive_max_count(100);
-  return http;
+  ::close(fd);
+  // Left by an older Berth with the database's old mode.
+  for (const char* suffix : {"-wal", "-shm"}) ::chmod((path + suffix).c_str(), 0600);
+  return store::OpenSqliteStore(path);
 }
 
 }  // namespace
@@ -80,9 +75,6 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   server->api_ = std::make_unique<HttpApi>(*server->controller_, *server->authenticator_,
                                            *server->store_, clock, server->metrics_,
                                            o.controller.limits, *server->history_, o.history_every);
-  BERTH_ASSIGN_OR_RETURN(server->http_, MakeHttpServer(o));
-  server->api_->Install(*server->http_);
-  InstallDashboard(*server->http_);
   BERTH_RETURN_IF_ERROR(server->Listen(listen.second));
   // The charts have a first point at once, taken before anything can
   // change (the scheduler thread takes the next ones).
@@ -170,32 +162,24 @@ void Server::StartEtaPlanner() {
 }
 
 Status Server::Listen(int port) {
-  // cpp-httplib listens with a backlog of 5 (a compile-time constant of the
-  // packaged library): a burst of new connections beyond that has its SYNs
-  // dropped and retried a second later. Remember the socket (keeping the
-  // library's default option) and listen again with the system's maximum
-  // once bound; Linux takes a new backlog for a listening socket.
-  int listen_socket = -1;
-  http_->set_socket_options([&listen_socket](socket_t socket) {
-    httplib::default_socket_options(socket);
-    listen_socket = socket;
-  });
-  port_ =
-      port == 0 ? http_->bind_to_any_port(host_) : (http_->bind_to_port(host_, port) ? port : -1);
-  if (port_ < 0) return Unavailable("listen: cannot bind " + options_.listen);
-  if (listen_socket >= 0 && ::listen(listen_socket, SOMAXCONN) != 0) {
-    return Unavailable("listen: cannot set the backlog on " + options_.listen);
-  }
-  http_thread_ = std::thread([this] { http_->listen_after_bind(); });
-  // httplib's stop() only reaches a server already in its accept loop: wait
-  // for it, or a Stop() right after Start() would leave the thread blocked.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!http_->is_running()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return Unavailable("listen: the HTTP server did not start on " + options_.listen);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  http::Router router;
+  api_->Install(router, options_.public_metrics);
+  InstallDashboard(router);
+  http::ServerOptions http;
+  http.host = host_;
+  http.port = port;
+  http.tls_cert = options_.tls_cert;
+  http.tls_key = options_.tls_key;
+  http.limits = options_.http_limits;
+  http.limits.max_body_bytes = options_.controller.limits.max_body_bytes;
+  // Handlers wait on the store (a submit returns once durable) and on
+  // agents (logs): enough workers that a burst of clients keeps the writer's
+  // group commit full. Agents have their own (reserved) workers.
+  http.workers = 32;
+  http.reserved_workers = 4;
+  http.name = "berth server";
+  BERTH_ASSIGN_OR_RETURN(http_, http::Server::Start(std::move(http), std::move(router)));
+  port_ = http_->port();
   return Status::Ok();
 }
 
@@ -341,19 +325,20 @@ void Server::SchedulerLoop() {
 }
 
 void Server::Stop() {
-  if (stopping_.exchange(true)) {
-    if (http_thread_.joinable()) http_thread_.join();
-    if (scheduler_thread_.joinable()) scheduler_thread_.join();
-    return;
-  }
-  if (http_) http_->stop();
+  if (stopping_.exchange(true)) return Wait();  // another thread is stopping it
+  if (http_) http_->Stop();
   if (controller_) controller_->Notify();
-  if (http_thread_.joinable()) http_thread_.join();
   if (scheduler_thread_.joinable()) scheduler_thread_.join();
+  {
+    std::lock_guard lock(stopped_mutex_);
+    stopped_ = true;
+  }
+  stopped_changed_.notify_all();
 }
 
 void Server::Wait() {
-  if (http_thread_.joinable()) http_thread_.join();
+  std::unique_lock lock(stopped_mutex_);
+  stopped_changed_.wait(lock, [this] { return stopped_; });
 }
 
 }  // namespace berth::server

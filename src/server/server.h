@@ -16,16 +16,17 @@
 // everything down and joins the threads.
 #pragma once
 
-#include <httplib.h>
-
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "http/server.h"
 #include "server/agent_waker.h"
 #include "server/auth.h"
 #include "server/controller.h"
@@ -47,6 +48,12 @@ struct ServerOptions {
   std::string postgres_url;  // when set, PostgreSQL instead of SQLite
   std::string tls_cert;      // both set: serve HTTPS
   std::string tls_key;
+  // The HTTP layer's limits on connections, head and body times (the body
+  // size is controller.limits.max_body_bytes).
+  http::Limits http_limits;
+  // /metrics without a token (it lists users and their usage): only where
+  // nobody untrusted can reach the listener.
+  bool public_metrics = false;
   ControllerOptions controller;
   // Team queues from the configuration: when set, they replace the stored
   // ones at start.
@@ -93,8 +100,8 @@ class Server {
   // declares its own), with the store reporting its write batches to them.
   void DeclareMetrics();
   void StartEtaPlanner();
-  // Binds http_ to host_ and `port` (0: any free one), sets port_, and
-  // serves on http_thread_ once it accepts connections.
+  // Serves the API and the dashboard on host_ and `port` (0: any free
+  // one), and sets port_.
   Status Listen(int port);
   void SchedulerLoop();
   // Ends the process at once: memory is ahead of a store that failed.
@@ -117,10 +124,12 @@ class Server {
   std::optional<core::Time> last_sample_;  // Start(), then the scheduler thread only
   std::unique_ptr<Authenticator> authenticator_;
   std::unique_ptr<HttpApi> api_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread http_thread_;
+  std::unique_ptr<http::Server> http_;
   std::thread scheduler_thread_;
   std::atomic<bool> stopping_{false};
+  std::mutex stopped_mutex_;
+  std::condition_variable stopped_changed_;
+  bool stopped_ = false;  // Stop() has finished
   int port_ = 0;
   std::string host_;
   std::string admin_token_path_;

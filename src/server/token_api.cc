@@ -64,15 +64,16 @@ Result<TokenRequest> ParseTokenRequest(const std::string& text) {
     }
   }
   std::optional<store::Role> role = ParseRole(role_name);
-  if (!role) return InvalidArgument("role: expected admin, user or agent, got '" + role_name + "'");
+  if (!role)
+    return InvalidArgument("role: expected admin, user, agent or metrics, got '" + role_name + "'");
   request.role = *role;
   return request;
 }
 
 }  // namespace
 
-void HttpApi::CreateToken(const Principal& who, const httplib::Request& request,
-                          httplib::Response& response) {
+void HttpApi::CreateToken(const Principal& who, const http::Request& request,
+                          http::Response& response) {
   (void)who;
   Result<TokenRequest> asked = ParseTokenRequest(request.body);
   if (!asked.ok()) return Fail(response, asked.status());
@@ -88,8 +89,8 @@ void HttpApi::CreateToken(const Principal& who, const httplib::Request& request,
   Json(response, 201, body);
 }
 
-void HttpApi::ListTokens(const Principal& who, const httplib::Request& request,
-                         httplib::Response& response) {
+void HttpApi::ListTokens(const Principal& who, const http::Request& request,
+                         http::Response& response) {
   (void)request;
   Result<std::vector<store::TokenRecord>> tokens = store_.ListTokens();
   if (!tokens.ok()) return Fail(response, tokens.status());
@@ -103,8 +104,8 @@ void HttpApi::ListTokens(const Principal& who, const httplib::Request& request,
 
 // Revoking a revoked token answers 200 again, so a retry is safe. The caller's
 // own token may be revoked: the request already passed authentication.
-void HttpApi::RevokeToken(const Principal& who, const httplib::Request& request,
-                          httplib::Response& response) {
+void HttpApi::RevokeToken(const Principal& who, const http::Request& request,
+                          http::Response& response) {
   const std::string id = request.matches[1];
   Result<std::vector<store::TokenRecord>> tokens = store_.ListTokens();
   if (!tokens.ok()) return Fail(response, tokens.status());

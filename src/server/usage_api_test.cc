@@ -118,8 +118,7 @@ TEST_F(UsageApiTest, FairShareRemembersRunsThatEndedBeforeARestart) {
 
   server_.reset();
   StartServer();
-  httplib::Client raw("127.0.0.1", server_->port());
-  const std::string metrics = raw.Get("/metrics")->body;
+  const std::string metrics = ScrapeMetrics();
   // Two GPUs for an hour, barely decayed (the half-life is days).
   const std::string usage_line = "berth_user_usage_gpu_seconds{user=\"alice\"} ";
   const size_t at = metrics.find(usage_line);

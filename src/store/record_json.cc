@@ -165,10 +165,11 @@ constexpr std::array<std::pair<DependencyKind, std::string_view>, 3> kDependency
     {DependencyKind::kAfterAny, "afterany"},
     {DependencyKind::kAfterNotOk, "afternotok"},
 }};
-constexpr std::array<std::pair<Role, std::string_view>, 3> kRoleWords = {{
+constexpr std::array<std::pair<Role, std::string_view>, 4> kRoleWords = {{
     {Role::kAdmin, "admin"},
     {Role::kUser, "user"},
     {Role::kAgent, "agent"},
+    {Role::kMetrics, "metrics"},
 }};
 
 template <typename Enum, size_t N>

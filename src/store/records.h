@@ -138,7 +138,8 @@ struct JobFilter {
   int32_t limit = 100;               // at most this many, ascending id
 };
 
-enum class Role { kAdmin, kUser, kAgent };
+// kMetrics: may read /metrics only (a Prometheus scraper).
+enum class Role { kAdmin, kUser, kAgent, kMetrics };
 
 struct TokenRecord {
   std::string id;    // public identifier, shown in listings (not secret)

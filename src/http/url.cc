@@ -1,0 +1,2 @@
+// Boost.URL, header-only: its sources are compiled once, here.
+#include <boost/url/src.hpp>
