@@ -212,6 +212,18 @@ TEST_F(HttpServerTest, AdmittedRequestCarriesWhatAdmissionLearned) {
   EXPECT_EQ(BodyOf(response), "in:admitted");
 }
 
+TEST_F(HttpServerTest, ASmallBodyIsReadFirstAndStillRefusedWithoutAdmission) {
+  Serve();
+  RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.Send(
+      "POST /guarded HTTP/1.1\r\nHost: x\r\nAuthorization: no\r\nContent-Length: 2\r\n\r\nhi"));
+  EXPECT_EQ(StatusLine(connection.ReadResponse()), "HTTP/1.1 401 Unauthorized");
+  EXPECT_EQ(bodies_handled_, 0);
+  // The body was read whole: the connection goes on.
+  ASSERT_TRUE(connection.Send("GET /echo/next HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(BodyOf(connection.ReadResponse()), "next|");
+}
+
 TEST_F(HttpServerTest, ExpectContinueIsAnsweredOnlyAfterAdmission) {
   Serve();
   RawConnection refused(server_->port());
