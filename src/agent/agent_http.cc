@@ -180,7 +180,6 @@ Result<std::unique_ptr<AgentHttp>> AgentHttp::Start(Options options) {
   server.host = o.host;
   server.port = o.port;
   // Only the server calls it, and Prometheus: a few connections.
-  server.io_threads = 1;
   server.workers = 4;
   server.reserved_workers = 1;
   server.limits.max_connections = 1024;

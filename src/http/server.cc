@@ -500,11 +500,6 @@ void Server::Impl::Refuse(tcp::socket& socket, const std::string& address) {
 
 void Server::Impl::Stop() {
   if (stopped_.exchange(true)) return;
-  asio::post(io_, [this] {
-    error_code ignored;
-    acceptor_.close(ignored);
-    accept_retry_.cancel();
-  });
   // Handlers running now finish; their answers are not written.
   shared_workers_.stop();
   reserved_workers_.stop();
@@ -512,6 +507,9 @@ void Server::Impl::Stop() {
   for (std::thread& thread : io_threads_) thread.join();
   shared_workers_.join();
   reserved_workers_.join();
+  // No thread runs the loop any more: the port is free from here.
+  error_code ignored;
+  acceptor_.close(ignored);
 }
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

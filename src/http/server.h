@@ -1,5 +1,5 @@
 // An event-driven HTTP/1.1 server (Boost.Beast on Asio) for clients that
-// may be slow, idle or hostile. A few I/O threads hold every connection;
+// may be slow, idle or hostile. An I/O thread holds every connection;
 // handlers run on a pool of workers, so a connection costs a socket and a
 // buffer, not a thread, whatever its client does:
 //
@@ -49,7 +49,10 @@ struct ServerOptions {
   std::string tls_cert;
   std::string tls_key;
   Limits limits;
-  int io_threads = 2;
+  // One is enough for tens of thousands of connections: it only parses and
+  // copies; a second cost more kernel time than it saved (two vCPUs,
+  // docs/performance.md, "HTTP layer").
+  int io_threads = 1;
   int workers = 16;
   int reserved_workers = 2;   // for routes marked Workers::kReserved
   std::string name = "http";  // in log lines
