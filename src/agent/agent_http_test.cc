@@ -10,6 +10,7 @@
 
 #include "agent/task_dir.h"
 #include "agent/testing/test_util.h"
+#include "http/testing/raw_connection.h"
 
 namespace berth::agent {
 namespace {
@@ -126,6 +127,33 @@ TEST_F(LogsTest, WakeNeedsTheKey) {
   EXPECT_EQ(reply->status, 204);
   EXPECT_EQ(wakes, 1);
   http->Stop();
+}
+
+// Issue 31: 40 slow connections took the thread-per-connection endpoint;
+// now the server's logs and wake calls are answered beside hundreds.
+TEST_F(LogsTest, SlowConnectionsLeaveLogsAndWakeAnswered) {
+  std::atomic<int> wakes{0};
+  AgentHttp::Options options;
+  options.tasks_dir = tasks_;
+  options.logs_key = kKey;
+  options.wake = [&wakes] { ++wakes; };
+  std::unique_ptr<AgentHttp> endpoint = AgentHttp::Start(options).value();
+  std::vector<std::unique_ptr<http::testing::RawConnection>> slow;
+  for (int i = 0; i < 300; ++i) {
+    slow.push_back(std::make_unique<http::testing::RawConnection>(endpoint->port()));
+    ASSERT_TRUE(slow.back()->Send("GET /logs?job=5"));  // a head that never ends
+  }
+  httplib::Client client("127.0.0.1", endpoint->port());
+  client.set_read_timeout(5, 0);
+  httplib::Result reply =
+      client.Get("/logs?job=5&task=0&offset=4", {{"Authorization", "Bearer " + kKey}});
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->body, "456789");
+  reply = client.Post("/wake", {{"Authorization", "Bearer " + kKey}}, "", "");
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status, 204);
+  EXPECT_EQ(wakes, 1);
+  endpoint->Stop();
 }
 
 TEST(RandomSecretTest, SixtyFourHexCharactersEachTime) {
