@@ -32,22 +32,39 @@ std::string Response::Header(std::string_view name) const {
 
 void Router::Add(std::string method, const std::string& pattern, Handler handle, Admit admit,
                  Workers workers) {
-  routes_.push_back(Route{std::move(method), std::regex(pattern, std::regex::ECMAScript),
-                          std::move(handle), std::move(admit), workers});
+  const bool literal = pattern.find_first_of(R"(\.^$|()[]{}*+?)") == std::string::npos;
+  routes_.push_back(Route{std::move(method), literal ? pattern : "",
+                          std::regex(pattern, std::regex::ECMAScript), std::move(handle),
+                          std::move(admit), workers});
 }
+
+namespace {
+
+// Whether `route`'s pattern matches the whole path; fills `match` for a
+// regular expression.
+bool Matches(const Route& route, const std::string& path, std::smatch& match) {
+  if (!route.literal.empty()) return route.literal == path;
+  return std::regex_match(path, match, route.pattern);
+}
+
+}  // namespace
 
 Router::Found Router::Find(Request& request) const {
   Found found;
   std::smatch match;
   for (const Route& route : routes_) {
-    if (!std::regex_match(request.path, match, route.pattern)) continue;
-    if (route.method != request.method) {
-      found.path_known = true;
-      continue;
+    if (route.method != request.method || !Matches(route, request.path, match)) continue;
+    if (route.literal.empty()) {
+      request.matches.assign(match.begin(), match.end());
+    } else {
+      request.matches = {request.path};
     }
-    request.matches.assign(match.begin(), match.end());
     found.route = &route;
     return found;
+  }
+  // No route for this method: does another method take the path (405)?
+  for (const Route& route : routes_) {
+    if (Matches(route, request.path, match)) found.path_known = true;
   }
   return found;
 }

@@ -27,6 +27,7 @@ enum class Workers { kShared, kReserved };
 
 struct Route {
   std::string method;
+  std::string literal;  // the pattern when it has no regex syntax: compared as is
   std::regex pattern;
   Handler handle;
   Admit admit;  // none: every request is admitted

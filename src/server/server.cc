@@ -29,8 +29,9 @@ Status MakePrivateDataDir(const std::string& data_dir) {
     std::filesystem::permissions(data_dir, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::replace, error);
   }
-  if (error)
+  if (error) {
     return Unavailable("data_dir: cannot make " + data_dir + " private: " + error.message());
+  }
   return Status::Ok();
 }
 
