@@ -58,6 +58,15 @@ def main():
             check(comm == "berthd" and os.readlink(f"/proc/{pid}/exe")
                   == os.path.join(os.path.dirname(binary), "berthd"),
                   f"berth dev runs as berthd beside berth, same pid: {comm!r}")
+            # Issue 31: the store (every job's environment) and the admin
+            # token are the server's alone; the data dir only lets other
+            # users' tasks through to their dirs below (0711), not list it.
+            modes = {name: os.stat(os.path.join(data, name)).st_mode & 0o7777
+                     for name in ("", "berth.sqlite", "berth.sqlite-wal", "admin-token")}
+            check(modes == {"": 0o711, "berth.sqlite": 0o600, "berth.sqlite-wal": 0o600,
+                            "admin-token": 0o600},
+                  f"berth dev's data dir 0711, its store and token 0600: "
+                  f"{ {k: oct(v) for k, v in modes.items()} }")
             listed = berth("--help").stdout
             check(all(f"\n  {name} " in listed for name in
                       ("server", "dev", "agent", "sim", "submit", "queue", "token")),

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -168,6 +169,8 @@ void AddServerCommands(CLI::App& app) {
     // A newcomer's jobs run as themselves (as root only when they are root).
     options.admin_user = EffectiveUserName();
     options.listen = dev->listen;
+    using std::filesystem::perms;
+    options.data_dir_mode = perms::owner_all | perms::group_exec | perms::others_exec;
     const auto seconds = [](const std::string& text, const std::string& flag) {
       Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);
       if (!parsed.ok() || parsed->count() == 0) {

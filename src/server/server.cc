@@ -22,12 +22,11 @@ namespace {
 // The data directory (created when missing), readable by the server's user
 // only: it holds the admin token and the store, with every job's
 // environment.
-Status MakePrivateDataDir(const std::string& data_dir) {
+Status MakePrivateDataDir(const std::string& data_dir, std::filesystem::perms mode) {
   std::error_code error;
   std::filesystem::create_directories(data_dir, error);
   if (!error) {
-    std::filesystem::permissions(data_dir, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::replace, error);
+    std::filesystem::permissions(data_dir, mode, std::filesystem::perm_options::replace, error);
   }
   if (error) {
     return Unavailable("data_dir: cannot make " + data_dir + " private: " + error.message());
@@ -38,7 +37,9 @@ Status MakePrivateDataDir(const std::string& data_dir) {
 // The store the options name: PostgreSQL when a URL is given, else SQLite
 // in the data directory.
 Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
-  if (!options.data_dir.empty()) BERTH_RETURN_IF_ERROR(MakePrivateDataDir(options.data_dir));
+  if (!options.data_dir.empty()) {
+    BERTH_RETURN_IF_ERROR(MakePrivateDataDir(options.data_dir, options.data_dir_mode));
+  }
   if (!options.postgres_url.empty()) return store::OpenPostgresStore(options.postgres_url);
   if (options.data_dir.empty()) {
     return InvalidArgument("data_dir: required without a PostgreSQL url");

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,10 @@ namespace berth::server {
 struct ServerOptions {
   std::string listen = "127.0.0.1:8080";  // host:port; port 0 picks a free one
   std::string data_dir;                   // SQLite file and admin token live here
+  // Made so at every start: the server's alone. `berth dev` adds search
+  // (0711) for the tasks of other users, whose dirs its agents keep below;
+  // the files in it are 0600 either way.
+  std::filesystem::perms data_dir_mode = std::filesystem::perms::owner_all;
   // The user of the bootstrap admin token (the first start's). Jobs it
   // submits run as this Unix account on the nodes: `berth dev` names it
   // after the Unix user who started it.
