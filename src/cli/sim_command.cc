@@ -161,7 +161,7 @@ void WriteOut(const std::string& dir, const std::vector<sim::SimResult>& results
 
 void RunSim(const SimFlags& flags) {
   for (const std::string& name : flags.policies) {
-    if (Result<core::Policy> policy = core::MakePolicy(name); !policy.ok()) {
+    if (Result<core::Policy> policy = core::MakePolicy(name, core::InSimulation()); !policy.ok()) {
       Fail(policy.status().message());
     }
   }

@@ -175,7 +175,8 @@ class TableEstimator final : public RuntimeEstimator {
 
 inline Policy NamedPolicy(std::string_view name,
                           std::shared_ptr<const RuntimeEstimator> runtimes = nullptr) {
-  Result<Policy> policy = MakePolicy(name);
+  // The reference behaviours (oracles, preempting any job) the tests model.
+  Result<Policy> policy = MakePolicy(name, InSimulation());
   Policy out = std::move(policy).value();
   if (runtimes) out.runtimes = std::move(runtimes);
   return out;

@@ -276,7 +276,7 @@ Result<SimResult> Simulation::Run() {
 
 Result<SimResult> Simulate(const Workload& workload, std::string_view policy,
                            const SimOptions& options) {
-  Result<core::Policy> made = core::MakePolicy(policy, options.policy_config);
+  Result<core::Policy> made = core::MakePolicy(policy, core::InSimulation(options.policy_config));
   if (!made.ok()) return made.status();
   if (!options.queues.empty()) {
     if (Result<core::QuotaTree> tree = core::QuotaTree::Make(options.queues); !tree.ok()) {
