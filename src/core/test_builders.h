@@ -79,6 +79,10 @@ class JobBuilder {
     spec_.priority = priority;
     return *this;
   }
+  JobBuilder& CheckpointEvery(int64_t seconds) {
+    spec_.checkpoint_interval = Duration::Seconds(seconds);
+    return *this;
+  }
   JobBuilder& Preemptible() {
     spec_.preemptible = true;
     return *this;

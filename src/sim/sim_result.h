@@ -25,6 +25,11 @@ struct JobOutcome {
   // preemption. JCT = wait + run time (including restart overhead).
   core::Duration wait;
   int32_t preemptions = 0;
+  // Work thrown away by preemptions (run time since the last checkpoint),
+  // and time spent restarting (the restart cost actually paid), both summed
+  // over the job's runs.
+  core::Duration lost_work;
+  core::Duration restart_overhead;
   // Policies that predict: the run time predicted when the job arrived.
   std::optional<core::Duration> predicted;
   // With SimOptions::measure_eta, for jobs that had to queue on arrival: the

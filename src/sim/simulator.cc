@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/check.h"
+#include "core/checkpoint.h"
 #include "core/cluster_state.h"
 #include "core/decide.h"
 
@@ -140,12 +141,19 @@ void Simulation::Complete(const Event& event) {
   if (policy_.predictor) policy_.predictor->Observe(job.spec, job.duration);
   busy_gpus_ -= job.spec.total_gpu().value() / 1000;
   outcomes_[i].finish = event.at;
+  outcomes_[i].restart_overhead += runs_[i].run_overhead;
   ++finished_;
 }
 
 void Simulation::Arrive(size_t i, Time now) {
   const SimJob& job = workload_.jobs[i];
-  state_.Submit(job.spec, now);
+  if (options_.checkpoint_interval) {
+    core::JobSpec spec = job.spec;
+    spec.checkpoint_interval = options_.checkpoint_interval;
+    state_.Submit(spec, now);
+  } else {
+    state_.Submit(job.spec, now);
+  }
   runs_[i].queued_since = now;
   JobOutcome& outcome = outcomes_[i];
   outcome.id = job.spec.id;
@@ -160,13 +168,24 @@ void Simulation::Arrive(size_t i, Time now) {
 void Simulation::Preempt(JobId id, Time now) {
   const size_t i = IndexOf(id);
   JobRun& run = runs_[i];
-  run.work_done += core::Max(Duration::Zero(), now - run.run_start - run.run_overhead);
+  JobOutcome& outcome = outcomes_[i];
+  // Useful work of this run, and the part of it saved: what ran after the
+  // restart overhead and up to the last checkpoint.
+  const Duration useful = core::Max(Duration::Zero(), now - run.run_start - run.run_overhead);
+  const Duration saved =
+      options_.checkpoint_interval
+          ? core::Max(Duration::Zero(),
+                      core::LastCheckpoint(state_.Get(id), now) - run.run_start - run.run_overhead)
+          : useful;
+  outcome.lost_work += useful - saved;
+  outcome.restart_overhead += core::Min(now - run.run_start, run.run_overhead);
+  run.work_done += saved;
   run.work_done = core::Min(run.work_done, workload_.jobs[i].duration);
   run.queued_since = now;
   ++run.generation;
   state_.Preempt(id, now);
   busy_gpus_ -= workload_.jobs[i].spec.total_gpu().value() / 1000;
-  ++outcomes_[i].preemptions;
+  ++outcome.preemptions;
 }
 
 void Simulation::Start(const core::JobStart& start, Time now) {

@@ -78,6 +78,48 @@ TEST(SimulatorTest, PreemptionChargesRestartCostAndKeepsWork) {
   EXPECT_EQ(long_job.jct() - long_job.wait, Duration::Seconds(1000 + 30));
 }
 
+// Issue 30, item 2: with checkpoints every 60 s of run time, the long job
+// stopped at 100 s keeps the 60 s it saved and loses 40 s, which it runs
+// again after its 30 s restart.
+TEST(SimulatorTest, APreemptedRunLosesTheWorkSinceItsLastCheckpoint) {
+  const Workload workload = Pool(1, 8, {Row(0, 1000, 8), Row(100, 50, 8)});
+  SimOptions options;
+  options.checkpoint_interval = Duration::Seconds(60);
+  const SimResult result = Simulate(workload, "srtf-oracle", options).value();
+  const JobOutcome& long_job = Outcome(result, 1);
+  EXPECT_EQ(long_job.preemptions, 1);
+  EXPECT_EQ(long_job.lost_work, Duration::Seconds(40));
+  EXPECT_EQ(long_job.restart_overhead, Duration::Seconds(30));
+  EXPECT_EQ(long_job.finish, Time::FromSeconds(150 + 30 + 940));
+  EXPECT_EQ(long_job.jct() - long_job.wait, Duration::Seconds(1000 + 40 + 30));
+
+  const Summary summary = Summarize(result);
+  EXPECT_DOUBLE_EQ(summary.lost_gpu_hours, 40.0 * 8 / 3600);
+  EXPECT_DOUBLE_EQ(summary.restart_gpu_hours, 30.0 * 8 / 3600);
+  EXPECT_EQ(summary.preemptions_per_job.p50, 0);
+  EXPECT_EQ(summary.preemptions_per_job.max, 1);
+
+  const SimResult instant = Simulate(workload, "srtf-oracle").value();
+  EXPECT_EQ(Outcome(instant, 1).lost_work, Duration::Zero()) << "no interval: nothing lost";
+  EXPECT_EQ(Summarize(instant).lost_gpu_hours, 0);
+}
+
+// The interval counts each run's own time, restart included: stopped again
+// 100 s into its second run (30 s restart, then 70 s of work), the job saved
+// at 60 s of that run, so 30 s of work, and loses 40 s again.
+TEST(SimulatorTest, CheckpointsCountFromEachRunsStart) {
+  const Workload workload = Pool(1, 8, {Row(0, 1000, 8), Row(100, 50, 8), Row(250, 50, 8)});
+  SimOptions options;
+  options.checkpoint_interval = Duration::Seconds(60);
+  const SimResult result = Simulate(workload, "srtf-oracle", options).value();
+  const JobOutcome& long_job = Outcome(result, 1);
+  ASSERT_EQ(long_job.preemptions, 2);
+  EXPECT_EQ(long_job.lost_work, Duration::Seconds(40 + 40));
+  EXPECT_EQ(long_job.restart_overhead, Duration::Seconds(30 * 2)) << "the first run had none";
+  // Work saved: 60 + 30; it restarts at 300 and runs 30 + 910 s.
+  EXPECT_EQ(long_job.finish, Time::FromSeconds(300 + 30 + 910));
+}
+
 TEST(SimulatorTest, RestartCostIsConfigurable) {
   const Workload workload = Pool(1, 8, {Row(0, 1000, 1), Row(0, 1000, 7), Row(100, 50, 8)});
   SimOptions options;
