@@ -80,6 +80,18 @@ std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs) {
   return static_cast<double>(kept) / static_cast<double>(promised);
 }
 
+std::optional<double> EtaIntervalCoverage(const std::vector<JobOutcome>& jobs) {
+  int64_t promised = 0;
+  int64_t inside = 0;
+  for (const JobOutcome& job : jobs) {
+    if (!job.first_eta) continue;
+    ++promised;
+    if (job.first_eta_interval && job.first_eta_interval->Contains(job.first_start)) ++inside;
+  }
+  if (promised == 0) return std::nullopt;
+  return static_cast<double>(inside) / static_cast<double>(promised);
+}
+
 std::optional<double> PredictionMdape(const std::vector<JobOutcome>& jobs) {
   std::vector<double> errors;
   for (const JobOutcome& job : jobs) {
@@ -171,6 +183,7 @@ Summary Summarize(const SimResult& result) {
   summary.restart_gpu_hours = restart_gpu_seconds / 3600.0;
   summary.prediction_mdape = PredictionMdape(result.jobs);
   summary.eta_within_25pct = EtaAccuracy(result.jobs);
+  summary.eta_p80_coverage = EtaIntervalCoverage(result.jobs);
   summary.makespan_s = (last_finish - first_submit).seconds();
   if (summary.makespan_s > 0 && result.total_gpus > 0) {
     summary.gpu_utilization =

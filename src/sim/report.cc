@@ -34,6 +34,7 @@ nlohmann::json ToJson(const Summary& s) {
   json["restart_gpu_hours"] = std::round(s.restart_gpu_hours * 1e3) / 1e3;
   if (s.prediction_mdape) json["prediction_mdape"] = std::round(*s.prediction_mdape * 1e4) / 1e4;
   if (s.eta_within_25pct) json["eta_within_25pct"] = std::round(*s.eta_within_25pct * 1e4) / 1e4;
+  if (s.eta_p80_coverage) json["eta_p80_coverage"] = std::round(*s.eta_p80_coverage * 1e4) / 1e4;
   if (s.jain_fairness) {
     json["jain_fairness"] = std::round(*s.jain_fairness * 1e4) / 1e4;
     nlohmann::json teams = nlohmann::json::array();

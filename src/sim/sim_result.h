@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eta_interval.h"
 #include "core/ids.h"
 #include "core/time.h"
 
@@ -35,6 +36,8 @@ struct JobOutcome {
   // With SimOptions::measure_eta, for jobs that had to queue on arrival: the
   // first ETA the policy gave (nullopt inside: it gave none).
   std::optional<std::optional<core::Time>> first_eta;
+  // With the first ETA, its 80% interval (core/eta_interval.h).
+  std::optional<core::EtaInterval> first_eta_interval;
 
   core::Duration jct() const { return finish - submit; }
 };

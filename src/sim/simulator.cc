@@ -116,7 +116,8 @@ class Simulation {
   std::vector<size_t> index_of_;
   std::vector<JobOutcome> outcomes_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::set<Time> wake_ups_;  // scheduled, so a policy asking twice adds one event
+  core::EtaCalibrator eta_calibrator_;  // judged at each first start of a job given an ETA
+  std::set<Time> wake_ups_;             // scheduled, so a policy asking twice adds one event
   size_t next_arrival_ = 0;
   int64_t busy_gpus_ = 0;
   int64_t total_gpus_ = 0;
@@ -194,7 +195,12 @@ void Simulation::Start(const core::JobStart& start, Time now) {
   JobRun& run = runs_[i];
   JobOutcome& outcome = outcomes_[i];
   outcome.wait += now - run.queued_since;
-  if (!run.started) outcome.first_start = now;
+  if (!run.started) {
+    outcome.first_start = now;
+    if (outcome.first_eta && *outcome.first_eta) {
+      eta_calibrator_.Observe(outcome.submit, **outcome.first_eta, now);
+    }
+  }
   run.run_overhead = run.started ? core::RestartCost(options_.restart_cost, job.spec.total_gpu())
                                  : Duration::Zero();
   run.started = true;
@@ -227,7 +233,11 @@ void Simulation::RecordFirstEtas(const core::Decision& decision, size_t first, s
   for (const core::PendingJob& entry : decision.pending) {
     auto it =
         std::lower_bound(arrivals.begin(), arrivals.end(), std::make_pair(entry.job, size_t{0}));
-    if (it != arrivals.end() && it->first == entry.job) outcomes_[it->second].first_eta = entry.eta;
+    if (it == arrivals.end() || it->first != entry.job) continue;
+    JobOutcome& outcome = outcomes_[it->second];
+    outcome.first_eta = entry.eta;
+    if (entry.eta)
+      outcome.first_eta_interval = eta_calibrator_.Interval(outcome.submit, *entry.eta);
   }
 }
 

@@ -215,6 +215,43 @@ TEST(SimulatorTest, PredictionErrorAndEtaAccuracyAreMeasured) {
   ASSERT_TRUE(summary.eta_within_25pct.has_value());
   EXPECT_GT(*summary.eta_within_25pct, 0.9) << "the first job of a pair ends when predicted";
   EXPECT_FALSE(Summarize(Simulate(Pool(1, 8, trace), "fifo").value()).prediction_mdape);
+  ASSERT_TRUE(summary.eta_p80_coverage.has_value());
+  EXPECT_GT(*summary.eta_p80_coverage, 0.5);
+  for (const JobOutcome& job : result.jobs) {
+    if (job.first_eta && *job.first_eta) {
+      ASSERT_TRUE(job.first_eta_interval.has_value()) << core::Value(job.id);
+      EXPECT_GE(job.first_eta_interval->low, job.submit);
+      EXPECT_LE(job.first_eta_interval->low, job.first_eta_interval->high);
+    }
+  }
+}
+
+// Issue 30, item 3: the coverage counts the jobs that queued on arrival
+// (they have a first ETA); a start outside its interval, or no ETA at all,
+// is a miss.
+TEST(MetricsTest, EtaCoverageIsTheShareOfQueuedJobsStartingInsideTheirInterval) {
+  auto job = [](std::optional<std::optional<int64_t>> eta, int64_t start) {
+    JobOutcome outcome;
+    outcome.first_start = Time::FromSeconds(start);
+    if (eta) {
+      outcome.first_eta = *eta ? std::optional<Time>(Time::FromSeconds(**eta)) : std::nullopt;
+      if (*eta) {
+        outcome.first_eta_interval =
+            core::EtaInterval{Time::FromSeconds(**eta - 100), Time::FromSeconds(**eta + 200)};
+      }
+    }
+    return outcome;
+  };
+  const std::vector<JobOutcome> jobs = {
+      job(std::optional<int64_t>(1000), 1100),  // inside
+      job(std::optional<int64_t>(1000), 900),   // the low end counts
+      job(std::optional<int64_t>(1000), 1201),  // after the high end
+      job(std::optional<int64_t>(), 500),       // queued, given no ETA
+      job(std::nullopt, 0),                     // started on arrival: not counted
+  };
+  ASSERT_TRUE(EtaIntervalCoverage(jobs).has_value());
+  EXPECT_DOUBLE_EQ(*EtaIntervalCoverage(jobs), 2.0 / 4.0);
+  EXPECT_FALSE(EtaIntervalCoverage({job(std::nullopt, 0)}).has_value());
 }
 
 TEST(WorkloadTest, JobsLargerThanANodeHoldWholeNodes) {
