@@ -39,11 +39,23 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
   return policy;
 }
 
-const std::array<PolicyEntry, 7>& Table() {
+// The Berth policy: its orderer, preemption with EASY backfill, least-loss
+// victims, fragmentation-aware placement, a minimum run before a preemption.
+Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const PolicyConfig& c) {
+  Policy policy =
+      Build(name, std::make_unique<BerthOrderer>(order), Discipline::kPreemptiveBackfill,
+            RuntimeKnowledge::kPredicted, PreemptionScope::kPreemptibleOnly, c);
+  policy.victim_choice = VictimChoice::kFewestLeastLoss;
+  policy.fragmentation_aware = true;
+  policy.min_run_time = c.berth_min_run_time;
+  return policy;
+}
+
+const std::array<PolicyEntry, 8>& Table() {
   using D = Discipline;
   using K = RuntimeKnowledge;
   using S = PreemptionScope;
-  static const std::array<PolicyEntry, 7> kTable = {{
+  static const std::array<PolicyEntry, 8> kTable = {{
       {"fifo", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          return Build("fifo", std::make_unique<FifoOrderer>(), D::kStrict, K::kUserLimits,
@@ -86,13 +98,14 @@ const std::array<PolicyEntry, 7>& Table() {
              D::kStrict, K::kPredicted, S::kPreemptibleOnly, c);
        }},
       {"berth", Runs::kAnywhere,
+       [](const PolicyConfig& c) { return BerthPolicy("berth", c.berth, c); }},
+      {"berth-gittins", Runs::kAnywhere,
        [](const PolicyConfig& c) {
-         Policy policy = Build("berth", std::make_unique<BerthOrderer>(c.berth),
-                               D::kPreemptiveBackfill, K::kPredicted, S::kPreemptibleOnly, c);
-         policy.victim_choice = VictimChoice::kFewestLeastLoss;
-         policy.fragmentation_aware = true;
-         policy.min_run_time = c.berth_min_run_time;
-         return policy;
+         // Ranks by the Gittins index of sizes learned per class (issue 30,
+         // item 1); under evaluation, not the default (docs/evaluation.md).
+         BerthOrderConfig order = c.berth;
+         order.size = SizeMeasure::kGittinsRank;
+         return BerthPolicy("berth-gittins", order, c);
        }},
   }};
   return kTable;

@@ -19,12 +19,13 @@ TEST(PolicyTest, LiveRefusesOraclePoliciesNamingTheLiveOnes) {
     ASSERT_FALSE(live.ok()) << name;
     EXPECT_THAT(live.status().message(), HasSubstr("'" + std::string(name) + "'"));
     EXPECT_THAT(live.status().message(), HasSubstr("only the simulator"));
-    EXPECT_THAT(live.status().message(), HasSubstr("fifo, las, slurm, qssf, berth"));
+    EXPECT_THAT(live.status().message(), HasSubstr("fifo, las, slurm, qssf, berth, berth-gittins"));
     EXPECT_THAT(live.status().message(), Not(HasSubstr("oracle,")));
     EXPECT_TRUE(MakePolicy(name, InSimulation()).ok()) << name;
   }
-  EXPECT_THAT(PolicyNames(Deployment::kLive), ElementsAre("fifo", "las", "slurm", "qssf", "berth"));
-  EXPECT_EQ(PolicyNames().size(), 7u);
+  EXPECT_THAT(PolicyNames(Deployment::kLive),
+              ElementsAre("fifo", "las", "slurm", "qssf", "berth", "berth-gittins"));
+  EXPECT_EQ(PolicyNames().size(), 8u);
 }
 
 // Issue 30, item 4: whatever scope a reference policy has in simulation,
