@@ -38,7 +38,7 @@ struct SimFlags {
   std::string from;
   std::string to;
   std::vector<std::string> policies = {"fifo",  "sjf-oracle", "srtf-oracle", "las",
-                                       "slurm", "qssf",       "berth"};
+                                       "slurm", "qssf",       "berth",       "berth-gittins"};
   std::string out;
   std::vector<int64_t> restart_cost_s = {7, 30, 60};
   int64_t checkpoint_interval_s = 0;  // 0: work is saved at the instant of a preemption
