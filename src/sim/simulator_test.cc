@@ -150,7 +150,7 @@ TEST(SimulatorTest, SameInputSameResult) {
                    [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
   const Workload workload = Pool(3, 8, trace);
   for (const char* policy :
-       {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth"}) {
+       {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth", "berth-gittins"}) {
     const SimResult a = Simulate(workload, policy).value();
     const SimResult b = Simulate(workload, policy).value();
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
@@ -178,7 +178,7 @@ TEST(SimulatorTest, PredictingPoliciesNeverReadTheFuture) {
   const Workload a = Pool(2, 8, trace);
   const Workload b = Pool(2, 8, longer);
   const Time known = Time::FromSeconds(5000);  // job 1 ends here in `a`
-  for (const char* policy : {"qssf", "berth"}) {
+  for (const char* policy : {"qssf", "berth", "berth-gittins"}) {
     const SimResult ra = Simulate(a, policy).value();
     const SimResult rb = Simulate(b, policy).value();
     for (size_t i = 1; i < ra.jobs.size(); ++i) {
