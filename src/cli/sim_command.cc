@@ -38,9 +38,10 @@ struct SimFlags {
   std::string from;
   std::string to;
   std::vector<std::string> policies = {"fifo",  "sjf-oracle", "srtf-oracle", "las",
-                                       "slurm", "qssf",       "berth"};
+                                       "slurm", "qssf",       "berth",       "berth-gittins"};
   std::string out;
   std::vector<int64_t> restart_cost_s = {7, 30, 60};
+  int64_t checkpoint_interval_s = 0;  // 0: work is saved at the instant of a preemption
   std::string preemptible = "all";
   bool json = false;
   bool strict = false;
@@ -116,7 +117,7 @@ sim::SimResult RunPolicy(const sim::WorkloadSet& set, const std::string& policy,
   // ETAs are what the Berth policy promises users, so its promises are
   // measured; a full explanation pass at every arrival would only slow the
   // reference policies down.
-  options.measure_eta = policy == "berth";
+  options.measure_eta = policy == "berth" || policy == "berth-gittins";
   std::vector<sim::SimResult> parts;
   for (const sim::Workload& workload : set.workloads) {
     parts.push_back(OrFail(sim::Simulate(workload, policy, options)));
@@ -161,7 +162,7 @@ void WriteOut(const std::string& dir, const std::vector<sim::SimResult>& results
 
 void RunSim(const SimFlags& flags) {
   for (const std::string& name : flags.policies) {
-    if (Result<core::Policy> policy = core::MakePolicy(name); !policy.ok()) {
+    if (Result<core::Policy> policy = core::MakePolicy(name, core::InSimulation()); !policy.ok()) {
       Fail(policy.status().message());
     }
   }
@@ -178,6 +179,13 @@ void RunSim(const SimFlags& flags) {
   options.restart_cost = core::RestartCostModel{core::Duration::Seconds(flags.restart_cost_s[0]),
                                                 core::Duration::Seconds(flags.restart_cost_s[1]),
                                                 core::Duration::Seconds(flags.restart_cost_s[2])};
+  if (flags.checkpoint_interval_s < 0) {
+    Fail("--checkpoint-interval: must be 0 or more seconds, got " +
+         std::to_string(flags.checkpoint_interval_s));
+  }
+  if (flags.checkpoint_interval_s > 0) {
+    options.checkpoint_interval = core::Duration::Seconds(flags.checkpoint_interval_s);
+  }
   if (!flags.vc_quotas.empty()) {
     if (!flags.vc_nodes.empty()) Fail("--vc-quotas: team queues share one pool; use --cluster");
     int64_t gpus = 0;
@@ -334,6 +342,11 @@ void AddSimCommand(CLI::App& app) {
       sim->add_option("--restart-cost", flags->restart_cost_s,
                       "Seconds a restart after preemption costs: 1 GPU, up to 8, more")
           ->delimiter(',')
+          ->capture_default_str());
+  replay_only->options.push_back(
+      sim->add_option("--checkpoint-interval", flags->checkpoint_interval_s,
+                      "Seconds of run time between a job's checkpoints: a preempted run loses the "
+                      "work since its last one (0: none lost, as if saved when stopped)")
           ->capture_default_str());
   replay_only->options.push_back(sim->add_option("--parallel", flags->parallel,
                                                  "Policies simulated at once (default: cores)"));

@@ -79,7 +79,10 @@ bool BerthOrderer::KeepsGuarantee(const Job& job, const Starvation& starvation, 
 int64_t BerthOrderer::Score(const Job& job, const OrderContext& context) const {
   const FairShare& fair_share = *context.fair_share;
   const double gpus = std::max(job.spec.gpus(), 0.001);
-  const double remaining = context.runtimes.Remaining(job, context.now).seconds() * gpus;
+  const Duration size = config_.size == SizeMeasure::kGittinsRank
+                            ? context.runtimes.Rank(job, context.now)
+                            : context.runtimes.Remaining(job, context.now);
+  const double remaining = size.seconds() * gpus;
   const double penalty =
       std::exp2(config_.user_fair_share_weight * fair_share.UserExponent(job.spec.user) +
                 config_.queue_fair_share_weight * fair_share.QueueExponent(job.spec.queue));

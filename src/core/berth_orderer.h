@@ -51,7 +51,14 @@
 
 namespace berth::core {
 
+// What the score's size term is.
+enum class SizeMeasure {
+  kPredictedRemaining,  // the estimator's expected remaining time
+  kGittinsRank,         // the estimator's Rank: Gittins over learned sizes
+};
+
 struct BerthOrderConfig {
+  SizeMeasure size = SizeMeasure::kPredictedRemaining;
   Duration starvation_bound = Duration::Hours(36);
   // Past this wait a starving job is the head even on an overloaded cluster.
   Duration starvation_hard_bound = Duration::Hours(144);

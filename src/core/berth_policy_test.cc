@@ -56,6 +56,20 @@ TEST(BerthPolicyTest, PreemptsTheVictimThatLosesLeastWork) {
   EXPECT_EQ(decision.preemptions[0].job, Id(1));
 }
 
+// Issue 30, item 2: a job that saves every 1,000 s of its run has lost only
+// 50 s at 4,050 s; the one started at 3,000 s without checkpoints 1,050 s.
+TEST(BerthPolicyTest, PeriodicCheckpointsMakeALongRunTheCheaperVictim) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible().CheckpointEvery(1000), N(0), 0x0f, At(0));
+  StartOn(state, NewJob(2).Gpus(4).Preemptible(), N(0), 0xf0, At(3000));
+  state.Submit(NewJob(3).Gpus(4).Submit(4050), At(4050));
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(60)}});
+  const Decision decision = Decide(state, At(4050), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+}
+
 TEST(BerthPolicyTest, AJobAlreadyStoppingIsNotAVictimAgain) {
   ClusterState state;
   AddNodes(state, 1, 8);

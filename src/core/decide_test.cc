@@ -21,6 +21,7 @@ using ::testing::IsEmpty;
 using testing::N;
 using testing::NamedPolicy;
 using testing::NewJob;
+using ::testing::Not;
 using testing::Secs;
 using testing::StartedIds;
 using testing::Submit;
@@ -220,6 +221,28 @@ TEST(DecideTest, LasNewJobsPreemptJobsThatAttainedTooMuch) {
   ASSERT_EQ(decision.preemptions.size(), 1u);
   EXPECT_EQ(decision.preemptions[0].job, Id(1));
   EXPECT_THAT(StartedIds(decision), ElementsAre(Id(2)));
+}
+
+// Issue 30, item 4: live, LAS stops only jobs submitted as preemptible; the
+// simulator keeps the reference rule (any job).
+TEST(DecideTest, LiveLasNeverPreemptsAJobThatIsNotPreemptible) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  RunNow(state, NewJob(1).Gpus(8).Submit(0), At(0));
+  Submit(state, NewJob(2).Gpus(8).Submit(100));
+  const Policy live = std::move(MakePolicy("las")).value();
+  EXPECT_EQ(live.preemption_scope, PreemptionScope::kPreemptibleOnly);
+  EXPECT_THAT(Decide(state, At(2300), live).preemptions, IsEmpty());
+  EXPECT_THAT(Decide(state, At(2300), NamedPolicy("las")).preemptions, Not(IsEmpty()))
+      << "the simulator's LAS stops job 1 here";
+
+  ClusterState preemptible;
+  AddNodes(preemptible, 1, 8);
+  RunNow(preemptible, NewJob(1).Gpus(8).Submit(0).Preemptible(), At(0));
+  Submit(preemptible, NewJob(2).Gpus(8).Submit(100));
+  const Decision decision = Decide(preemptible, At(2300), live);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
 }
 
 TEST(DecideTest, HeldJobsAreNotCandidatesAndSaySo) {

@@ -117,7 +117,7 @@ TEST_P(EtaPlanTest, ThePlanDoesNotReadTheStateItCameFrom) {
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, EtaPlanTest,
                          ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm",
-                                           "qssf", "berth"));
+                                           "qssf", "berth", "berth-gittins"));
 
 }  // namespace
 }  // namespace berth::core

@@ -55,6 +55,9 @@ struct JobSpec {
   std::optional<Duration> time_limit;  // hard limit; the job is stopped there
   std::optional<Duration> estimate;    // the user's own runtime estimate
   bool preemptible = false;
+  // The job saves a checkpoint every this much run time (checkpoint.h);
+  // unset: only when it reports one.
+  std::optional<Duration> checkpoint_interval;
   Duration grace;  // time between SIGTERM and SIGKILL when stopped
   Time submit_time;
 

@@ -8,8 +8,12 @@
 namespace berth::core {
 namespace {
 
+// Where a policy may run: oracle policies read true durations.
+enum class Runs { kAnywhere, kSimulationOnly };
+
 struct PolicyEntry {
   std::string_view name;
+  Runs runs;
   std::function<Policy(const PolicyConfig&)> make;
 };
 
@@ -20,7 +24,11 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
   policy.orderer = std::move(orderer);
   policy.discipline = discipline;
   policy.knowledge = knowledge;
-  policy.preemption_scope = scope;
+  // Live, no job is stopped that did not agree to be: the reference
+  // simulators' "any job" is a property of their experiments, not a promise
+  // a server can break.
+  policy.preemption_scope =
+      config.deployment == Deployment::kLive ? PreemptionScope::kPreemptibleOnly : scope;
   policy.default_time_limit = config.default_time_limit;
   if (knowledge == RuntimeKnowledge::kUserLimits) {
     policy.runtimes = std::make_shared<UserLimitEstimator>(config.default_time_limit);
@@ -31,35 +39,47 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
   return policy;
 }
 
-const std::array<PolicyEntry, 7>& Table() {
+// The Berth policy: its orderer, preemption with EASY backfill, least-loss
+// victims, fragmentation-aware placement, a minimum run before a preemption.
+Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const PolicyConfig& c) {
+  Policy policy =
+      Build(name, std::make_unique<BerthOrderer>(order), Discipline::kPreemptiveBackfill,
+            RuntimeKnowledge::kPredicted, PreemptionScope::kPreemptibleOnly, c);
+  policy.victim_choice = VictimChoice::kFewestLeastLoss;
+  policy.fragmentation_aware = true;
+  policy.min_run_time = c.berth_min_run_time;
+  return policy;
+}
+
+const std::array<PolicyEntry, 8>& Table() {
   using D = Discipline;
   using K = RuntimeKnowledge;
   using S = PreemptionScope;
-  static const std::array<PolicyEntry, 7> kTable = {{
-      {"fifo",
+  static const std::array<PolicyEntry, 8> kTable = {{
+      {"fifo", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          return Build("fifo", std::make_unique<FifoOrderer>(), D::kStrict, K::kUserLimits,
                       S::kPreemptibleOnly, c);
        }},
-      {"sjf-oracle",
+      {"sjf-oracle", Runs::kSimulationOnly,
        [](const PolicyConfig& c) {
          return Build("sjf-oracle",
                       std::make_unique<ShortestFirstOrderer>(ShortestFirstOrderer::Measure::kTotal),
                       D::kStrict, K::kOracle, S::kPreemptibleOnly, c);
        }},
-      {"srtf-oracle",
+      {"srtf-oracle", Runs::kSimulationOnly,
        [](const PolicyConfig& c) {
          return Build(
              "srtf-oracle",
              std::make_unique<ShortestFirstOrderer>(ShortestFirstOrderer::Measure::kRemaining),
              D::kPreemptive, K::kOracle, S::kAny, c);
        }},
-      {"las",
+      {"las", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          return Build("las", std::make_unique<LasOrderer>(c.las_thresholds_gpu_seconds),
                       D::kPreemptive, K::kUserLimits, S::kAny, c);
        }},
-      {"slurm",
+      {"slurm", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          Policy policy = Build("slurm", std::make_unique<MultifactorOrderer>(c.multifactor),
                                D::kBackfill, K::kUserLimits, S::kPreemptibleOnly, c);
@@ -67,7 +87,7 @@ const std::array<PolicyEntry, 7>& Table() {
          policy.runtimes = std::make_shared<TimeLimitEstimator>(c.default_time_limit);
          return policy;
        }},
-      {"qssf",
+      {"qssf", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          // Helios' quasi-shortest-service-first: predicted GPU time,
          // non-preemptive, strict order as the Helios artifact's SJF.
@@ -77,37 +97,56 @@ const std::array<PolicyEntry, 7>& Table() {
                                                     ShortestFirstOrderer::Service::kGpuTime),
              D::kStrict, K::kPredicted, S::kPreemptibleOnly, c);
        }},
-      {"berth",
+      {"berth", Runs::kAnywhere,
+       [](const PolicyConfig& c) { return BerthPolicy("berth", c.berth, c); }},
+      {"berth-gittins", Runs::kAnywhere,
        [](const PolicyConfig& c) {
-         Policy policy = Build("berth", std::make_unique<BerthOrderer>(c.berth),
-                               D::kPreemptiveBackfill, K::kPredicted, S::kPreemptibleOnly, c);
-         policy.victim_choice = VictimChoice::kFewestLeastLoss;
-         policy.fragmentation_aware = true;
-         policy.min_run_time = c.berth_min_run_time;
-         return policy;
+         // Ranks by the Gittins index of sizes learned per class (issue 30,
+         // item 1); under evaluation, not the default (docs/evaluation.md).
+         BerthOrderConfig order = c.berth;
+         order.size = SizeMeasure::kGittinsRank;
+         return BerthPolicy("berth-gittins", order, c);
        }},
   }};
   return kTable;
+}
+
+bool Offered(const PolicyEntry& entry, Deployment deployment) {
+  return deployment == Deployment::kSimulation || entry.runs == Runs::kAnywhere;
+}
+
+std::string Names(Deployment deployment) {
+  std::string names;
+  for (const PolicyEntry& entry : Table()) {
+    if (!Offered(entry, deployment)) continue;
+    if (!names.empty()) names += ", ";
+    names += entry.name;
+  }
+  return names;
 }
 
 }  // namespace
 
 Result<Policy> MakePolicy(std::string_view name, const PolicyConfig& config) {
   for (const PolicyEntry& entry : Table()) {
-    if (entry.name == name) return entry.make(config);
+    if (entry.name != name) continue;
+    if (!Offered(entry, config.deployment)) {
+      return InvalidArgument("policy: '" + std::string(name) +
+                             "' reads true job durations, which only the simulator knows; live "
+                             "policies: " +
+                             Names(config.deployment));
+    }
+    return entry.make(config);
   }
-  std::string known;
-  for (const PolicyEntry& entry : Table()) {
-    if (!known.empty()) known += ", ";
-    known += entry.name;
-  }
-  return InvalidArgument("policy: unknown policy '" + std::string(name) + "' (known: " + known +
-                         ")");
+  return InvalidArgument("policy: unknown policy '" + std::string(name) +
+                         "' (known: " + Names(config.deployment) + ")");
 }
 
-std::vector<std::string_view> PolicyNames() {
+std::vector<std::string_view> PolicyNames(Deployment deployment) {
   std::vector<std::string_view> names;
-  for (const PolicyEntry& entry : Table()) names.push_back(entry.name);
+  for (const PolicyEntry& entry : Table()) {
+    if (Offered(entry, deployment)) names.push_back(entry.name);
+  }
   return names;
 }
 

@@ -53,7 +53,20 @@ enum class VictimChoice {
   kFewestLeastLoss,     // fewest victims, then least work lost
 };
 
+// Where a policy runs. Live is the default so that whatever builds a policy
+// without saying gets the safe one.
+enum class Deployment {
+  // The server: oracle policies are refused (they read true durations, which
+  // only a simulator knows), and no policy stops a job that was not
+  // submitted as preemptible, whatever its reference simulator did.
+  kLive,
+  // The simulator: reference policies behave as their papers' simulators do
+  // (srtf-oracle and las may stop any job).
+  kSimulation,
+};
+
 struct PolicyConfig {
+  Deployment deployment = Deployment::kLive;
   // The limit assumed for jobs without one (a partition maximum). 60 days is
   // above every job in the shipped traces.
   Duration default_time_limit = Duration::Days(60);
@@ -89,9 +102,17 @@ struct Policy {
   std::shared_ptr<RuntimePredictor> predictor;
 };
 
-// Builds a policy by name; InvalidArgument names the known ones otherwise.
+// `config` as the simulator runs it (Deployment::kSimulation).
+inline PolicyConfig InSimulation(PolicyConfig config = {}) {
+  config.deployment = Deployment::kSimulation;
+  return config;
+}
+
+// Builds a policy by name; InvalidArgument names the known ones otherwise,
+// and, for Deployment::kLive, refuses the oracle policies naming the live
+// ones.
 Result<Policy> MakePolicy(std::string_view name, const PolicyConfig& config = {});
-// The names MakePolicy accepts, in table order.
-std::vector<std::string_view> PolicyNames();
+// The names MakePolicy accepts for `deployment`, in table order.
+std::vector<std::string_view> PolicyNames(Deployment deployment = Deployment::kSimulation);
 
 }  // namespace berth::core

@@ -20,6 +20,10 @@ class RuntimeEstimator {
   // Expected run time still ahead at `now`; never negative. The default
   // subtracts what the job has run so far.
   virtual Duration Remaining(const Job& job, Time now) const;
+  // The size a shortest-first order ranks the job by at `now`: by default
+  // its expected remaining time; an estimator that knows the distribution
+  // of sizes like the job's answers its Gittins rank (gittins.h).
+  virtual Duration Rank(const Job& job, Time now) const { return Remaining(job, now); }
 };
 
 // The user's estimate when given, else the time limit, else a default limit

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/check.h"
+#include "core/gittins.h"
 
 namespace berth::core {
 namespace {
@@ -52,9 +53,9 @@ void RuntimePredictor::Add(const std::string& key, int64_t micros) {
     window.recent[window.next] = micros;
     window.next = (window.next + 1) % window.recent.size();
   }
-  std::vector<int64_t> sorted = window.recent;
-  std::sort(sorted.begin(), sorted.end());
-  window.median = sorted[sorted.size() / 2];
+  window.sorted = window.recent;
+  std::sort(window.sorted.begin(), window.sorted.end());
+  window.median = window.sorted[window.sorted.size() / 2];
 }
 
 void RuntimePredictor::Observe(const JobSpec& spec, Duration run_time) {
@@ -76,14 +77,19 @@ RuntimePredictor::Windows RuntimePredictor::WindowsOf(const JobSpec& spec) const
   return windows;
 }
 
-int64_t RuntimePredictor::FromHistory(const Windows& windows) const {
+const RuntimePredictor::Window* RuntimePredictor::Answering(const Windows& windows) const {
   for (const void* ref : windows) {
     const auto* window = static_cast<const Window*>(ref);
     if (window != nullptr && window->recent.size() >= static_cast<size_t>(config_.min_samples)) {
-      return std::max<int64_t>(window->median, 1);
+      return window;
     }
   }
-  return 0;
+  return nullptr;
+}
+
+int64_t RuntimePredictor::FromHistory(const Windows& windows) const {
+  const Window* window = Answering(windows);
+  return window != nullptr ? std::max<int64_t>(window->median, 1) : 0;
 }
 
 Duration RuntimePredictor::Predict(const JobSpec& spec, const Windows& windows) const {
@@ -118,6 +124,17 @@ Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
   if (job.spec.time_limit)
     remaining = Min(remaining, Max(Duration::Zero(), *job.spec.time_limit - ran));
   return remaining;
+}
+
+Duration RuntimePredictor::Rank(const Job& job, Time now) const {
+  Expected(job);  // brings the job's memo up to date
+  const Window* window = Answering(job.estimator_memo.refs);
+  const Duration ran = job.RunTime(now);
+  std::optional<Duration> rank;
+  if (window != nullptr) rank = GittinsRank(window->sorted, ran);
+  if (!rank) return Remaining(job, now);
+  if (job.spec.time_limit) rank = Min(*rank, Max(Duration::Zero(), *job.spec.time_limit - ran));
+  return *rank;
 }
 
 }  // namespace berth::core

@@ -58,6 +58,11 @@ class RuntimePredictor final : public RuntimeEstimator {
   // The same, with which windows answer the job kept in its EstimatorMemo.
   Duration Expected(const Job& job) const override;
   Duration Remaining(const Job& job, Time now) const override;
+  // The Gittins rank of the job's attained run time over the run times of
+  // the first key with enough history (the same key that predicts it),
+  // capped by what its time limit leaves; Remaining when there is no such
+  // history or the job outlived all of it.
+  Duration Rank(const Job& job, Time now) const override;
 
   int64_t observations() const { return observations_; }
 
@@ -65,7 +70,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   struct Window {
     std::vector<int64_t> recent;  // ring of run times in microseconds
     size_t next = 0;
-    int64_t median = 0;  // of `recent`, kept current on every Observe
+    int64_t median = 0;           // of `recent`, kept current on every Observe
+    std::vector<int64_t> sorted;  // `recent` in ascending order, likewise
   };
   static constexpr int kLevels = 8;
   // The windows a job's keys name, most specific first (each a const
@@ -77,6 +83,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   Duration Predict(const JobSpec& spec, const Windows& windows) const;
   // The history answer, or 0 when no key has enough samples.
   int64_t FromHistory(const Windows& windows) const;
+  // The first window with enough samples, or null.
+  const Window* Answering(const Windows& windows) const;
   void Add(const std::string& key, int64_t micros);
 
   PredictorConfig config_;

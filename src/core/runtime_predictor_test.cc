@@ -132,5 +132,28 @@ TEST(RuntimePredictorTest, LearnsOnlyFromObserve) {
   EXPECT_EQ(predictor.observations(), 0);
 }
 
+// Issue 30, item 1: the rank is the Gittins rank over the class's run
+// times. Half 100 s, half 1,000 s: a new job's median prediction is 1,000 s,
+// its rank 200 s (serve 100 s: done half the time, at a mean cost of 100);
+// once it ran past 100 s it is a long one: at 150 s, 850 s left.
+TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 3; ++i) {
+    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
+    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
+  }
+  Job job;
+  job.spec = NewJob(1).Queue("q");
+  EXPECT_EQ(predictor.Remaining(job, At(0)), Secs(1000));
+  EXPECT_EQ(predictor.Rank(job, At(0)), Secs(200));
+  job.executed = Secs(150);
+  EXPECT_EQ(predictor.Rank(job, At(0)), Secs(850));
+  job.executed = Secs(1500);
+  EXPECT_EQ(predictor.Rank(job, At(0)), predictor.Remaining(job, At(0))) << "outlived the history";
+  job.executed = Secs(0);
+  job.spec.time_limit = Secs(150);
+  EXPECT_EQ(predictor.Rank(job, At(0)), Secs(150)) << "the limit caps the rank";
+}
+
 }  // namespace
 }  // namespace berth::core

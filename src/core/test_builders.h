@@ -79,6 +79,10 @@ class JobBuilder {
     spec_.priority = priority;
     return *this;
   }
+  JobBuilder& CheckpointEvery(int64_t seconds) {
+    spec_.checkpoint_interval = Duration::Seconds(seconds);
+    return *this;
+  }
   JobBuilder& Preemptible() {
     spec_.preemptible = true;
     return *this;
@@ -175,7 +179,8 @@ class TableEstimator final : public RuntimeEstimator {
 
 inline Policy NamedPolicy(std::string_view name,
                           std::shared_ptr<const RuntimeEstimator> runtimes = nullptr) {
-  Result<Policy> policy = MakePolicy(name);
+  // The reference behaviours (oracles, preempting any job) the tests model.
+  Result<Policy> policy = MakePolicy(name, InSimulation());
   Policy out = std::move(policy).value();
   if (runtimes) out.runtimes = std::move(runtimes);
   return out;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/check.h"
+#include "core/checkpoint.h"
 
 namespace berth::core {
 namespace {
@@ -153,8 +154,7 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
       victim.type = cycle.work.nodes().type_of(job.placement.tasks.front().node);
     }
     for (const TaskPlacement& task : job.placement.tasks) victim.gpus += CountGpus(task.gpus);
-    const Time saved = job.last_checkpoint ? Max(*job.last_checkpoint, job.started) : job.started;
-    victim.loss = cycle.now - saved;
+    victim.loss = LossIfStopped(job, cycle.now);
     gpus_by_type_[Index(victim.type)] += victim.gpus;
     victims_.push_back(victim);
   }

@@ -24,8 +24,11 @@ Status ParseScheduler(const toml::table& table, ControllerOptions& options) {
                "starvation_bound_h", "starvation_hard_bound_h", "min_run_before_preemption_s",
                "fair_share_half_life_h", "wait_for_nodes"}));
   BERTH_ASSIGN_OR_RETURN(options.policy, Get<std::string>(table, path, "policy", options.policy));
-  if (Result<core::Policy> policy = core::MakePolicy(options.policy); !policy.ok()) {
-    return InvalidArgument(path + "policy: " + policy.status().message());
+  // Validated as the controller will build it (Deployment::kLive): an oracle
+  // policy is refused here, not at the first cycle.
+  if (Result<core::Policy> policy = core::MakePolicy(options.policy, options.policy_config);
+      !policy.ok()) {
+    return InvalidArgument(path + policy.status().message());
   }
   BERTH_ASSIGN_OR_RETURN(options.heartbeat_timeout,
                          Seconds(table, path, "heartbeat_timeout_s", 1, options.heartbeat_timeout));

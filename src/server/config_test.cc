@@ -99,6 +99,11 @@ TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"data_dir = \"/x\"\nlisen = \"127.0.0.1:1\"", "lisen: unknown key"},
       {"data_dir = \"/x\"\n[scheduler]\npolicy = \"magic\"", "scheduler.policy"},
+      // Issue 30, item 4: oracles read the future; only the simulator has it.
+      {"data_dir = \"/x\"\n[scheduler]\npolicy = \"srtf-oracle\"",
+       "scheduler.policy: 'srtf-oracle' reads true job durations"},
+      {"data_dir = \"/x\"\n[scheduler]\npolicy = \"sjf-oracle\"",
+       "scheduler.policy: 'sjf-oracle' reads true job durations"},
       {"data_dir = \"/x\"\n[scheduler]\nheartbeat_timeout_s = -1", "scheduler.heartbeat_timeout_s"},
       {"data_dir = \"/x\"\n[scheduler]\nheartbeat_timeout_s = \"30\"",
        "scheduler.heartbeat_timeout_s"},

@@ -80,6 +80,18 @@ std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs) {
   return static_cast<double>(kept) / static_cast<double>(promised);
 }
 
+std::optional<double> EtaIntervalCoverage(const std::vector<JobOutcome>& jobs) {
+  int64_t promised = 0;
+  int64_t inside = 0;
+  for (const JobOutcome& job : jobs) {
+    if (!job.first_eta) continue;
+    ++promised;
+    if (job.first_eta_interval && job.first_eta_interval->Contains(job.first_start)) ++inside;
+  }
+  if (promised == 0) return std::nullopt;
+  return static_cast<double>(inside) / static_cast<double>(promised);
+}
+
 std::optional<double> PredictionMdape(const std::vector<JobOutcome>& jobs) {
   std::vector<double> errors;
   for (const JobOutcome& job : jobs) {
@@ -136,7 +148,11 @@ Summary Summarize(const SimResult& result) {
   std::vector<double> wait;
   jct.reserve(result.jobs.size());
   wait.reserve(result.jobs.size());
+  std::vector<double> preemptions;
+  preemptions.reserve(result.jobs.size());
   double gpu_seconds = 0;
+  double lost_gpu_seconds = 0;
+  double restart_gpu_seconds = 0;
   double duration_sum = 0;
   core::Time first_submit = core::Time::Infinite();
   core::Time last_finish = core::Time::Epoch();
@@ -146,6 +162,9 @@ Summary Summarize(const SimResult& result) {
     gpu_seconds += (job.jct() - job.wait).seconds() * job.gpus;
     duration_sum += job.duration.seconds();
     summary.preemptions += job.preemptions;
+    preemptions.push_back(job.preemptions);
+    lost_gpu_seconds += job.lost_work.seconds() * job.gpus;
+    restart_gpu_seconds += job.restart_overhead.seconds() * job.gpus;
     first_submit = core::Min(first_submit, job.submit);
     last_finish = core::Max(last_finish, job.finish);
   }
@@ -158,8 +177,13 @@ Summary Summarize(const SimResult& result) {
   summary.p50_wait_s = Percentile(wait, 50);
   summary.p99_wait_s = Percentile(wait, 99);
   summary.p999_wait_s = Percentile(wait, 99.9);
+  summary.preemptions_per_job = Spread{Percentile(preemptions, 50), Percentile(preemptions, 99),
+                                       *std::max_element(preemptions.begin(), preemptions.end())};
+  summary.lost_gpu_hours = lost_gpu_seconds / 3600.0;
+  summary.restart_gpu_hours = restart_gpu_seconds / 3600.0;
   summary.prediction_mdape = PredictionMdape(result.jobs);
   summary.eta_within_25pct = EtaAccuracy(result.jobs);
+  summary.eta_p80_coverage = EtaIntervalCoverage(result.jobs);
   summary.makespan_s = (last_finish - first_submit).seconds();
   if (summary.makespan_s > 0 && result.total_gpus > 0) {
     summary.gpu_utilization =

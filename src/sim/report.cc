@@ -27,8 +27,14 @@ nlohmann::json ToJson(const Summary& s) {
       {"sim_wall_s", ms(s.sim_wall_s)},
   };
   json["p999_wait_s"] = ms(s.p999_wait_s);
+  json["preemptions_per_job"] = {{"p50", s.preemptions_per_job.p50},
+                                 {"p99", s.preemptions_per_job.p99},
+                                 {"max", s.preemptions_per_job.max}};
+  json["lost_gpu_hours"] = std::round(s.lost_gpu_hours * 1e3) / 1e3;
+  json["restart_gpu_hours"] = std::round(s.restart_gpu_hours * 1e3) / 1e3;
   if (s.prediction_mdape) json["prediction_mdape"] = std::round(*s.prediction_mdape * 1e4) / 1e4;
   if (s.eta_within_25pct) json["eta_within_25pct"] = std::round(*s.eta_within_25pct * 1e4) / 1e4;
+  if (s.eta_p80_coverage) json["eta_p80_coverage"] = std::round(*s.eta_p80_coverage * 1e4) / 1e4;
   if (s.jain_fairness) {
     json["jain_fairness"] = std::round(*s.jain_fairness * 1e4) / 1e4;
     nlohmann::json teams = nlohmann::json::array();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/eta_interval.h"
 #include "core/ids.h"
 #include "core/time.h"
 
@@ -25,11 +26,18 @@ struct JobOutcome {
   // preemption. JCT = wait + run time (including restart overhead).
   core::Duration wait;
   int32_t preemptions = 0;
+  // Work thrown away by preemptions (run time since the last checkpoint),
+  // and time spent restarting (the restart cost actually paid), both summed
+  // over the job's runs.
+  core::Duration lost_work;
+  core::Duration restart_overhead;
   // Policies that predict: the run time predicted when the job arrived.
   std::optional<core::Duration> predicted;
   // With SimOptions::measure_eta, for jobs that had to queue on arrival: the
   // first ETA the policy gave (nullopt inside: it gave none).
   std::optional<std::optional<core::Time>> first_eta;
+  // With the first ETA, its 80% interval (core/eta_interval.h).
+  std::optional<core::EtaInterval> first_eta_interval;
 
   core::Duration jct() const { return finish - submit; }
 };

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/check.h"
+#include "core/checkpoint.h"
 #include "core/cluster_state.h"
 #include "core/decide.h"
 
@@ -115,7 +116,8 @@ class Simulation {
   std::vector<size_t> index_of_;
   std::vector<JobOutcome> outcomes_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::set<Time> wake_ups_;  // scheduled, so a policy asking twice adds one event
+  core::EtaCalibrator eta_calibrator_;  // judged at each first start of a job given an ETA
+  std::set<Time> wake_ups_;             // scheduled, so a policy asking twice adds one event
   size_t next_arrival_ = 0;
   int64_t busy_gpus_ = 0;
   int64_t total_gpus_ = 0;
@@ -140,12 +142,19 @@ void Simulation::Complete(const Event& event) {
   if (policy_.predictor) policy_.predictor->Observe(job.spec, job.duration);
   busy_gpus_ -= job.spec.total_gpu().value() / 1000;
   outcomes_[i].finish = event.at;
+  outcomes_[i].restart_overhead += runs_[i].run_overhead;
   ++finished_;
 }
 
 void Simulation::Arrive(size_t i, Time now) {
   const SimJob& job = workload_.jobs[i];
-  state_.Submit(job.spec, now);
+  if (options_.checkpoint_interval) {
+    core::JobSpec spec = job.spec;
+    spec.checkpoint_interval = options_.checkpoint_interval;
+    state_.Submit(spec, now);
+  } else {
+    state_.Submit(job.spec, now);
+  }
   runs_[i].queued_since = now;
   JobOutcome& outcome = outcomes_[i];
   outcome.id = job.spec.id;
@@ -160,13 +169,24 @@ void Simulation::Arrive(size_t i, Time now) {
 void Simulation::Preempt(JobId id, Time now) {
   const size_t i = IndexOf(id);
   JobRun& run = runs_[i];
-  run.work_done += core::Max(Duration::Zero(), now - run.run_start - run.run_overhead);
+  JobOutcome& outcome = outcomes_[i];
+  // Useful work of this run, and the part of it saved: what ran after the
+  // restart overhead and up to the last checkpoint.
+  const Duration useful = core::Max(Duration::Zero(), now - run.run_start - run.run_overhead);
+  const Duration saved =
+      options_.checkpoint_interval
+          ? core::Max(Duration::Zero(),
+                      core::LastCheckpoint(state_.Get(id), now) - run.run_start - run.run_overhead)
+          : useful;
+  outcome.lost_work += useful - saved;
+  outcome.restart_overhead += core::Min(now - run.run_start, run.run_overhead);
+  run.work_done += saved;
   run.work_done = core::Min(run.work_done, workload_.jobs[i].duration);
   run.queued_since = now;
   ++run.generation;
   state_.Preempt(id, now);
   busy_gpus_ -= workload_.jobs[i].spec.total_gpu().value() / 1000;
-  ++outcomes_[i].preemptions;
+  ++outcome.preemptions;
 }
 
 void Simulation::Start(const core::JobStart& start, Time now) {
@@ -175,7 +195,12 @@ void Simulation::Start(const core::JobStart& start, Time now) {
   JobRun& run = runs_[i];
   JobOutcome& outcome = outcomes_[i];
   outcome.wait += now - run.queued_since;
-  if (!run.started) outcome.first_start = now;
+  if (!run.started) {
+    outcome.first_start = now;
+    if (outcome.first_eta && *outcome.first_eta) {
+      eta_calibrator_.Observe(outcome.submit, **outcome.first_eta, now);
+    }
+  }
   run.run_overhead = run.started ? core::RestartCost(options_.restart_cost, job.spec.total_gpu())
                                  : Duration::Zero();
   run.started = true;
@@ -208,7 +233,11 @@ void Simulation::RecordFirstEtas(const core::Decision& decision, size_t first, s
   for (const core::PendingJob& entry : decision.pending) {
     auto it =
         std::lower_bound(arrivals.begin(), arrivals.end(), std::make_pair(entry.job, size_t{0}));
-    if (it != arrivals.end() && it->first == entry.job) outcomes_[it->second].first_eta = entry.eta;
+    if (it == arrivals.end() || it->first != entry.job) continue;
+    JobOutcome& outcome = outcomes_[it->second];
+    outcome.first_eta = entry.eta;
+    if (entry.eta)
+      outcome.first_eta_interval = eta_calibrator_.Interval(outcome.submit, *entry.eta);
   }
 }
 
@@ -276,7 +305,7 @@ Result<SimResult> Simulation::Run() {
 
 Result<SimResult> Simulate(const Workload& workload, std::string_view policy,
                            const SimOptions& options) {
-  Result<core::Policy> made = core::MakePolicy(policy, options.policy_config);
+  Result<core::Policy> made = core::MakePolicy(policy, core::InSimulation(options.policy_config));
   if (!made.ok()) return made.status();
   if (!options.queues.empty()) {
     if (Result<core::QuotaTree> tree = core::QuotaTree::Make(options.queues); !tree.ok()) {

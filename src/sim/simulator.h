@@ -6,12 +6,17 @@
 // wake-ups the policy asks for (Decision::next_decision). At one instant,
 // completions are applied before arrivals; then Decide runs once and its
 // preemptions and starts are applied at that instant. A preempted job keeps
-// the work it did (it restarts from its checkpoint) and pays the restart
-// cost again on its next start. Policies that predict learn from each job
+// the work it did up to its last checkpoint and pays the restart cost again
+// on its next start: with no checkpoint interval, as if it saved at the
+// instant it was stopped (the reference simulators' assumption); with
+// SimOptions::checkpoint_interval S, it saves every S of each run's time
+// (core/checkpoint.h: the victim choice sees the same loss) and loses the
+// work since. Policies that predict learn from each job
 // as it completes, and only then: nothing reads a true duration earlier.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string_view>
 
 #include "common/status.h"
@@ -35,6 +40,9 @@ struct SimProgress {
 struct SimOptions {
   core::PolicyConfig policy_config;
   core::RestartCostModel restart_cost;
+  // Every job saves its work every this much run time (counted from each
+  // run's start, restart included); unset: at the instant it is stopped.
+  std::optional<core::Duration> checkpoint_interval;
   // Team queues with quotas (empty: none). The result then reports per team.
   std::vector<core::QueueSpec> queues;
   // Record the first ETA of every job that has to queue on arrival (a full

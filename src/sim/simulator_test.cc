@@ -78,6 +78,48 @@ TEST(SimulatorTest, PreemptionChargesRestartCostAndKeepsWork) {
   EXPECT_EQ(long_job.jct() - long_job.wait, Duration::Seconds(1000 + 30));
 }
 
+// Issue 30, item 2: with checkpoints every 60 s of run time, the long job
+// stopped at 100 s keeps the 60 s it saved and loses 40 s, which it runs
+// again after its 30 s restart.
+TEST(SimulatorTest, APreemptedRunLosesTheWorkSinceItsLastCheckpoint) {
+  const Workload workload = Pool(1, 8, {Row(0, 1000, 8), Row(100, 50, 8)});
+  SimOptions options;
+  options.checkpoint_interval = Duration::Seconds(60);
+  const SimResult result = Simulate(workload, "srtf-oracle", options).value();
+  const JobOutcome& long_job = Outcome(result, 1);
+  EXPECT_EQ(long_job.preemptions, 1);
+  EXPECT_EQ(long_job.lost_work, Duration::Seconds(40));
+  EXPECT_EQ(long_job.restart_overhead, Duration::Seconds(30));
+  EXPECT_EQ(long_job.finish, Time::FromSeconds(150 + 30 + 940));
+  EXPECT_EQ(long_job.jct() - long_job.wait, Duration::Seconds(1000 + 40 + 30));
+
+  const Summary summary = Summarize(result);
+  EXPECT_DOUBLE_EQ(summary.lost_gpu_hours, 40.0 * 8 / 3600);
+  EXPECT_DOUBLE_EQ(summary.restart_gpu_hours, 30.0 * 8 / 3600);
+  EXPECT_EQ(summary.preemptions_per_job.p50, 0);
+  EXPECT_EQ(summary.preemptions_per_job.max, 1);
+
+  const SimResult instant = Simulate(workload, "srtf-oracle").value();
+  EXPECT_EQ(Outcome(instant, 1).lost_work, Duration::Zero()) << "no interval: nothing lost";
+  EXPECT_EQ(Summarize(instant).lost_gpu_hours, 0);
+}
+
+// The interval counts each run's own time, restart included: stopped again
+// 100 s into its second run (30 s restart, then 70 s of work), the job saved
+// at 60 s of that run, so 30 s of work, and loses 40 s again.
+TEST(SimulatorTest, CheckpointsCountFromEachRunsStart) {
+  const Workload workload = Pool(1, 8, {Row(0, 1000, 8), Row(100, 50, 8), Row(250, 50, 8)});
+  SimOptions options;
+  options.checkpoint_interval = Duration::Seconds(60);
+  const SimResult result = Simulate(workload, "srtf-oracle", options).value();
+  const JobOutcome& long_job = Outcome(result, 1);
+  ASSERT_EQ(long_job.preemptions, 2);
+  EXPECT_EQ(long_job.lost_work, Duration::Seconds(40 + 40));
+  EXPECT_EQ(long_job.restart_overhead, Duration::Seconds(30 * 2)) << "the first run had none";
+  // Work saved: 60 + 30; it restarts at 300 and runs 30 + 910 s.
+  EXPECT_EQ(long_job.finish, Time::FromSeconds(300 + 30 + 910));
+}
+
 TEST(SimulatorTest, RestartCostIsConfigurable) {
   const Workload workload = Pool(1, 8, {Row(0, 1000, 1), Row(0, 1000, 7), Row(100, 50, 8)});
   SimOptions options;
@@ -108,7 +150,7 @@ TEST(SimulatorTest, SameInputSameResult) {
                    [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
   const Workload workload = Pool(3, 8, trace);
   for (const char* policy :
-       {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth"}) {
+       {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth", "berth-gittins"}) {
     const SimResult a = Simulate(workload, policy).value();
     const SimResult b = Simulate(workload, policy).value();
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
@@ -136,7 +178,7 @@ TEST(SimulatorTest, PredictingPoliciesNeverReadTheFuture) {
   const Workload a = Pool(2, 8, trace);
   const Workload b = Pool(2, 8, longer);
   const Time known = Time::FromSeconds(5000);  // job 1 ends here in `a`
-  for (const char* policy : {"qssf", "berth"}) {
+  for (const char* policy : {"qssf", "berth", "berth-gittins"}) {
     const SimResult ra = Simulate(a, policy).value();
     const SimResult rb = Simulate(b, policy).value();
     for (size_t i = 1; i < ra.jobs.size(); ++i) {
@@ -173,6 +215,43 @@ TEST(SimulatorTest, PredictionErrorAndEtaAccuracyAreMeasured) {
   ASSERT_TRUE(summary.eta_within_25pct.has_value());
   EXPECT_GT(*summary.eta_within_25pct, 0.9) << "the first job of a pair ends when predicted";
   EXPECT_FALSE(Summarize(Simulate(Pool(1, 8, trace), "fifo").value()).prediction_mdape);
+  ASSERT_TRUE(summary.eta_p80_coverage.has_value());
+  EXPECT_GT(*summary.eta_p80_coverage, 0.5);
+  for (const JobOutcome& job : result.jobs) {
+    if (job.first_eta && *job.first_eta) {
+      ASSERT_TRUE(job.first_eta_interval.has_value()) << core::Value(job.id);
+      EXPECT_GE(job.first_eta_interval->low, job.submit);
+      EXPECT_LE(job.first_eta_interval->low, job.first_eta_interval->high);
+    }
+  }
+}
+
+// Issue 30, item 3: the coverage counts the jobs that queued on arrival
+// (they have a first ETA); a start outside its interval, or no ETA at all,
+// is a miss.
+TEST(MetricsTest, EtaCoverageIsTheShareOfQueuedJobsStartingInsideTheirInterval) {
+  auto job = [](std::optional<std::optional<int64_t>> eta, int64_t start) {
+    JobOutcome outcome;
+    outcome.first_start = Time::FromSeconds(start);
+    if (eta) {
+      outcome.first_eta = *eta ? std::optional<Time>(Time::FromSeconds(**eta)) : std::nullopt;
+      if (*eta) {
+        outcome.first_eta_interval =
+            core::EtaInterval{Time::FromSeconds(**eta - 100), Time::FromSeconds(**eta + 200)};
+      }
+    }
+    return outcome;
+  };
+  const std::vector<JobOutcome> jobs = {
+      job(std::optional<int64_t>(1000), 1100),  // inside
+      job(std::optional<int64_t>(1000), 900),   // the low end counts
+      job(std::optional<int64_t>(1000), 1201),  // after the high end
+      job(std::optional<int64_t>(), 500),       // queued, given no ETA
+      job(std::nullopt, 0),                     // started on arrival: not counted
+  };
+  ASSERT_TRUE(EtaIntervalCoverage(jobs).has_value());
+  EXPECT_DOUBLE_EQ(*EtaIntervalCoverage(jobs), 2.0 / 4.0);
+  EXPECT_FALSE(EtaIntervalCoverage({job(std::nullopt, 0)}).has_value());
 }
 
 TEST(WorkloadTest, JobsLargerThanANodeHoldWholeNodes) {

@@ -1,0 +1,35 @@
+// What stopping a running job costs in work: everything it did since its
+// last checkpoint. A job's work is saved at the later of
+//   - the last multiple of its checkpoint interval (JobSpec::
+//     checkpoint_interval) of its current run's time, for jobs known to save
+//     periodically (the simulator's --checkpoint-interval), and
+//   - the last checkpoint it reported (Job::last_checkpoint),
+// and never before its current run started. A job that says neither loses
+// its whole current run. Victim choice (victims.h) weighs this loss; the
+// simulator charges it.
+#pragma once
+
+#include "common/check.h"
+#include "core/job.h"
+#include "core/time.h"
+
+namespace berth::core {
+
+// When the running job's work was last saved, at `now`.
+// REQUIRES: job.running(), now >= job.started.
+inline Time LastCheckpoint(const Job& job, Time now) {
+  BERTH_CHECK(job.running() && now >= job.started);
+  Time saved = job.started;
+  if (job.spec.checkpoint_interval && job.spec.checkpoint_interval->micros() > 0) {
+    const Duration interval = *job.spec.checkpoint_interval;
+    saved = job.started + interval * ((now - job.started).micros() / interval.micros());
+  }
+  if (job.last_checkpoint && *job.last_checkpoint <= now) saved = Max(saved, *job.last_checkpoint);
+  return saved;
+}
+
+// The run time stopping the job at `now` throws away.
+// REQUIRES: as LastCheckpoint.
+inline Duration LossIfStopped(const Job& job, Time now) { return now - LastCheckpoint(job, now); }
+
+}  // namespace berth::core

@@ -1,0 +1,52 @@
+// The work a preemption loses (issue 30, item 2): since the last periodic or
+// reported checkpoint of the current run.
+#include "core/checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include "core/test_builders.h"
+
+namespace berth::core {
+namespace {
+
+using testing::At;
+using testing::NewJob;
+using testing::Secs;
+
+Job Running(const JobSpec& spec, Time started) {
+  Job job;
+  job.spec = spec;
+  job.state = JobState::kRunning;
+  job.started = started;
+  return job;
+}
+
+TEST(CheckpointTest, WithoutCheckpointsTheWholeRunIsLost) {
+  const Job job = Running(NewJob(1), At(100));
+  EXPECT_EQ(LastCheckpoint(job, At(4100)), At(100));
+  EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(4000));
+}
+
+TEST(CheckpointTest, PeriodicCheckpointsSaveTheLastMultipleOfTheInterval) {
+  const Job job = Running(NewJob(1).CheckpointEvery(1800), At(100));
+  EXPECT_EQ(LossIfStopped(job, At(100)), Secs(0));
+  EXPECT_EQ(LossIfStopped(job, At(1000)), Secs(900)) << "before the first checkpoint";
+  EXPECT_EQ(LossIfStopped(job, At(1900)), Secs(0)) << "at a checkpoint";
+  EXPECT_EQ(LossIfStopped(job, At(1901)), Secs(1));
+  EXPECT_EQ(LastCheckpoint(job, At(4100)), At(3700));
+  EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(400));
+}
+
+TEST(CheckpointTest, AReportedCheckpointCountsWhenItIsTheLater) {
+  Job job = Running(NewJob(1).CheckpointEvery(1800), At(100));
+  job.last_checkpoint = At(3900);
+  EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(200)) << "the report is after 3,700";
+  job.last_checkpoint = At(3000);
+  EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(400)) << "the periodic one is later";
+  job.last_checkpoint = At(50);
+  job.spec.checkpoint_interval.reset();
+  EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(4000)) << "a report from before this run";
+}
+
+}  // namespace
+}  // namespace berth::core

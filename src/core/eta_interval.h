@@ -1,0 +1,68 @@
+// An 80% interval around a point ETA, calibrated on how the ETAs given
+// before turned out (split conformal prediction over the plan's own errors).
+//
+// The point ETA (eta.h) plans pending jobs in order as running work ends at
+// its expected time; it knows nothing of backfill, preemption, later
+// arrivals that rank ahead, or how wrong the expected ends are. Rather than
+// model each, the calibrator keeps the errors of the most recent ETAs whose
+// jobs have started, each relative to the wait it promised,
+//   error = (start - eta) / max(eta - given_at, min_scale),
+// and answers a new ETA with the interval between the errors' 10th and 90th
+// percentiles scaled by its own promised wait: if the recent past is like
+// the near future, 80% of starts fall inside. Starts before the ETA was
+// given are impossible, so the interval never begins before `given_at`.
+// Until enough ETAs have been judged it answers a wide prior,
+// [given_at, eta + promised wait].
+//
+// Pure and deterministic: the owner reports each judged ETA with Observe
+// (the simulator at a job's first start); nothing else changes it. Not
+// thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/time.h"
+
+namespace berth::core {
+
+struct EtaInterval {
+  Time low;
+  Time high;
+  bool Contains(Time at) const { return low <= at && at <= high; }
+};
+
+struct EtaCalibratorConfig {
+  int32_t window = 2000;     // most recent judged ETAs kept
+  int32_t min_samples = 50;  // fewer: the prior
+  // The errors' scale for short promises: a promised wait of 10 s that
+  // turns into 3 min is not an error of 18x.
+  Duration min_scale = Duration::Minutes(10);
+  double coverage = 0.8;  // the share of starts the interval aims to hold
+};
+
+class EtaCalibrator {
+ public:
+  explicit EtaCalibrator(EtaCalibratorConfig config = {});
+
+  // An ETA given at `given_at` for `eta` was judged: the job started at
+  // `started`. REQUIRES: eta >= given_at.
+  void Observe(Time given_at, Time eta, Time started);
+
+  // The interval for an ETA given at `given_at` for `eta`.
+  // REQUIRES: eta >= given_at.
+  EtaInterval Interval(Time given_at, Time eta) const;
+
+  int64_t observations() const { return observations_; }
+
+ private:
+  Duration Scale(Time given_at, Time eta) const;
+
+  EtaCalibratorConfig config_;
+  std::vector<double> errors_;  // a ring of relative errors
+  size_t next_ = 0;
+  int64_t observations_ = 0;
+};
+
+}  // namespace berth::core
