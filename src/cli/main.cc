@@ -1,12 +1,18 @@
 // berth: the client commands; the daemons and the simulator run from
 // berthd beside it (cli/daemon_commands.h, docs/architecture.md).
 #include <CLI/CLI.hpp>
+#include <csignal>
 
 #include "cli/client_commands.h"
 #include "cli/daemon_commands.h"
 
 int main(int argc, char** argv) {
   berth::cli::ExecDaemonIfAsked(argc, argv);
+  // A server that refuses a request before reading all of its body (413,
+  // 401) closes the connection: the client's write must fail with an
+  // error it reports, not kill the process. (After the exec above: the
+  // daemons' tasks must not inherit an ignored SIGPIPE.)
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"Berth: a GPU job scheduler for AI-training clusters"};
   app.require_subcommand(1);
   berth::cli::AddDaemonCommands(app);

@@ -34,10 +34,12 @@ constexpr std::string_view kBusy =
     "Connection: close\r\n\r\ntoo many connections: try again later\r\n\r\n";
 
 // After an answer that closes the connection, what the client may still be
-// sending is read and dropped for a moment, so that closing does not reset
-// the connection before the client has read the answer.
-constexpr std::chrono::milliseconds kLingerTime{1000};
-constexpr size_t kLingerBytes = 256 * 1024;
+// sending is read and dropped for a while, so that closing does not reset
+// the connection before the client has read the answer: most clients send
+// a whole body before they read (a refused 2 MiB submit, say). Bounded in
+// time and bytes, and it holds no memory but one small buffer.
+constexpr std::chrono::milliseconds kLingerTime{2000};
+constexpr size_t kLingerBytes = 4 << 20;
 
 // Descriptors kept beside the connections: the store, logs, agents' tasks.
 constexpr rlim_t kSpareDescriptors = 512;
