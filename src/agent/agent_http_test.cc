@@ -7,6 +7,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 
 #include "agent/task_dir.h"
 #include "agent/testing/test_util.h"
@@ -35,6 +37,16 @@ class LogsTest : public ::testing::Test {
   LogsReply Get(const std::multimap<std::string, std::string>& params,
                 const std::string& key = kKey) {
     return ServeLogs(tasks_, kKey, "Bearer " + key, params);
+  }
+  // The endpoint over these tasks on a free loopback port.
+  std::unique_ptr<AgentHttp> StartEndpoint(std::function<std::string()> metrics = {},
+                                           std::function<void()> wake = {}) {
+    AgentHttp::Options options;
+    options.tasks_dir = tasks_;
+    options.logs_key = kKey;
+    options.metrics = std::move(metrics);
+    options.wake = std::move(wake);
+    return AgentHttp::Start(options).value();
   }
 
   TempDir dir_;
@@ -88,11 +100,8 @@ TEST_F(LogsTest, RefusesWrongKeysBadParametersAndUnknownTasks) {
 }
 
 TEST_F(LogsTest, OverHttp) {
-  AgentHttp::Options options;
-  options.tasks_dir = tasks_;
-  options.logs_key = kKey;
-  options.metrics = [] { return std::string("berth_agent_tasks_running 1\n"); };
-  std::unique_ptr<AgentHttp> http = AgentHttp::Start(options).value();
+  std::unique_ptr<AgentHttp> http =
+      StartEndpoint([] { return std::string("berth_agent_tasks_running 1\n"); });
   httplib::Client client("127.0.0.1", http->port());
   httplib::Result reply =
       client.Get("/logs?job=5&task=0&offset=4", {{"Authorization", "Bearer " + kKey}});
@@ -112,11 +121,7 @@ TEST_F(LogsTest, OverHttp) {
 
 TEST_F(LogsTest, WakeNeedsTheKey) {
   std::atomic<int> wakes{0};
-  AgentHttp::Options options;
-  options.tasks_dir = tasks_;
-  options.logs_key = kKey;
-  options.wake = [&wakes] { ++wakes; };
-  std::unique_ptr<AgentHttp> http = AgentHttp::Start(options).value();
+  std::unique_ptr<AgentHttp> http = StartEndpoint({}, [&wakes] { ++wakes; });
   httplib::Client client("127.0.0.1", http->port());
   httplib::Result reply = client.Post("/wake", {{"Authorization", "Bearer wrong"}}, "", "");
   ASSERT_TRUE(reply);
@@ -133,11 +138,7 @@ TEST_F(LogsTest, WakeNeedsTheKey) {
 // now the server's logs and wake calls are answered beside hundreds.
 TEST_F(LogsTest, SlowConnectionsLeaveLogsAndWakeAnswered) {
   std::atomic<int> wakes{0};
-  AgentHttp::Options options;
-  options.tasks_dir = tasks_;
-  options.logs_key = kKey;
-  options.wake = [&wakes] { ++wakes; };
-  std::unique_ptr<AgentHttp> endpoint = AgentHttp::Start(options).value();
+  std::unique_ptr<AgentHttp> endpoint = StartEndpoint({}, [&wakes] { ++wakes; });
   std::vector<std::unique_ptr<http::testing::RawConnection>> slow;
   for (int i = 0; i < 300; ++i) {
     slow.push_back(std::make_unique<http::testing::RawConnection>(endpoint->port()));

@@ -45,8 +45,6 @@ struct Response {
   void SetHeader(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));
   }
-  // The first header of that name (case-insensitive), or "".
-  std::string Header(std::string_view name) const;
 };
 
 }  // namespace berth::http

@@ -23,13 +23,6 @@ std::string Request::Param(const std::string& key) const {
   return it == params.end() ? "" : it->second;
 }
 
-std::string Response::Header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (SameName(key, name)) return value;
-  }
-  return "";
-}
-
 void Router::Add(std::string method, const std::string& pattern, Handler handle, Admit admit,
                  Workers workers) {
   const bool literal = pattern.find_first_of(R"(\.^$|()[]{}*+?)") == std::string::npos;

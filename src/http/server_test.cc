@@ -256,6 +256,40 @@ TEST_F(HttpServerTest, SlowHeadIsCutOffAtTheHeaderTimeout) {
   EXPECT_TRUE(cut);
 }
 
+TEST_F(HttpServerTest, BodyThatStopsComingIsCutAtTheBodyTimeout) {
+  Limits limits;
+  limits.body_timeout = 300ms;
+  Serve(limits);
+  RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.Send("POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+  EXPECT_EQ(connection.ReadUntilClosed(), "");
+  EXPECT_TRUE(connection.closed());
+  EXPECT_EQ(bodies_handled_, 0);
+}
+
+TEST_F(HttpServerTest, AnIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout) {
+  Limits limits;
+  limits.idle_timeout = 300ms;
+  Serve(limits);
+  RawConnection connection(server_->port());
+  ASSERT_TRUE(connection.Send("GET /echo/a HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(BodyOf(connection.ReadResponse()), "a|");
+  connection.ReadUntilClosed();
+  EXPECT_TRUE(connection.closed());
+}
+
+TEST_F(HttpServerTest, ConnectionsPastTheTotalLimitAreRefused) {
+  Limits limits;
+  limits.max_connections = 2;
+  Serve(limits);
+  RawConnection first(server_->port());
+  RawConnection second(server_->port());
+  for (int i = 0; i < 100 && server_->connections() < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(server_->connections(), 2U);
+  RawConnection third(server_->port());
+  EXPECT_EQ(StatusLine(third.ReadResponse()), "HTTP/1.1 503 Service Unavailable");
+}
+
 TEST_F(HttpServerTest, ConnectionsPastThePerAddressLimitAreRefused) {
   Limits limits;
   limits.max_connections_per_address = 3;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 namespace berth::http::testing {
 
@@ -42,56 +43,48 @@ class RawConnection {
 
   // Everything until the peer closes or `timeout` passes.
   std::string ReadUntilClosed(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    std::string out;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (!Readable(std::chrono::milliseconds(10))) continue;
-      char chunk[4096];
-      const ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      out.append(chunk, static_cast<size_t>(n));
+    while (std::chrono::steady_clock::now() < deadline && ReadMore()) {
     }
-    return out;
+    return std::exchange(buffer_, "");
   }
 
   // One response: its head and a Content-Length body.
   std::string ReadResponse(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
+    do {
       const size_t end = buffer_.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        size_t length = 0;
-        const size_t field = buffer_.find("Content-Length: ");
-        if (field != std::string::npos && field < end) {
-          length = std::stoul(buffer_.substr(field + 16));
-        }
-        if (buffer_.size() >= end + 4 + length) {
-          std::string response = buffer_.substr(0, end + 4 + length);
-          buffer_.erase(0, end + 4 + length);
-          return response;
-        }
+      if (end == std::string::npos) continue;
+      size_t length = 0;
+      const size_t field = buffer_.find("Content-Length: ");
+      if (field != std::string::npos && field < end) {
+        length = std::stoul(buffer_.substr(field + 16));
       }
-      if (!Readable(std::chrono::milliseconds(10))) continue;
-      char chunk[4096];
-      const ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
+      if (buffer_.size() >= end + 4 + length) {
+        std::string response = buffer_.substr(0, end + 4 + length);
+        buffer_.erase(0, end + 4 + length);
+        return response;
       }
-      buffer_.append(chunk, static_cast<size_t>(n));
-    }
+    } while (std::chrono::steady_clock::now() < deadline && ReadMore());
     return buffer_;
   }
 
   bool closed() const { return closed_; }
 
  private:
-  bool Readable(std::chrono::milliseconds wait) {
+  // Waits up to 10 ms for bytes and adds them to buffer_; false once the
+  // peer has closed.
+  bool ReadMore() {
     pollfd entry{fd_, POLLIN, 0};
-    return ::poll(&entry, 1, static_cast<int>(wait.count())) > 0;
+    if (::poll(&entry, 1, 10) <= 0) return true;
+    char chunk[4096];
+    const ssize_t n = ::recv(fd_, chunk, sizeof(chunk), 0);
+    if (n <= 0) {
+      closed_ = true;
+      return false;
+    }
+    buffer_.append(chunk, static_cast<size_t>(n));
+    return true;
   }
 
   int fd_ = -1;
