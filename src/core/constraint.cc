@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/check.h"
+#include "common/printable.h"
 
 namespace berth::core {
 namespace {
@@ -101,14 +102,15 @@ class FeatureExpression::Parser {
   }
 
   Status Unexpected(std::string_view expected) {
-    const std::string found =
-        pos_ < text_.size() ? "'" + std::string(1, text_[pos_]) + "'" : std::string("the end");
+    const std::string found = pos_ < text_.size() ? "'" + Printable(text_.substr(pos_, 1), 4) + "'"
+                                                  : std::string("the end");
     return Error("expected " + std::string(expected) + ", found " + found);
   }
 
   Status Error(const std::string& what) {
     return InvalidArgument(std::string(field_) + ": " + what + " at position " +
-                           std::to_string(pos_ + 1) + " of '" + std::string(text_) + "'");
+                           std::to_string(pos_ + 1) + " of '" + Printable(text_, 4 * kMaxLength) +
+                           "'");
   }
 
   std::string_view text_;

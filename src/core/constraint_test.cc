@@ -86,6 +86,13 @@ TEST(FeatureExpressionTest, ErrorsNameThePositionAndWhatWasExpected) {
               HasSubstr("sbatch --constraint: expected a feature name"));
 }
 
+TEST(FeatureExpressionTest, BytesThatAreNotPrintableAreEscapedInTheMessage) {
+  // Found by the fuzzer: the message goes into JSON and onto terminals.
+  EXPECT_EQ(ErrorOf("ib&\xdf\x93low"),
+            "constraint: expected a feature name, '!' or '(', found '\\xdf' at position 4 of "
+            "'ib&\\xdf\\x93low'");
+}
+
 TEST(FeatureExpressionTest, HostileInputIsBounded) {
   EXPECT_THAT(ErrorOf(std::string(200, '(') + "a" + std::string(200, ')')),
               HasSubstr("nested too deeply"));

@@ -6,21 +6,6 @@
 
 namespace berth::server::spec_text {
 
-std::string Printable(std::string_view text, size_t max_chars) {
-  std::string out;
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    char piece[8] = {c, '\0'};
-    if (byte < 0x20 || byte >= 0x7f) std::snprintf(piece, sizeof(piece), "\\x%02x", byte);
-    if (out.size() + std::char_traits<char>::length(piece) > max_chars) {
-      out += "...";
-      break;
-    }
-    out += piece;
-  }
-  return out;
-}
-
 std::string Quote(std::string_view text) { return "'" + Printable(text, kQuotedChars) + "'"; }
 
 std::string Range(int64_t lo, int64_t hi) { return std::to_string(lo) + ".." + std::to_string(hi); }

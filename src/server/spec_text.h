@@ -9,16 +9,15 @@
 #include <string>
 #include <string_view>
 
+#include "common/printable.h"
+
 namespace berth::server::spec_text {
 
 // At most this many characters of a value are quoted in a message.
 inline constexpr size_t kQuotedChars = 64;
 
-// `text` with every byte that is not printable ASCII written as \xNN, cut to
-// at most `max_chars` characters (then "..." follows): messages go into JSON
-// responses and onto terminals, and must be short, valid UTF-8 without
-// control characters whatever the input was.
-std::string Printable(std::string_view text, size_t max_chars);
+// common/printable.h
+using berth::Printable;
 // 'text', made printable and cut to kQuotedChars.
 std::string Quote(std::string_view text);
 // "lo..hi"
