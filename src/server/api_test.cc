@@ -1,6 +1,7 @@
 // End to end over real HTTP on loopback: a real server (SQLite file in a
 // temp dir) and httplib clients playing users, admins and agents.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -493,6 +494,24 @@ TEST_F(ApiTest, TheDataDirAndTheStoreAreTheServersAlone) {
   ::chmod(dir_.path().c_str(), 0755);
   StartServer();
   expect_private();
+}
+
+TEST_F(ApiTest, ASecondServerOnTheSameDataDirRefusesToStartNamingTheFirst) {
+  ServerOptions options;
+  options.data_dir = dir_.path();
+  options.listen = "127.0.0.1:0";
+  Result<std::unique_ptr<Server>> second = Server::Start(options, clock_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(second.status().message(),
+              ::testing::HasSubstr("in use by another server: " + dir_.path() +
+                                   "/server.lock is held by berth server pid " +
+                                   std::to_string(::getpid())));
+  // The first is undisturbed, and once it stops the data dir is free.
+  EXPECT_EQ(Admin().Get("/api/v1/jobs").status, 200);
+  server_.reset();
+  second = Server::Start(options, clock_);
+  EXPECT_TRUE(second.ok()) << second.status().ToString();
 }
 
 TEST_F(ApiTest, TheDashboardIsServedWithoutATokenFromTheBinary) {

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "common/listen_address.h"
+#include "common/lock_file.h"
 #include "server/cycle_pacer.h"
 #include "server/dashboard.h"
 
@@ -34,12 +35,26 @@ Status MakePrivateDataDir(const std::string& data_dir, std::filesystem::perms mo
   return Status::Ok();
 }
 
+// One server per data dir: two would both load the store, both schedule
+// from their own memory and fence each other's tasks. The lock is the
+// kernel's (flock), so a server killed with -9 leaves none behind.
+Result<LockFile> LockDataDir(const ServerOptions& options) {
+  char host[256] = "";
+  ::gethostname(host, sizeof(host) - 1);
+  const std::string holder = "berth server pid " + std::to_string(::getpid()) + " on " + host +
+                             " (listen " + options.listen + ")\n";
+  Result<LockFile> lock = LockFile::Take(options.data_dir + "/server.lock", holder);
+  if (lock.status().code() == StatusCode::kFailedPrecondition) {
+    return FailedPrecondition("data_dir: " + options.data_dir +
+                              " is in use by another server: " + lock.status().message() +
+                              "; stop it, or give this one its own data_dir");
+  }
+  return lock;
+}
+
 // The store the options name: PostgreSQL when a URL is given, else SQLite
 // in the data directory.
 Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
-  if (!options.data_dir.empty()) {
-    BERTH_RETURN_IF_ERROR(MakePrivateDataDir(options.data_dir, options.data_dir_mode));
-  }
   if (!options.postgres_url.empty()) return store::OpenPostgresStore(options.postgres_url);
   if (options.data_dir.empty()) {
     return InvalidArgument("data_dir: required without a PostgreSQL url");
@@ -67,6 +82,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   const ServerOptions& o = server->options_;
   BERTH_ASSIGN_OR_RETURN(auto listen, ParseListen(o.listen, "listen"));
   server->host_ = listen.first;
+  if (!o.data_dir.empty()) {
+    BERTH_RETURN_IF_ERROR(MakePrivateDataDir(o.data_dir, o.data_dir_mode));
+    BERTH_ASSIGN_OR_RETURN(server->data_dir_lock_, LockDataDir(o));
+  }
   BERTH_ASSIGN_OR_RETURN(server->store_, OpenStore(o));
   BERTH_RETURN_IF_ERROR(server->StartController(clock));
   server->history_ = std::make_unique<History>(std::max<size_t>(o.history_capacity, 1));

@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/lock_file.h"
 #include "common/status.h"
 #include "http/server.h"
 #include "server/agent_waker.h"
@@ -115,6 +116,7 @@ class Server {
   void SampleHistory();
 
   ServerOptions options_;
+  std::optional<LockFile> data_dir_lock_;  // held while the server runs
   // Before everything that reports to it (the store's writer thread, the
   // controller), so that it is destroyed after them.
   Metrics metrics_;
