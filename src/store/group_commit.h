@@ -18,9 +18,22 @@
 //
 // Lost connections (PostgreSQL): a batch whose connection breaks before
 // COMMIT is sent has certainly rolled back, so the writer reconnects and runs
-// it once more, then gives up with Unavailable. A connection lost during
-// COMMIT leaves the outcome unknown; those writes fail with Unavailable
-// without a retry (callers retry with their idempotency key).
+// it once more. A connection lost during COMMIT leaves the outcome unknown:
+// with a fence (below) the writer asks the database, once it is back,
+// whether that transaction committed; without one those writes fail with
+// Unavailable without a retry (callers retry with their idempotency key).
+//
+// Outages: when the database stays away, the writer is in an outage. Plain
+// writes (Run) then fail at once with Unavailable (the API answers 503);
+// queued writes (Queue), which must succeed, are held and retried with
+// backoff until the database returns, in order, so an outage loses nothing
+// the caller already applied. While nothing is held, the writer still
+// probes the database now and then, so the outage ends by itself.
+//
+// Fencing (several servers on one database): a fence's claim runs first in
+// every transaction; once it fails (another server leads), the committer
+// fails this and every later write (poisoned), so a server that lost its
+// lease writes nothing more.
 //
 // Queued writes (Queue): a caller that has already applied a change in its
 // memory hands the write over under its own lock, so that writes reach the
@@ -44,6 +57,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -55,14 +69,37 @@
 
 namespace berth::store {
 
+// Ties every write transaction to the right to write (a leader's lease: see
+// store/leader_lease.h). Transactions are numbered 1, 2, ... per committer.
+struct WriteFence {
+  // Runs first in each transaction: records `transaction` as the last one
+  // this writer began, or fails with FailedPrecondition when it may no
+  // longer write.
+  std::function<Status(SqlConnection&, int64_t transaction)> claim;
+  // After a link lost during COMMIT, on a new connection: whether that
+  // transaction committed.
+  std::function<Result<bool>(SqlConnection&, int64_t transaction)> committed;
+};
+
 class GroupCommitter {
  public:
   using Write = std::function<Status(SqlConnection&)>;
 
-  // Starts the writer thread, which owns `connection`. At most `max_batch`
-  // writes share one transaction, which bounds how long the first waits.
-  GroupCommitter(std::unique_ptr<SqlConnection> connection, SqlDialect dialect,
-                 size_t max_batch = 512);
+  struct Options {
+    // At most this many writes share one transaction, which bounds how long
+    // the first waits.
+    size_t max_batch = 512;
+    std::optional<WriteFence> fence;
+    // The wait between tries while the database is away: doubling from the
+    // first to the last.
+    std::chrono::milliseconds first_retry{100};
+    std::chrono::milliseconds last_retry{2000};
+  };
+
+  // Starts the writer thread, which owns `connection`.
+  GroupCommitter(std::unique_ptr<SqlConnection> connection, SqlDialect dialect, Options options);
+  GroupCommitter(std::unique_ptr<SqlConnection> connection, SqlDialect dialect)
+      : GroupCommitter(std::move(connection), dialect, Options{}) {}
   // Runs what is already queued, then stops the thread.
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
@@ -77,9 +114,12 @@ class GroupCommitter {
   std::shared_future<Status> Queue(Write write);
   // Ready once every write queued before the call has settled: OK unless a
   // queued write failed (then that failure, as poisoned() reports it).
+  // During an outage it waits for the held writes (wait_for bounds it).
   std::shared_future<Status> Barrier();
   // OK until a queued write failed; then that failure, for good.
   Status poisoned() const;
+  // OK, or Unavailable saying why the database cannot be reached now.
+  Status outage() const;
 
   // Calls `observer` on the writer's thread after each batch, before its
   // callers hear (so it must be quick); replaces any earlier observer.
@@ -92,31 +132,54 @@ class GroupCommitter {
   size_t queued() const;
 
  private:
+  enum class Kind {
+    kPlain,        // Run: may fail
+    kMustSucceed,  // Queue
+    kBarrier,      // Barrier: writes nothing, settles with poisoned()
+  };
   struct Pending {
     Write write;
-    bool must_succeed = false;
+    Kind kind = Kind::kPlain;
     std::chrono::steady_clock::time_point queued_at;
     std::promise<Status> done;
+    bool settled = false;  // its promise is already set (failed in an outage)
   };
-  std::shared_future<Status> Enqueue(Write write, bool must_succeed);
+  std::shared_future<Status> Enqueue(Write write, Kind kind);
 
+  enum class Outcome {
+    kSettled,           // committed, or rolled back for a reason of its own
+    kLostBeforeCommit,  // rolled back for sure: run it again
+    kCommitUnknown,     // the link broke during COMMIT
+  };
   struct Attempt {
     std::vector<Status> statuses;  // one per write
-    bool lost_before_commit = false;
+    Outcome outcome = Outcome::kSettled;
+    Status failure;           // why, unless settled
+    int64_t transaction = 0;  // its number, for the fence
+    // kCommitUnknown: what each write gets if the transaction committed.
+    std::vector<Status> if_committed;
   };
 
   void Loop();
-  // One transaction over `batch` (two when the connection broke before
-  // COMMIT); a Status per write.
+  // Runs `batch` until it settles: retried after a lost link, held through
+  // an outage. A Status per write (those settled early are skipped).
   std::vector<Status> RunBatch(std::vector<Pending>& batch);
   Attempt TryBatch(std::vector<Pending>& batch);
+  // Fails the plain writes of `batch` now (an outage), marking them settled.
+  void FailPlainWrites(std::vector<Pending>& batch, const Status& why);
+  void SetOutage(Status outage);
+  // Sleeps `wait` unless the committer is stopping; false when it is.
+  bool RestUnlessStopping(std::chrono::milliseconds wait);
+  // Reconnects when the link is broken.
+  Status Connected();
   Status RunOne(Write& write);
   Status Exec(std::string_view sql);
 
   const std::unique_ptr<SqlConnection> connection_;
   const SqlDialect dialect_;
-  const size_t max_batch_;
+  const Options options_;
   std::atomic<int64_t> commits_{0};
+  int64_t transactions_ = 0;  // the writer thread's only
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -125,6 +188,7 @@ class GroupCommitter {
   // The last write queued (a Barrier waits for it); guarded by mutex_.
   std::shared_future<Status> last_;
   Status poisoned_ = Status::Ok();  // guarded by mutex_
+  Status outage_ = Status::Ok();    // guarded by mutex_
   BatchObserver observer_;          // guarded by mutex_
   std::thread thread_;              // last: started once everything above exists
 };

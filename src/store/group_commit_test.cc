@@ -98,10 +98,18 @@ class HeldWriter {
   std::thread holder_;
 };
 
+// Outages in milliseconds, not seconds.
+GroupCommitter::Options FastRetries() {
+  GroupCommitter::Options options;
+  options.first_retry = std::chrono::milliseconds(1);
+  options.last_retry = std::chrono::milliseconds(5);
+  return options;
+}
+
 class GroupCommitTest : public ::testing::Test {
  protected:
   GroupCommitTest()
-      : committer_(std::make_unique<FakeConnection>(db_), SqlDialect::kPostgres, 512) {}
+      : committer_(std::make_unique<FakeConnection>(db_), SqlDialect::kPostgres, FastRetries()) {}
 
   // Runs `writes` so that they share one transaction: a first write holds the
   // writer until all of them have queued behind it. Returns their Statuses.
@@ -286,7 +294,12 @@ TEST_F(GroupCommitTest, ALinkLostAgainAfterReconnectingIsUnavailable) {
   };
   Status status = committer_.Run(Writes("write a"));
   EXPECT_EQ(status.code(), StatusCode::kUnavailable);
-  EXPECT_EQ(status.message(), "database connection lost: fake: server closed the connection");
+  EXPECT_EQ(status.message().rfind(
+                "database connection lost: fake: server closed the connection (the store is "
+                "unavailable",
+                0),
+            0u)
+      << status.message();
   EXPECT_EQ(db_->reconnects, 1);
   EXPECT_EQ(db_->Count("write a"), 2);
   EXPECT_EQ(committer_.commits(), 0);
@@ -312,8 +325,129 @@ TEST_F(GroupCommitTest, AServerThatStaysAwayIsUnavailable) {
   db_->reconnect_fails = true;
   Status status = committer_.Run(Writes("write a"));
   EXPECT_EQ(status.code(), StatusCode::kUnavailable);
-  EXPECT_EQ(status.message(), "database connection lost: fake: connection refused");
+  EXPECT_EQ(status.message().rfind("database connection lost: fake: connection refused", 0), 0u)
+      << status.message();
   EXPECT_EQ(db_->Count("write a"), 0);
+  // The writer says so until the database is back; then writes go through.
+  EXPECT_EQ(committer_.outage().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(committer_.Run(Writes("write b")).code(), StatusCode::kUnavailable);
+  {
+    std::lock_guard lock(db_->mutex);
+    db_->reconnect_fails = false;
+  }
+  // The writer probes the database while it has nothing to write.
+  for (int i = 0; i < 5000 && !committer_.outage().ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(committer_.outage().ok());
+  EXPECT_TRUE(committer_.Run(Writes("write c")).ok());
+}
+
+TEST_F(GroupCommitTest, QueuedWritesWaitThroughAnOutageAndAreWrittenInOrderWhenItEnds) {
+  {
+    std::lock_guard lock(db_->mutex);
+    db_->broken = true;
+    db_->reconnect_fails = true;
+  }
+  std::shared_future<Status> first = committer_.Queue(Writes("queued 1"));
+  for (int i = 0; i < 5000 && committer_.outage().ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(committer_.outage().code(), StatusCode::kUnavailable);
+  std::shared_future<Status> second = committer_.Queue(Writes("queued 2"));
+  std::shared_future<Status> barrier = committer_.Barrier();
+  // Plain writes are refused meanwhile; the queued ones and the barrier wait.
+  EXPECT_EQ(committer_.Run(Writes("plain")).code(), StatusCode::kUnavailable);
+  EXPECT_EQ(barrier.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+  {
+    std::lock_guard lock(db_->mutex);
+    db_->reconnect_fails = false;
+  }
+  EXPECT_TRUE(first.get().ok());
+  EXPECT_TRUE(second.get().ok());
+  EXPECT_TRUE(barrier.get().ok());
+  EXPECT_TRUE(committer_.poisoned().ok());
+  EXPECT_TRUE(committer_.outage().ok());
+  EXPECT_EQ(db_->Count("plain"), 0);
+  std::vector<std::string> log = db_->Log();
+  auto one = std::find(log.begin(), log.end(), "queued 1");
+  auto two = std::find(log.begin(), log.end(), "queued 2");
+  ASSERT_NE(one, log.end());
+  ASSERT_NE(two, log.end());
+  EXPECT_LT(one, two);
+}
+
+// A fence over the fake database: claims are logged, and the database
+// "remembers" the last transaction that committed.
+struct FakeFence {
+  std::shared_ptr<FakeDatabase> db;
+  bool fenced = false;
+  int64_t claimed = 0;
+  int64_t committed = 0;
+  WriteFence Make() {
+    return WriteFence{[this](SqlConnection&, int64_t transaction) {
+                        if (fenced) return FailedPrecondition("fenced: another server leads");
+                        claimed = transaction;
+                        return Status::Ok();
+                      },
+                      [this](SqlConnection&, int64_t transaction) -> Result<bool> {
+                        return committed == transaction;
+                      }};
+  }
+};
+
+class FencedGroupCommitTest : public ::testing::Test {
+ protected:
+  GroupCommitter::Options Options() {
+    GroupCommitter::Options options = FastRetries();
+    options.fence = fence_.Make();
+    return options;
+  }
+  std::shared_ptr<FakeDatabase> db_ = std::make_shared<FakeDatabase>();
+  FakeFence fence_{db_};
+};
+
+TEST_F(FencedGroupCommitTest, AFencedWriterFailsThisAndEveryLaterWrite) {
+  GroupCommitter committer(std::make_unique<FakeConnection>(db_), SqlDialect::kPostgres, Options());
+  EXPECT_TRUE(committer.Run(Writes("write a")).ok());
+  EXPECT_EQ(fence_.claimed, 1);
+  fence_.fenced = true;
+  Status status = committer.Run(Writes("write b"));
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(committer.poisoned().code(), StatusCode::kFailedPrecondition);
+  fence_.fenced = false;
+  EXPECT_FALSE(committer.Run(Writes("write c")).ok());
+  EXPECT_EQ(db_->Count("write b"), 0);
+  EXPECT_EQ(db_->Count("write c"), 0);
+}
+
+TEST_F(FencedGroupCommitTest, ACommitLostInTransitIsAskedAboutAndNeverWrittenTwice) {
+  GroupCommitter committer(std::make_unique<FakeConnection>(db_), SqlDialect::kPostgres, Options());
+  int commits = 0;
+  db_->on_exec = [&](const std::string& sql) {
+    if (sql != "COMMIT" || ++commits > 1) return Status::Ok();
+    fence_.committed = fence_.claimed;
+    db_->broken = true;
+    return Unavailable("fake: server closed the connection");
+  };
+  // Committed although its answer was lost: done, and not run again.
+  EXPECT_TRUE(committer.Queue(Writes("write a")).get().ok());
+  EXPECT_EQ(db_->Count("write a"), 1);
+  EXPECT_TRUE(committer.poisoned().ok());
+}
+
+TEST_F(FencedGroupCommitTest, ACommitLostBeforeItLandedIsRunAgain) {
+  GroupCommitter committer(std::make_unique<FakeConnection>(db_), SqlDialect::kPostgres, Options());
+  int commits = 0;
+  db_->on_exec = [&](const std::string& sql) {
+    if (sql != "COMMIT" || ++commits > 1) return Status::Ok();
+    db_->broken = true;
+    return Unavailable("fake: server closed the connection");
+  };
+  EXPECT_TRUE(committer.Queue(Writes("write a")).get().ok());
+  EXPECT_EQ(db_->Count("write a"), 2);
+  EXPECT_TRUE(committer.poisoned().ok());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <utility>
 #include <variant>
 
+#include "store/leader_lease.h"
 #include "store/sql_store.h"
 #include "store/store.h"
 
@@ -120,8 +121,20 @@ Result<std::vector<SqlRow>> PostgresConnection::Exec(std::string_view sql,
 }
 
 Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url) {
+  return OpenPostgresStore(url, GroupCommitter::Options{});
+}
+
+Result<std::unique_ptr<Store>> OpenLeaderStore(const std::string& url, const LeaderLease& lease) {
+  GroupCommitter::Options writer;
+  writer.fence = lease.Fence();
+  return OpenPostgresStore(url, std::move(writer));
+}
+
+Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url,
+                                                 GroupCommitter::Options writer) {
   try {
     SqlStoreOptions options;
+    options.writer = std::move(writer);
     options.dialect = SqlDialect::kPostgres;
     options.connect = [url]() -> Result<std::unique_ptr<SqlConnection>> {
       BERTH_ASSIGN_OR_RETURN(std::unique_ptr<PostgresConnection> connection,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "store/group_commit.h"
 #include "store/sql_connection.h"
 
 struct pg_conn;
@@ -42,5 +43,10 @@ class PostgresConnection final : public SqlConnection {
 
   pg_conn* connection_;
 };
+
+// OpenPostgresStore (store.h) with the writer's options (a fence, the pace
+// of its retries in an outage).
+Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url,
+                                                 GroupCommitter::Options writer);
 
 }  // namespace berth::store

@@ -84,9 +84,23 @@ std::vector<std::string> Migration4() {
           "ALTER TABLE usage_runs ADD COLUMN cpu_time_us BIGINT"};
 }
 
+// Version 5: the leader's lease (issue 32; store/leader_lease.h), one row.
+// Only PostgreSQL uses it, but both schemas stay one.
+std::vector<std::string> Migration5() {
+  return {
+      "CREATE TABLE leader ("
+      " id INTEGER PRIMARY KEY CHECK (id = 1),"
+      " epoch BIGINT NOT NULL,"
+      " holder TEXT NOT NULL,"
+      " url TEXT NOT NULL,"
+      " expires_us BIGINT NOT NULL,"
+      " last_transaction BIGINT NOT NULL)",
+  };
+}
+
 // migrations[i] takes the schema from version i to i + 1.
 std::vector<std::vector<std::string>> Migrations(SqlDialect dialect) {
-  return {Migration1(dialect), Migration2(), Migration3(), Migration4()};
+  return {Migration1(dialect), Migration2(), Migration3(), Migration4(), Migration5()};
 }
 
 Result<int64_t> StoredVersion(SqlConnection& connection) {

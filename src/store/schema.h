@@ -34,7 +34,7 @@ namespace berth::store {
 
 enum class SqlDialect { kSqlite, kPostgres };
 
-inline constexpr int64_t kSchemaVersion = 4;
+inline constexpr int64_t kSchemaVersion = 5;
 
 // The statement that opens a write transaction: SQLite takes the write lock
 // up front (BEGIN IMMEDIATE), so a transaction never fails half-way on a

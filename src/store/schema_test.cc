@@ -72,8 +72,8 @@ TYPED_TEST(SchemaTest, ADatabaseFromANewerBerthIsRefused) {
 // migrated on open, and its tokens read back as never expiring.
 TYPED_TEST(SchemaTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
   std::unique_ptr<SqlConnection> raw = this->AsAnOlderBerthLeftIt(
-      {"ALTER TABLE queues DROP COLUMN governance", "ALTER TABLE tokens DROP COLUMN expires",
-       "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
+      {"DROP TABLE leader", "ALTER TABLE queues DROP COLUMN governance",
+       "ALTER TABLE tokens DROP COLUMN expires", "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
        "UPDATE schema_version SET version = 1",
        "INSERT INTO tokens (id, hash, user_name, role, node, created, revoked)"
@@ -97,7 +97,7 @@ TYPED_TEST(SchemaTest, AVersion1DatabaseIsMigratedAndItsTokensNeverExpire) {
 // migrated on open, and its queues read back ungoverned.
 TYPED_TEST(SchemaTest, AVersion2DatabaseIsMigratedAndItsQueuesReadUngoverned) {
   std::unique_ptr<SqlConnection> raw = this->AsAnOlderBerthLeftIt(
-      {"ALTER TABLE queues DROP COLUMN governance",
+      {"DROP TABLE leader", "ALTER TABLE queues DROP COLUMN governance",
        "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
        "UPDATE schema_version SET version = 2",
@@ -118,7 +118,7 @@ TYPED_TEST(SchemaTest, AVersion2DatabaseIsMigratedAndItsQueuesReadUngoverned) {
 // migrated on open; its runs read back as not measured.
 TYPED_TEST(SchemaTest, AVersion3DatabaseIsMigratedAndItsRunsWereNotMeasured) {
   std::unique_ptr<SqlConnection> raw = this->AsAnOlderBerthLeftIt(
-      {"ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
+      {"DROP TABLE leader", "ALTER TABLE usage_runs DROP COLUMN cpu_time_us",
        "ALTER TABLE usage_runs DROP COLUMN peak_memory_mib",
        "UPDATE schema_version SET version = 3",
        "INSERT INTO usage_runs (job_id, user_name, queue, gpu_milli, start_time, end_time)"

@@ -303,7 +303,8 @@ Result<std::unique_ptr<Store>> SqlStore::Open(SqlStoreOptions options) {
 
 SqlStore::SqlStore(SqlStoreOptions options, std::unique_ptr<SqlConnection> writer)
     : options_(std::move(options)),
-      writer_(std::make_unique<GroupCommitter>(std::move(writer), options_.dialect)) {}
+      writer_(
+          std::make_unique<GroupCommitter>(std::move(writer), options_.dialect, options_.writer)) {}
 
 SqlStore::~SqlStore() = default;
 

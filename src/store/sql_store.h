@@ -36,6 +36,8 @@ struct SqlStoreOptions {
   std::function<Result<std::unique_ptr<SqlConnection>>()> connect_writer;
   // Readers kept open at most; a reader beyond this waits for one.
   size_t max_readers = 4;
+  // The writer's: its fence (a leader's lease) and its pace in an outage.
+  GroupCommitter::Options writer;
 };
 
 class SqlStore final : public Store {
@@ -55,6 +57,7 @@ class SqlStore final : public Store {
                                              std::vector<UsageRecord> usage) override;
   std::shared_future<Status> Barrier() override { return writer_->Barrier(); }
   Status write_failure() const override { return writer_->poisoned(); }
+  Status write_outage() const override { return writer_->outage(); }
 
   Status PutToken(const TokenRecord& token) override;
   Result<TokenRecord> FindTokenByHash(const std::string& hash) override;

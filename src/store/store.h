@@ -17,6 +17,9 @@
 //   exception leaves a Store. A write that failed wrote nothing, except that
 //   Unavailable after a connection lost during COMMIT (PostgreSQL) means the
 //   outcome is unknown: retry with the same idempotency key.
+// - An outage of the database loses no queued write (QueueJobChanges): they
+//   wait for it and are written in order when it returns; other writes fail
+//   with Unavailable meanwhile (store/group_commit.h).
 #pragma once
 
 #include <chrono>
@@ -83,6 +86,9 @@ class Store {
   virtual std::shared_future<Status> Barrier() = 0;
   // OK until a queued write failed; then that failure, for good.
   virtual Status write_failure() const = 0;
+  // OK, or Unavailable while the database cannot be reached: writes are
+  // then refused (queued ones wait for it) and reads may fail.
+  virtual Status write_outage() const = 0;
 
   // Inserts or replaces by id; AlreadyExists when another token has the hash.
   virtual Status PutToken(const TokenRecord& token) = 0;

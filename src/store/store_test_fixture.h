@@ -150,6 +150,7 @@ class PostgresBackend {
     return Status::Ok();
   }
   Result<std::unique_ptr<Store>> Open() { return OpenPostgresStore(conninfo_); }
+  const std::string& conninfo() const { return conninfo_; }
   Result<std::unique_ptr<SqlConnection>> Raw() {
     BERTH_ASSIGN_OR_RETURN(std::unique_ptr<PostgresConnection> connection,
                            PostgresConnection::Connect(conninfo_));
