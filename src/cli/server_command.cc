@@ -45,6 +45,16 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command,
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   static const SystemClock clock;
   const std::string data_dir = options.data_dir;
+  // While it waits at start (for PostgreSQL, for the lease), a stop signal
+  // ends the wait.
+  options.keep_waiting = [] {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    const timespec now{};
+    return sigtimedwait(&stop, nullptr, &now) < 0;
+  };
   Result<std::unique_ptr<server::Server>> started =
       server::Server::Start(std::move(options), clock);
   if (!started.ok()) Fail(command, started.status().message());

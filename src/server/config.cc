@@ -127,14 +127,20 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
     where << source << ":" << error.source().begin.line << ":" << error.source().begin.column;
     return InvalidArgument(where.str() + ": " + std::string(error.description()));
   }
-  BERTH_RETURN_IF_ERROR(Unknown(root, "",
-                                {"listen", "data_dir", "database", "tls", "http", "metrics",
-                                 "scheduler", "dashboard", "queues", "users"}));
+  BERTH_RETURN_IF_ERROR(
+      Unknown(root, "",
+              {"listen", "data_dir", "database", "advertise_url", "leader_lease_s", "tls", "http",
+               "metrics", "scheduler", "dashboard", "queues", "users"}));
   ServerConfig config;
   ServerOptions& server = config;
   BERTH_ASSIGN_OR_RETURN(server.listen, Get<std::string>(root, "", "listen", server.listen));
   BERTH_ASSIGN_OR_RETURN(server.data_dir, Get<std::string>(root, "", "data_dir", ""));
   BERTH_ASSIGN_OR_RETURN(server.postgres_url, Get<std::string>(root, "", "database", ""));
+  BERTH_ASSIGN_OR_RETURN(server.advertise_url, Get<std::string>(root, "", "advertise_url", ""));
+  BERTH_ASSIGN_OR_RETURN(
+      const core::Duration lease,
+      Seconds(root, "", "leader_lease_s", 1, core::Duration::Millis(server.leader_lease.count())));
+  server.leader_lease = std::chrono::milliseconds(lease.micros() / 1000);
   BERTH_RETURN_IF_ERROR(ParseListen(server.listen, "listen").status());
   if (server.data_dir.empty() && server.postgres_url.empty()) {
     return InvalidArgument("data_dir: required unless database names a PostgreSQL server");

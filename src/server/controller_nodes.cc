@@ -323,6 +323,13 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
     // outside the lock, so other requests and cycles go on meanwhile.
     durable = store_.Barrier();
   }
+  // Through a database outage the report stays queued (it is written when
+  // the database returns); the agent hears so within a bound, rather than
+  // holding a worker the other agents need.
+  if (durable.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    return Unavailable("the store cannot be written now (" + store_.write_outage().message() +
+                       "); this report is queued, keep running and report again");
+  }
   BERTH_RETURN_IF_ERROR(durable.get());
   return wanted;
 }

@@ -163,6 +163,13 @@ void HttpApi::Add(http::Router& router, std::string method, const std::string& p
                   const std::string& name, Access access, Handler handler) {
   auto admit = [this, name, access](http::Request& request, http::Response& response) {
     const auto start = std::chrono::steady_clock::now();
+    if (gate_) {
+      if (Status open = gate_(request.method, access); !open.ok()) {
+        Fail(response, open);
+        CountRequest(name, response.status, start);
+        return false;
+      }
+    }
     Result<Principal> who = authenticator_.Authenticate(request.Header("Authorization"));
     const Status allowed = who.ok() ? Allowed(*who, access, name) : who.status();
     if (!allowed.ok()) {

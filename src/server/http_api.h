@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -38,9 +39,16 @@ class HttpApi {
   // Whether /readyz answers ready (recovery finished).
   void SetReady(bool ready) { ready_ = ready; }
 
+  // Who may call a route.
+  enum class Access { kUser, kAdmin, kAgent, kMetrics };
+  // Asked first for every API request, from its head: a failure is the
+  // answer (a lapsed leader's 503, changes refused while the database is
+  // away). Set before Install.
+  using Gate = std::function<Status(const std::string& method, Access access)>;
+  void SetGate(Gate gate) { gate_ = std::move(gate); }
+
  private:
   using Handler = std::function<void(const Principal&, const http::Request&, http::Response&)>;
-  enum class Access { kUser, kAdmin, kAgent, kMetrics };
 
   // Registers `handler` for METHOD PATTERN. The token is checked and the
   // caller's role matched to `access` from the request's head, before a
@@ -76,6 +84,7 @@ class HttpApi {
   const History& history_;
   core::Duration history_every_;
   std::atomic<bool> ready_{false};
+  Gate gate_;
 };
 
 }  // namespace berth::server

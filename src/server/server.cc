@@ -52,10 +52,8 @@ Result<LockFile> LockDataDir(const ServerOptions& options) {
   return lock;
 }
 
-// The store the options name: PostgreSQL when a URL is given, else SQLite
-// in the data directory.
-Result<std::unique_ptr<store::Store>> OpenStore(const ServerOptions& options) {
-  if (!options.postgres_url.empty()) return store::OpenPostgresStore(options.postgres_url);
+// The SQLite store in the data directory.
+Result<std::unique_ptr<store::Store>> OpenSqliteStore(const ServerOptions& options) {
   if (options.data_dir.empty()) {
     return InvalidArgument("data_dir: required without a PostgreSQL url");
   }
@@ -86,7 +84,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
     BERTH_RETURN_IF_ERROR(MakePrivateDataDir(o.data_dir, o.data_dir_mode));
     BERTH_ASSIGN_OR_RETURN(server->data_dir_lock_, LockDataDir(o));
   }
-  BERTH_ASSIGN_OR_RETURN(server->store_, OpenStore(o));
+  int port = listen.second;
+  BERTH_RETURN_IF_ERROR(server->OpenStoreAsLeader(port));
   BERTH_RETURN_IF_ERROR(server->StartController(clock));
   server->history_ = std::make_unique<History>(std::max<size_t>(o.history_capacity, 1));
   server->authenticator_ = std::make_unique<Authenticator>(*server->store_, clock);
@@ -96,7 +95,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   server->api_ = std::make_unique<HttpApi>(*server->controller_, *server->authenticator_,
                                            *server->store_, clock, server->metrics_,
                                            o.controller.limits, *server->history_, o.history_every);
-  BERTH_RETURN_IF_ERROR(server->Listen(listen.second));
+  BERTH_RETURN_IF_ERROR(server->Listen(port));
   // The charts have a first point at once, taken before anything can
   // change (the scheduler thread takes the next ones).
   server->SampleHistory();
@@ -104,6 +103,38 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, const Clock
   server->api_->SetReady(true);
   spdlog::info("berth server listening on {}", server->url());
   return server;
+}
+
+Status Server::OpenStoreAsLeader(int& port) {
+  const ServerOptions& o = options_;
+  if (o.postgres_url.empty()) {
+    BERTH_ASSIGN_OR_RETURN(store_, OpenSqliteStore(o));
+    return Status::Ok();
+  }
+  BERTH_ASSIGN_OR_RETURN(leadership_, Leadership::Take({o.postgres_url, o.advertise_url,
+                                                        o.leader_lease, o.keep_waiting},
+                                                       HttpOptions(port), port));
+  leadership_->KeepRenewing([](const Status& lost) {
+    // Another server leads: this one's memory is no longer the truth.
+    FailStop(Status(lost.code(), "stepping down: " + lost.message()));
+  });
+  const store::LeaderLease& lease = leadership_->lease();
+  return WaitForDatabase(
+      [&] {
+        Result<std::unique_ptr<store::Store>> opened =
+            store::OpenLeaderStore(o.postgres_url, lease);
+        if (opened.ok()) store_ = std::move(*opened);
+        return opened.status();
+      },
+      o.keep_waiting);
+}
+
+Status Server::Gate(const std::string& method, HttpApi::Access access) const {
+  if (leadership_) BERTH_RETURN_IF_ERROR(leadership_->Leading());
+  // A change would wait for the database under the controller's lock;
+  // agents' reports are queued and answered within a bound instead.
+  if (method != "GET" && access != HttpApi::Access::kAgent) return store_->write_outage();
+  return Status::Ok();
 }
 
 Status Server::StartController(const Clock& clock) {
@@ -182,10 +213,7 @@ void Server::StartEtaPlanner() {
       });
 }
 
-Status Server::Listen(int port) {
-  http::Router router;
-  api_->Install(router, options_.public_metrics);
-  InstallDashboard(router);
+http::ServerOptions Server::HttpOptions(int port) const {
   http::ServerOptions http;
   http.host = host_;
   http.port = port;
@@ -199,7 +227,16 @@ Status Server::Listen(int port) {
   http.workers = 32;
   http.reserved_workers = 4;
   http.name = "berth server";
-  BERTH_ASSIGN_OR_RETURN(http_, http::Server::Start(std::move(http), std::move(router)));
+  return http;
+}
+
+Status Server::Listen(int port) {
+  http::Router router;
+  api_->SetGate(
+      [this](const std::string& method, HttpApi::Access access) { return Gate(method, access); });
+  api_->Install(router, options_.public_metrics);
+  InstallDashboard(router);
+  BERTH_ASSIGN_OR_RETURN(http_, http::Server::Start(HttpOptions(port), std::move(router)));
   port_ = http_->port();
   return Status::Ok();
 }
@@ -306,6 +343,12 @@ void Server::SchedulerLoop() {
     const auto applied = std::chrono::steady_clock::now();
     // A decision counts once it is durable (agents hear of it only then).
     if (cycle.ok() && cycle->durable.valid()) {
+      // Through a database outage the writes wait for it, and so does the
+      // loop (a stop still ends the wait).
+      while (cycle->durable.wait_for(std::chrono::milliseconds(200)) != std::future_status::ready &&
+             !stopping_) {
+      }
+      if (stopping_) break;
       // The store's own account of the failure says what to do about it.
       if (Status status = cycle->durable.get(); !status.ok()) {
         Status failure = store_->write_failure();
@@ -350,6 +393,12 @@ void Server::Stop() {
   if (http_) http_->Stop();
   if (controller_) controller_->Notify();
   if (scheduler_thread_.joinable()) scheduler_thread_.join();
+  if (leadership_) {
+    // A standby takes over at once, after this server's last write (given
+    // a few seconds: through an outage it cannot land anyway).
+    (void)store_->Barrier().wait_for(std::chrono::seconds(5));
+    leadership_->Release();
+  }
   {
     std::lock_guard lock(stopped_mutex_);
     stopped_ = true;

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,6 +36,7 @@
 #include "server/eta_planner.h"
 #include "server/history.h"
 #include "server/http_api.h"
+#include "server/leadership.h"
 #include "server/metrics.h"
 #include "store/store.h"
 
@@ -52,7 +54,15 @@ struct ServerOptions {
   // after the Unix user who started it.
   std::string admin_user = "admin";
   std::string postgres_url;  // when set, PostgreSQL instead of SQLite
-  std::string tls_cert;      // both set: serve HTTPS
+  // PostgreSQL: several servers may share the database, one leading under
+  // a lease of this length (server/leadership.h). The URL clients are sent
+  // to when this one leads (the listener's URL by default).
+  std::string advertise_url;
+  std::chrono::milliseconds leader_lease{5000};
+  // Asked while the server waits at start (for the database, for the
+  // lease): false gives up (the process was told to stop).
+  std::function<bool()> keep_waiting = [] { return true; };
+  std::string tls_cert;  // both set: serve HTTPS
   std::string tls_key;
   // The HTTP layer's limits on connections, head and body times (the body
   // size is controller.limits.max_body_bytes).
@@ -109,6 +119,14 @@ class Server {
   // Serves the API and the dashboard on host_ and `port` (0: any free
   // one), and sets port_.
   Status Listen(int port);
+  // The HTTP server's options for a listener on `port`.
+  http::ServerOptions HttpOptions(int port) const;
+  // Opens the store: SQLite in the data dir, or, on PostgreSQL, once this
+  // server leads (standing by until then); `port` becomes the standby's.
+  Status OpenStoreAsLeader(int& port);
+  // Whether the API answers now: a lapsed leader refuses everything, and
+  // changes wait while the database is away.
+  Status Gate(const std::string& method, HttpApi::Access access) const;
   void SchedulerLoop();
   // Ends the process at once: memory is ahead of a store that failed.
   [[noreturn]] static void FailStop(const Status& failure);
@@ -120,6 +138,7 @@ class Server {
   // Before everything that reports to it (the store's writer thread, the
   // controller), so that it is destroyed after them.
   Metrics metrics_;
+  std::unique_ptr<Leadership> leadership_;  // PostgreSQL only
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<AgentWaker> waker_;  // outlives the controller, which calls it
   std::unique_ptr<Controller> controller_;
