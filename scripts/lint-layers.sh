@@ -32,6 +32,9 @@ check() {
 
 check agent 'server|store|core|sim|cli'
 check protocol 'server|store|core|sim|cli|agent'
+# How clients follow the leader (issue 32): the CLI and the agent both use
+# it, so it stands on common/ alone.
+check follow 'server|store|core|sim|cli|agent|protocol|http'
 
 [ "$failed" -eq 0 ] || exit 1
-echo "lint-layers: src/agent and src/protocol stand on protocol/, common/ and the core's value types only"
+echo "lint-layers: src/agent and src/protocol stand on protocol/, common/ and the core's value types only; src/follow on common/"

@@ -1,5 +1,6 @@
 // The agent against a real server on loopback: registration, heartbeats,
-// jobs run to their end, logs served, a server that comes up late.
+// jobs run to their end, logs served, a server that comes up late, several
+// servers of which one leads (issue 32).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -7,8 +8,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "agent/agent.h"
 #include "agent/fake_gpus.h"
@@ -204,6 +207,75 @@ TEST_F(AgentLoopTest, KeepsTryingUntilTheServerComesUp) {
   StartServer(port);
   ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok > 0; }));
   EXPECT_EQ(agent->stats().registrations, 1);
+  agent->Stop();
+}
+
+// A standby of issue 32: every request answered 503, naming `leader`.
+class FakeStandby {
+ public:
+  explicit FakeStandby(const std::string& leader) {
+    server_.Post(".*", [this, leader](const httplib::Request&, httplib::Response& response) {
+      ++calls_;
+      response.status = 503;
+      response.set_header("X-Berth-Leader", leader);
+      response.set_content(
+          R"({"error":{"code":"unavailable","message":"standby: the leader is )" + leader + "\"}}",
+          "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeStandby() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int calls() const { return calls_; }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::atomic<int> calls_{0};
+  std::thread thread_;
+};
+
+// Issue 32: --server DEAD,STANDBY, where the standby names a leader that is
+// not in the list: the agent registers with the leader and heartbeats there.
+TEST_F(AgentLoopTest, FollowsAStandbyToTheLeaderPastADeadAddress) {
+  StartServer();
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  FakeStandby standby("http://127.0.0.1:" + std::to_string(server_->port()));
+  AgentOptions options = Options(agent_token, 0);
+  options.server_url = "http://127.0.0.1:" + std::to_string(FreePort()) + "," + standby.url();
+  std::unique_ptr<Agent> agent = StartAgent(std::move(options));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok >= 3; }));
+  EXPECT_EQ(agent->stats().registrations, 1);
+  EXPECT_EQ(agent->stats().heartbeats_failed, 0);  // every request found the leader at once
+  EXPECT_EQ(standby.calls(), 1);                   // then it stayed with the leader
+  agent->Stop();
+}
+
+// Issue 32: the leader goes and the next address takes over (here the same
+// data dir on another port): the agent moves there and goes on.
+TEST_F(AgentLoopTest, MovesToTheNextServerWhenItsServerGoes) {
+  const int first = FreePort();
+  const int second = FreePort();
+  StartServer(first);
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  AgentOptions options = Options(agent_token, first);
+  options.server_url += ",http://127.0.0.1:" + std::to_string(second);
+  std::unique_ptr<Agent> agent = StartAgent(std::move(options));
+  ASSERT_NE(agent, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok >= 2; }));
+  server_->Stop();
+  server_.reset();
+  StartServer(second);
+  const int64_t before = agent->stats().heartbeats_ok;
+  ASSERT_TRUE(WaitFor([&] { return agent->stats().heartbeats_ok >= before + 3; }));
   agent->Stop();
 }
 

@@ -123,6 +123,6 @@ class CliSandbox:
         self.work = os.path.join(root, "work")
         os.makedirs(self.work)
 
-    def __call__(self, *args, timeout=60):
-        return subprocess.run([self.binary, *args], cwd=self.work, env=self.env,
+    def __call__(self, *args, timeout=60, env=None):
+        return subprocess.run([self.binary, *args], cwd=self.work, env=env or self.env,
                               capture_output=True, text=True, timeout=timeout)

@@ -15,6 +15,7 @@
 
 #include "agent/task_env.h"
 #include "common/listen_address.h"
+#include "follow/leader_follower.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
 
@@ -37,9 +38,9 @@ core::MemoryMiB NodeMemory() {
   return core::MemoryMiB(static_cast<int64_t>(pages) * page_size / (1024 * 1024));
 }
 
-// The server's error message, else the body, else the transport error.
-std::string Describe(const httplib::Result& result) {
-  if (!result) return httplib::to_string(result.error());
+// The server's error message, else the body, else why no server answered.
+std::string Describe(const Result<httplib::Response>& result) {
+  if (!result.ok()) return result.status().message();
   const json body = json::parse(result->body, nullptr, false);
   std::string message = result->body;
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
@@ -108,6 +109,8 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
                                             const Clock& clock) {
   if (options.node.empty()) return InvalidArgument("--node: required");
   if (options.server_url.empty()) return InvalidArgument("--server: required");
+  BERTH_ASSIGN_OR_RETURN(std::vector<std::string> servers,
+                         follow::ParseServerList(options.server_url, "--server"));
   if (options.state_dir.empty()) return InvalidArgument("--state-dir: required");
   if (options.supervisor_command.empty()) {
     return InvalidArgument("supervisor_command: required (the binary that runs supervise-task)");
@@ -119,6 +122,21 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   }
   std::unique_ptr<Agent> agent(new Agent(std::move(options), clock));
   const AgentOptions& o = agent->options_;
+  follow::FollowOptions follow;
+  // The loop retries, with its own backoff: each request tries each server
+  // once, and never waits, so Stop() is never held up.
+  follow.patience = std::chrono::milliseconds(0);
+  follow.configure = [&o](httplib::Client& client) {
+    client.set_keep_alive(true);
+    client.set_connection_timeout(2, 0);
+    client.set_read_timeout(10, 0);
+    client.set_bearer_token_auth(o.token);
+    client.set_tcp_nodelay(true);  // a heartbeat's body goes out without waiting for an ACK
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+    if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file.c_str());
+#endif
+  };
+  agent->server_ = std::make_unique<follow::LeaderFollower>(std::move(servers), std::move(follow));
 
   std::error_code error;
   std::filesystem::create_directories(o.state_dir, error);
@@ -269,19 +287,12 @@ void Agent::Loop() {
   }
 }
 
-httplib::Client& Agent::ServerClient() {
-  if (server_client_) return *server_client_;
-  server_client_ = std::make_unique<httplib::Client>(options_.server_url);
-  httplib::Client& client = *server_client_;
-  client.set_keep_alive(true);
-  client.set_connection_timeout(2, 0);
-  client.set_read_timeout(10, 0);
-  client.set_bearer_token_auth(options_.token);
-  client.set_tcp_nodelay(true);  // a heartbeat's body goes out without waiting for an ACK
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
-#endif
-  return client;
+Result<httplib::Response> Agent::PostToServer(const std::string& path, const std::string& body) {
+  // A heartbeat or a registration sent twice does what one does: safe to
+  // send again after a lost connection.
+  return server_->Request(
+      [&](httplib::Client& client) { return client.Post(path, body, "application/json"); },
+      follow::Replay::kSafe);
 }
 
 bool Agent::Register() {
@@ -301,19 +312,18 @@ bool Agent::Register() {
     }
     registration.gpus.push_back(protocol::GpuReport{gpu.index, gpu.interconnect_group, healthy});
   }
-  httplib::Result result =
-      ServerClient().Post("/api/v1/agent/register", protocol::RegistrationJson(registration).dump(),
-                          "application/json");
+  Result<httplib::Response> result =
+      PostToServer("/api/v1/agent/register", protocol::RegistrationJson(registration).dump());
   std::lock_guard lock(mutex_);
-  if (!result || result->status != 200) {
+  if (!result.ok() || result->status != 200) {
     ++stats_.heartbeats_failed;
-    spdlog::warn("agent {}: cannot register with {}: {}", options_.node, options_.server_url,
+    spdlog::warn("agent {}: cannot register with {}: {}", options_.node, server_->current(),
                  Describe(result));
     return false;
   }
   registered_ = true;
   ++stats_.registrations;
-  spdlog::info("agent {}: registered with {} as {}", options_.node, options_.server_url, address_);
+  spdlog::info("agent {}: registered with {} as {}", options_.node, server_->current(), address_);
   return true;
 }
 
@@ -336,9 +346,9 @@ Agent::RoundResult Agent::Round() {
   }
   const protocol::Heartbeat heartbeat =
       BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
-  httplib::Result result = ServerClient().Post(
-      "/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump(), "application/json");
-  if (result && result->status == 404) {
+  Result<httplib::Response> result =
+      PostToServer("/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump());
+  if (result.ok() && result->status == 404) {
     // The server does not know this node (a new database, or it was
     // removed): register again, at once.
     spdlog::warn("agent {}: {}; registering again", options_.node, Describe(result));
@@ -346,14 +356,14 @@ Agent::RoundResult Agent::Round() {
     return RoundResult::kRegisterAgain;
   }
   const json body =
-      result && result->status == 200 ? json::parse(result->body, nullptr, false) : json();
+      result.ok() && result->status == 200 ? json::parse(result->body, nullptr, false) : json();
   Result<protocol::DesiredState> desired =
       body.is_object() ? protocol::ParseDesired(body)
                        : Result<protocol::DesiredState>(Unavailable(Describe(result)));
   if (!desired.ok()) {
     std::lock_guard lock(mutex_);
     ++stats_.heartbeats_failed;
-    spdlog::warn("agent {}: heartbeat to {} failed: {}", options_.node, options_.server_url,
+    spdlog::warn("agent {}: heartbeat to {} failed: {}", options_.node, server_->current(),
                  desired.status().message());
     return RoundResult::kFailed;
   }

@@ -10,6 +10,13 @@
 //            404 "not registered" -> register again, then go on
 //            unreachable / 5xx    -> wait (exponential backoff, capped);
 //                                    tasks keep running meanwhile
+//
+// With several servers (a leader and its standbys, issue 32) each request
+// follows the leader (follow/leader_follower.h): a refused connection or a
+// standby's 503 moves it on, at once, to the leader the standby names or to
+// the next address, each at most once per request; the loop's backoff then
+// retries. A new leader that does not know the node answers 404: the node
+// registers again.
 //          apply Reconcile(desired, truth)     (starts, stops)
 //          mark exits the server has recorded  (AcknowledgedExits)
 //          collect old finished tasks
@@ -37,7 +44,10 @@
 #include "common/status.h"
 
 namespace httplib {
-class Client;
+struct Response;
+}
+namespace berth::follow {
+class LeaderFollower;
 }
 
 namespace berth::agent {
@@ -50,9 +60,11 @@ enum class CgroupMode {
 };
 
 struct AgentOptions {
-  std::string server_url;  // http://host:port or https://host:port
-  std::string ca_file;     // with https: the CA that signed the server's certificate
-  std::string token;       // an agent token for `node`
+  // http://host:port or https://host:port; or several, comma-separated (a
+  // leader and its standbys).
+  std::string server_url;
+  std::string ca_file;  // with https: the CA that signed the server's certificate
+  std::string token;    // an agent token for `node`
   std::string node;
   std::string listen = "127.0.0.1:0";  // the logs endpoint; port 0 picks one
   // What the server is told (logs, and MASTER_ADDR of gangs whose task 0
@@ -115,9 +127,10 @@ class Agent {
   // One round: heartbeat and reconcile.
   RoundResult Round();
   bool Register();
-  // The loop's connection to the server, kept alive from one heartbeat to
-  // the next (made on first use; httplib reconnects after a failure).
-  httplib::Client& ServerClient();
+  // POSTs to the server that leads, through the loop's connection, kept
+  // alive from one heartbeat to the next (made on first use; httplib
+  // reconnects after a failure). Unavailable when no server answered.
+  Result<httplib::Response> PostToServer(const std::string& path, const std::string& body);
   void Apply(const ReconcilePlan& plan);
   void StopAllTasks();
   std::string MetricsText();
@@ -128,7 +141,7 @@ class Agent {
 
   AgentOptions options_;
   const Clock& clock_;
-  std::unique_ptr<httplib::Client> server_client_;  // the loop's thread only
+  std::unique_ptr<follow::LeaderFollower> server_;  // the loop's thread only
   std::unique_ptr<GpuInventory> inventory_;
   GpuInventoryInfo inventory_info_;
   std::unique_ptr<TaskRunner> runner_;

@@ -196,7 +196,11 @@ Result<std::chrono::milliseconds> ParseDurationFlag(const std::string& text,
 void AddAgentCommands(CLI::App& app) {
   auto flags = std::make_shared<AgentFlags>();
   CLI::App* agent = app.add_subcommand("agent", DaemonDescription("agent"));
-  agent->add_option("--server", flags->server, "Server URL, e.g. http://10.0.0.1:8080")->required();
+  agent
+      ->add_option("--server", flags->server,
+                   "Server URL, e.g. http://10.0.0.1:8080, or several separated by commas "
+                   "(a leader and its standbys: the agent follows the leader)")
+      ->required();
   agent->add_option("--ca-file", flags->ca_file,
                     "With an https server: the CA certificate that signed it");
   agent->add_option("--token", flags->token, "Agent token (visible in ps; prefer --token-file)");

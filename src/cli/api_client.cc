@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "follow/leader_follower.h"
+
 namespace berth::cli {
 namespace {
 
@@ -43,7 +45,21 @@ Status ReadEndpointFile(const std::string& path, Endpoint& out) {
                              "' (known: server, token, token_file)");
     }
   }
-  if (out.address.empty()) out.address = table["server"].value_or(std::string());
+  if (out.servers.empty()) {
+    // `server = "http://a:8080,http://b:8080"` or `server = ["http://a:8080", ...]`.
+    std::string servers = table["server"].value_or(std::string());
+    if (const toml::array* list = table["server"].as_array()) {
+      for (const toml::node& item : *list) {
+        std::optional<std::string> url = item.value<std::string>();
+        if (!url) return InvalidArgument(path + ": server: expected strings (URLs)");
+        servers += (servers.empty() ? "" : ",") + *url;
+      }
+      if (servers.empty()) return InvalidArgument(path + ": server: an empty list");
+    }
+    if (!servers.empty()) {
+      BERTH_ASSIGN_OR_RETURN(out.servers, follow::ParseServerList(servers, path + ": server"));
+    }
+  }
   if (out.token.empty()) out.token = table["token"].value_or(std::string());
   if (out.token.empty()) {
     if (std::string file = table["token_file"].value_or(std::string()); !file.empty()) {
@@ -54,11 +70,11 @@ Status ReadEndpointFile(const std::string& path, Endpoint& out) {
   return Status::Ok();
 }
 
-Status FromHttp(const httplib::Result& result, const Endpoint& endpoint) {
-  if (!result) {
-    return Unavailable("cannot reach the server at " + endpoint.address + " (" +
-                       httplib::to_string(result.error()) +
-                       "); is it running? (berth dev, or --server / BERTH_ADDR)");
+Status FromHttp(const Result<httplib::Response>& result) {
+  if (!result.ok()) {
+    const std::string& message = result.status().message();
+    if (message.rfind("cannot reach", 0) != 0) return result.status();
+    return Unavailable(message + "; is it running? (berth dev, or --server / BERTH_ADDR)");
   }
   if (result->status < 400) return Status::Ok();
   nlohmann::json body = nlohmann::json::parse(result->body, nullptr, false);
@@ -84,20 +100,26 @@ Status FromHttp(const httplib::Result& result, const Endpoint& endpoint) {
   }
 }
 
-httplib::Client MakeClient(const Endpoint& endpoint) {
-  httplib::Client client(endpoint.address);
+void Configure(httplib::Client& client, const std::string& token) {
   client.set_connection_timeout(std::chrono::seconds(5));
   client.set_read_timeout(std::chrono::seconds(30));
-  client.set_bearer_token_auth(endpoint.token);
+  client.set_bearer_token_auth(token);
   client.set_tcp_nodelay(true);  // headers and body go out without waiting for an ACK
-  return client;
+}
+
+Result<nlohmann::json> JsonOf(const Result<httplib::Response>& result, const std::string& path) {
+  BERTH_RETURN_IF_ERROR(FromHttp(result));
+  nlohmann::json body = nlohmann::json::parse(result->body, nullptr, false);
+  if (body.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
+  return body;
 }
 
 }  // namespace
 
 void AddClientFlags(CLI::App& app, ClientFlags& flags) {
   app.add_option("--server", flags.server,
-                 "Server URL (else $BERTH_ADDR, else the config file, else the dev cluster)");
+                 "Server URL, or several separated by commas (a leader and its standbys) "
+                 "(else $BERTH_ADDR, else the config file, else the dev cluster)");
   app.add_option("--token", flags.token, "API token (else $BERTH_TOKEN, else the config file)");
   app.add_flag("--json", flags.json, "Print JSON instead of a table");
 }
@@ -123,25 +145,34 @@ Status WriteDevCluster(const std::string& url, const std::string& token_file) {
 }
 
 Result<Endpoint> ResolveEndpoint(const ClientFlags& flags) {
-  Endpoint endpoint{flags.server, flags.token};
-  if (endpoint.address.empty()) endpoint.address = Env("BERTH_ADDR");
+  Endpoint endpoint{{}, flags.token};
+  if (!flags.server.empty()) {
+    BERTH_ASSIGN_OR_RETURN(endpoint.servers, follow::ParseServerList(flags.server, "--server"));
+  } else if (std::string env = Env("BERTH_ADDR"); !env.empty()) {
+    BERTH_ASSIGN_OR_RETURN(endpoint.servers, follow::ParseServerList(env, "BERTH_ADDR"));
+  }
   if (endpoint.token.empty()) endpoint.token = Env("BERTH_TOKEN");
   BERTH_RETURN_IF_ERROR(ReadEndpointFile(ClientConfigPath(), endpoint));
   // The dev cluster names both or nothing: never pair its token with
   // another server.
-  if (endpoint.address.empty() && endpoint.token.empty()) {
+  if (endpoint.servers.empty() && endpoint.token.empty()) {
     BERTH_RETURN_IF_ERROR(ReadEndpointFile(DevClusterPath(), endpoint));
   }
-  if (endpoint.address.empty()) endpoint.address = "http://127.0.0.1:8080";
+  if (endpoint.servers.empty()) endpoint.servers = {"http://127.0.0.1:8080"};
   if (endpoint.token.empty()) endpoint.token = ReadFirstLine(".berth-dev/admin-token");
   if (endpoint.token.empty()) {
     return InvalidArgument("--token: no token (use --token, BERTH_TOKEN, a config file at " +
                            ClientConfigPath() + ", or start `berth dev`)");
   }
-  if (endpoint.address.find("://") == std::string::npos) {
-    endpoint.address = "http://" + endpoint.address;
-  }
   return endpoint;
+}
+
+ApiClient::ApiClient(Endpoint endpoint) : endpoint_(std::move(endpoint)) {
+  follow::FollowOptions options;
+  options.configure = [token = endpoint_.token](httplib::Client& client) {
+    Configure(client, token);
+  };
+  follower_ = std::make_shared<follow::LeaderFollower>(endpoint_.servers, std::move(options));
 }
 
 Result<ApiClient> ApiClient::FromFlags(const ClientFlags& flags) {
@@ -150,36 +181,30 @@ Result<ApiClient> ApiClient::FromFlags(const ClientFlags& flags) {
 }
 
 Result<nlohmann::json> ApiClient::Get(const std::string& path) const {
-  httplib::Client client = MakeClient(endpoint_);
-  httplib::Result result = client.Get(path);
-  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
-  nlohmann::json body = nlohmann::json::parse(result->body, nullptr, false);
-  if (body.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
-  return body;
+  return JsonOf(
+      follower_->Request([&](httplib::Client& c) { return c.Get(path); }, follow::Replay::kSafe),
+      path);
 }
 
-Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::json& body) const {
-  httplib::Client client = MakeClient(endpoint_);
-  httplib::Result result = client.Post(path, body.dump(), "application/json");
-  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
-  nlohmann::json reply = nlohmann::json::parse(result->body, nullptr, false);
-  if (reply.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
-  return reply;
+Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::json& body,
+                                       follow::Replay replay) const {
+  const std::string text = body.dump();
+  return JsonOf(
+      follower_->Request([&](httplib::Client& c) { return c.Post(path, text, "application/json"); },
+                         replay),
+      path);
 }
 
 Result<nlohmann::json> ApiClient::Delete(const std::string& path) const {
-  httplib::Client client = MakeClient(endpoint_);
-  httplib::Result result = client.Delete(path);
-  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
-  nlohmann::json reply = nlohmann::json::parse(result->body, nullptr, false);
-  if (reply.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
-  return reply;
+  return JsonOf(
+      follower_->Request([&](httplib::Client& c) { return c.Delete(path); }, follow::Replay::kSafe),
+      path);
 }
 
 Result<RawReply> ApiClient::GetRaw(const std::string& path) const {
-  httplib::Client client = MakeClient(endpoint_);
-  httplib::Result result = client.Get(path);
-  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_));
+  Result<httplib::Response> result =
+      follower_->Request([&](httplib::Client& c) { return c.Get(path); }, follow::Replay::kSafe);
+  BERTH_RETURN_IF_ERROR(FromHttp(result));
   RawReply reply{result->body, {}};
   for (const auto& [key, value] : result->headers) reply.headers[key] = value;
   return reply;

@@ -1,15 +1,24 @@
 // How client commands talk to the server: where it is and which token to
 // use (flags, then BERTH_ADDR / BERTH_TOKEN, then a config file, then the
 // dev cluster `berth dev` announced), and JSON over HTTP with the server's
-// error messages turned back into Status.
+// error messages turned back into Status. Where several servers are named
+// (a leader and its standbys, issue 32), requests follow the leader
+// (follow/leader_follower.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
+#include "follow/replay.h"
+
+namespace berth::follow {
+class LeaderFollower;
+}
 
 namespace berth::cli {
 
@@ -23,7 +32,7 @@ struct ClientFlags {
 void AddClientFlags(CLI::App& app, ClientFlags& flags);
 
 struct Endpoint {
-  std::string address;  // http(s)://host:port
+  std::vector<std::string> servers;  // http(s)://host:port, one or several
   std::string token;
 };
 
@@ -38,6 +47,8 @@ Status WriteDevCluster(const std::string& url, const std::string& token_file);
 // Resolves the server and token: flags, environment, config file
 // (`server = "..."`, `token = "..."` or `token_file = "..."`), the dev
 // cluster file, then http://127.0.0.1:8080 with .berth-dev/admin-token.
+// `--server`, BERTH_ADDR and `server` may name several servers, separated
+// by commas (the config file's `server` may also be an array of strings).
 Result<Endpoint> ResolveEndpoint(const ClientFlags& flags);
 
 struct RawReply {
@@ -45,14 +56,22 @@ struct RawReply {
   std::map<std::string, std::string> headers;
 };
 
+// Requests follow the leader among the endpoint's servers, for up to 15 s
+// each; copies share where the last answer came from. Not thread-safe.
 class ApiClient {
  public:
-  explicit ApiClient(Endpoint endpoint) : endpoint_(std::move(endpoint)) {}
+  // REQUIRES: endpoint.servers is not empty.
+  explicit ApiClient(Endpoint endpoint);
   static Result<ApiClient> FromFlags(const ClientFlags& flags);
 
   Result<nlohmann::json> Get(const std::string& path) const;
+  // A POST is sent again after a connection lost with the request on its
+  // way only when `replay` says it is safe (a submit with its idempotency
+  // key, cancel, drain).
   Result<nlohmann::json> Post(const std::string& path,
-                              const nlohmann::json& body = nlohmann::json::object()) const;
+                              const nlohmann::json& body = nlohmann::json::object(),
+                              follow::Replay replay = follow::Replay::kUnsafe) const;
+  // Revoking twice revokes once: safe to resend.
   Result<nlohmann::json> Delete(const std::string& path) const;
   // For logs: the raw body and the headers the server sent.
   Result<RawReply> GetRaw(const std::string& path) const;
@@ -61,6 +80,7 @@ class ApiClient {
 
  private:
   Endpoint endpoint_;
+  std::shared_ptr<follow::LeaderFollower> follower_;
 };
 
 // Exit codes every client command uses (docs/cli.md).

@@ -47,7 +47,9 @@ void RunNodes(const ClientFlags& flags) {
 
 void RunDrain(const std::string& action, const ClientFlags& flags, const std::string& node) {
   const ApiClient client = ConnectOrExit(action, flags);
-  Result<json> reply = client.Post("/api/v1/nodes/" + node + "/" + action);
+  // Draining (or undraining) twice does what once does: safe to resend.
+  Result<json> reply =
+      client.Post("/api/v1/nodes/" + node + "/" + action, json::object(), follow::Replay::kSafe);
   if (!reply.ok()) Exit(action, reply.status());
   if (flags.json) std::printf("%s\n", reply->dump().c_str());
 }

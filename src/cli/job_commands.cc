@@ -143,7 +143,9 @@ void RunAction(const std::string& action, const ClientFlags& flags,
   int failures = 0;
   Status last;
   for (int64_t id : ids) {
-    Result<json> reply = client.Post("/api/v1/jobs/" + std::to_string(id) + "/" + action);
+    // Cancelling or releasing twice does what once does: safe to resend.
+    Result<json> reply = client.Post("/api/v1/jobs/" + std::to_string(id) + "/" + action,
+                                     json::object(), follow::Replay::kSafe);
     if (!reply.ok()) {
       ++failures;
       last = reply.status();

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -28,8 +29,23 @@ struct SubmitFlags {
   bool wait_for_nodes = false;
   bool gpus_in_one_group = false;
   bool wait = false;
+  std::string idempotency_key;  // empty: a random one per command
   std::vector<std::string> args;
 };
+
+// A key the server keeps with the submission, so that the request sent
+// again after a lost answer (or to the new leader) returns the same jobs
+// instead of queueing them twice: 128 random bits.
+std::string RandomIdempotencyKey() {
+  std::random_device random;
+  std::string key = "berth-cli-";
+  for (int i = 0; i < 4; ++i) {
+    char word[9];
+    std::snprintf(word, sizeof(word), "%08x", static_cast<unsigned>(random()));
+    key += word;
+  }
+  return key;
+}
 
 // A lone argument that is a file starting with "#!" or carrying directives
 // is a script (read here, like sbatch); anything else is the command to run.
@@ -120,8 +136,10 @@ void RunSubmit(SubmitFlags& flags) {
   if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
   Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
   if (!body.ok()) Exit("submit", body.status());
+  (*body)["idempotency_key"] =
+      flags.idempotency_key.empty() ? RandomIdempotencyKey() : flags.idempotency_key;
   const ApiClient client = ConnectOrExit("submit", flags.client);
-  Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body);
+  Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body, follow::Replay::kSafe);
   if (!reply.ok()) Exit("submit", reply.status());
   const int64_t id = reply->value("id", int64_t{0});
   if (flags.client.json) {
@@ -177,6 +195,9 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_flag("--no-requeue", flags->no_requeue,
                    "Fail instead of running again elsewhere if its node is lost");
   submit->add_flag("--wait", flags->wait, "Follow the job until it ends; exit with its exit code");
+  submit->add_option("--idempotency-key", flags->idempotency_key,
+                     "Submitting again with the same key returns the first submission's jobs "
+                     "(default: a random key, so retries of this command's request are safe)");
   AddClientFlags(*submit, flags->client);
   submit->add_option("command", flags->args, "A script, or -- and the command with its arguments");
   submit->callback([flags] { RunSubmit(*flags); });

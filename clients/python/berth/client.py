@@ -3,6 +3,11 @@
 Talks to the server's JSON API under ``/api/v1`` with a bearer token. Every
 request has a timeout; every failure is a typed :class:`berth.BerthError`
 carrying the server's message and HTTP status.
+
+Given several addresses (a leader and its standbys), requests follow the
+leader as the ``berth`` CLI does (docs/cli.md): a refused connection or a
+standby's 503 moves a request on, to the leader the standby names in
+``X-Berth-Leader`` or to the next address, for up to 15 s.
 """
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import http.client
 import ipaddress
 import json
 import os
+import secrets
 import shlex
 import socket
 import time
@@ -33,6 +39,36 @@ DEV_TOKEN_FILE = os.path.join(".berth-dev", "admin-token")
 
 _UNSET: Any = object()
 _USER_AGENT = "berth-python/0.1"
+#: The header a standby names the leader in.
+_LEADER_HEADER = "X-Berth-Leader"
+#: How long one request keeps trying the servers (a standby takes over within
+#: 10 s), and the backoff between rounds of them.
+_PATIENCE_S = 15.0
+_FIRST_BACKOFF_S = 0.1
+_MAX_BACKOFF_S = 1.0
+
+
+def _normalize(addr: str) -> str:
+    addr = addr.strip()
+    if "://" not in addr:
+        addr = "http://" + addr
+    return addr.rstrip("/")
+
+
+def _addresses(addr: Union[str, Sequence[str]]) -> List[str]:
+    """A list of server URLs from a list or a comma-separated string."""
+    items = addr.split(",") if isinstance(addr, str) else [str(a) for a in addr]
+    if not items or any(not item.strip() for item in items):
+        raise BerthError(f"addr: expected server URLs separated by commas, got {addr!r}")
+    return [_normalize(item) for item in items]
+
+
+class _Moved(Exception):
+    """One attempt failed in a way that moves the request to another server."""
+
+    def __init__(self, error: str, leader: Optional[str] = None, standby: bool = False):
+        super().__init__(error)
+        self.error, self.leader, self.standby = error, leader, standby
 
 
 def _is_loopback(host: str) -> bool:
@@ -78,8 +114,10 @@ class Client:
 
     Args:
         addr: the server URL, e.g. ``http://gpu-head:8080`` (``host:port``
-            means ``http://host:port``). Default: ``$BERTH_ADDR``, else
-            ``http://127.0.0.1:8080`` (the dev cluster).
+            means ``http://host:port``), or several (a leader and its
+            standbys): a list, or a string of URLs separated by commas.
+            Default: ``$BERTH_ADDR``, else ``http://127.0.0.1:8080`` (the
+            dev cluster).
         token: an API token. Default: ``$BERTH_TOKEN``, else the dev
             cluster's admin token in ``.berth-dev/admin-token`` under the
             current directory (where ``berth dev`` writes it) -- the same
@@ -94,16 +132,16 @@ class Client:
 
     def __init__(
         self,
-        addr: Optional[str] = None,
+        addr: Union[None, str, Sequence[str]] = None,
         token: Optional[str] = None,
         *,
         timeout: float = 30.0,
         ssl_context: Any = None,
     ):
-        addr = addr or os.environ.get("BERTH_ADDR") or DEFAULT_ADDR
-        if "://" not in addr:
-            addr = "http://" + addr
-        self.addr = addr.rstrip("/")
+        self.addrs = _addresses(addr or os.environ.get("BERTH_ADDR") or DEFAULT_ADDR)
+        #: Where requests go now: the first address, then the one that answered last.
+        self.addr = self.addrs[0]
+        self._position = 0  # in addrs: the last listed address used
         token = token or os.environ.get("BERTH_TOKEN")
         if not token:
             try:
@@ -117,15 +155,24 @@ class Client:
             )
         self._token = token.strip()
         self.timeout = timeout
-        handlers: List[Any] = []
-        host = urllib.parse.urlsplit(self.addr).hostname or ""
-        if _is_loopback(host):
-            handlers.append(urllib.request.ProxyHandler({}))  # never send loopback via a proxy
-        if ssl_context is not None:
-            handlers.append(urllib.request.HTTPSHandler(context=ssl_context))
-        self._opener = urllib.request.build_opener(*handlers)
+        self._ssl_context = ssl_context
+        self._openers: Dict[str, Any] = {}
+
+    def _opener_for(self, addr: str) -> Any:
+        opener = self._openers.get(addr)
+        if opener is None:
+            handlers: List[Any] = []
+            host = urllib.parse.urlsplit(addr).hostname or ""
+            if _is_loopback(host):
+                handlers.append(urllib.request.ProxyHandler({}))  # never send loopback via a proxy
+            if self._ssl_context is not None:
+                handlers.append(urllib.request.HTTPSHandler(context=self._ssl_context))
+            opener = self._openers[addr] = urllib.request.build_opener(*handlers)
+        return opener
 
     def __repr__(self) -> str:
+        if len(self.addrs) > 1:
+            return f"Client(addrs={self.addrs!r})"
         return f"Client(addr={self.addr!r})"
 
     # --- transport ---
@@ -137,9 +184,70 @@ class Client:
         query: Optional[Mapping[str, Any]] = None,
         body: Any = None,
         auth: bool = True,
+        safe: Optional[bool] = None,
     ) -> Tuple[int, bytes, http.client.HTTPMessage]:
-        """One request; returns (status, body bytes, headers) of a 2xx answer."""
-        url = self.addr + path
+        """One request; returns (status, body bytes, headers) of a 2xx answer.
+
+        Follows the leader among ``addrs``: a refused connection or a
+        standby's 503 moves the request to the leader the standby names, or
+        to the next address; each address once a round, then rounds with a
+        backoff (0.1 s doubling to 1 s), for up to 15 s. With a single
+        address that no answer led away from, a failure is raised at once.
+        A connection lost once the request may have arrived is resent only
+        when ``safe`` (default: every method but POST).
+        """
+        if safe is None:
+            safe = method != "POST"
+        deadline = time.monotonic() + _PATIENCE_S
+        backoff = _FIRST_BACKOFF_S
+        failures: Dict[str, str] = {}  # each address's last error, in the order tried
+        swept = set()  # tried since the last backoff
+        several = len(self.addrs) > 1
+        while True:
+            addr = self.addr
+            swept.add(addr)
+            try:
+                return self._send_once(addr, method, path, query, body, auth, safe)
+            except _Moved as moved:
+                failures[addr] = moved.error
+                several = several or moved.standby
+                last = moved
+            except ConnectionFailed as error:
+                # Lost once the request may have arrived, and not safe to resend.
+                if len(failures) == 0:
+                    raise
+                failures[addr] = error.message
+                raise ConnectionFailed(self._unreachable(failures)) from None
+            if last.leader and last.leader != addr:
+                self._move_to(last.leader)
+            else:
+                self._move_to(self.addrs[(self._position + 1) % len(self.addrs)])
+            if self.addr not in swept:
+                continue
+            if not several or time.monotonic() + backoff > deadline:
+                if len(failures) == 1 and not last.standby and last.__cause__ is not None:
+                    raise last.__cause__ from None  # a single server: as before
+                raise ConnectionFailed(self._unreachable(failures), status=None) from None
+            time.sleep(backoff)
+            backoff = min(backoff * 2, _MAX_BACKOFF_S)
+            swept.clear()
+
+    def _move_to(self, addr: str) -> None:
+        self.addr = addr
+        if addr in self.addrs:
+            self._position = self.addrs.index(addr)
+
+    @staticmethod
+    def _unreachable(failures: Mapping[str, str]) -> str:
+        if len(failures) == 1:
+            (addr, error), = failures.items()
+            return f"cannot reach {addr}: {error}"
+        return "cannot reach any server: " + ", ".join(
+            f"{addr} ({error})" for addr, error in failures.items())
+
+    def _send_once(self, addr, method, path, query, body, auth, safe):
+        """One attempt at ``addr``; raises _Moved to go on to another server."""
+        url = addr + path
         if query:
             pairs = {k: v for k, v in query.items() if v is not None}
             if pairs:
@@ -155,25 +263,39 @@ class Client:
             data = b""  # the server wants a Content-Length, even 0
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with self._opener.open(request, timeout=self.timeout) as response:
+            with self._opener_for(addr).open(request, timeout=self.timeout) as response:
                 return response.status, response.read(), response.headers
         except urllib.error.HTTPError as error:
             try:
                 payload = error.read()
             except (OSError, http.client.HTTPException):
                 payload = b""
-            raise self._error(error.code, error.reason, payload, method, path) from None
+            failure = self._error(error.code, error.reason, payload, method, path)
+            if error.code == 503:
+                leader = error.headers.get(_LEADER_HEADER) if error.headers else None
+                if leader:
+                    leader = _normalize(leader)
+                    raise _Moved(f"standby; the leader is {leader}", leader, True) from failure
+                if (failure.message or "").startswith("standby"):
+                    raise _Moved("standby; leader unknown", None, True) from failure
+            raise failure from None
         except urllib.error.URLError as error:
+            # Raised while connecting or sending: the request never arrived whole.
             reason = error.reason
             if isinstance(reason, (socket.timeout, TimeoutError)):
                 reason = f"no answer within {self.timeout:g} s"
-            raise ConnectionFailed(f"cannot reach {self.addr}: {reason}") from None
+            raise _Moved(str(reason)) from ConnectionFailed(f"cannot reach {addr}: {reason}")
         except (socket.timeout, TimeoutError):
-            raise ConnectionFailed(
-                f"{method} {path}: no answer from {self.addr} within {self.timeout:g} s"
-            ) from None
+            failure = ConnectionFailed(
+                f"{method} {path}: no answer from {addr} within {self.timeout:g} s")
+            if not safe:
+                raise failure from None
+            raise _Moved(f"no answer within {self.timeout:g} s") from failure
         except (OSError, http.client.HTTPException) as error:
-            raise ConnectionFailed(f"{method} {path}: connection to {self.addr} failed: {error}") from None
+            failure = ConnectionFailed(f"{method} {path}: connection to {addr} failed: {error}")
+            if not safe:
+                raise failure from None
+            raise _Moved(f"connection lost: {error}") from failure
 
     @staticmethod
     def _error(status: int, reason: Any, payload: bytes, method: str, path: str) -> BerthError:
@@ -192,8 +314,8 @@ class Client:
             message = f"{method} {path}: " + (text[:500] if text else f"{status} {reason}")
         return errors.error_for_status(status, message, code)
 
-    def _json(self, method: str, path: str, query=None, body=None) -> Any:
-        status, payload, _ = self._send(method, path, query, body)
+    def _json(self, method: str, path: str, query=None, body=None, safe=None) -> Any:
+        status, payload, _ = self._send(method, path, query, body, safe=safe)
         try:
             return json.loads(payload.decode("utf-8")) if payload else None
         except (UnicodeDecodeError, ValueError):
@@ -304,7 +426,10 @@ class Client:
         for key, value in fields.items():
             if value is not None:
                 body[key] = _seconds(value)
-        reply = self._json("POST", "/api/v1/jobs", body=body)
+        # With a key, a submit sent again (its answer lost, or to a new
+        # leader) returns the first one's jobs instead of queueing twice.
+        body.setdefault("idempotency_key", "berth-py-" + secrets.token_hex(16))
+        reply = self._json("POST", "/api/v1/jobs", body=body, safe=True)
         ids = reply.get("ids") if isinstance(reply, dict) else None
         if not ids:
             ids = [reply["id"]] if isinstance(reply, dict) and "id" in reply else None
@@ -365,7 +490,7 @@ class Client:
             Forbidden: another user's job. Conflict: it already ended.
             NotFound: no such job.
         """
-        self._json("POST", f"/api/v1/jobs/{int(id)}/cancel")
+        self._json("POST", f"/api/v1/jobs/{int(id)}/cancel", safe=True)
 
     def release(self, id: int) -> None:
         """Releases a job submitted with ``hold=True``.
@@ -373,7 +498,7 @@ class Client:
         Raises:
             Conflict: the job is not held by a user. NotFound: no such live job.
         """
-        self._json("POST", f"/api/v1/jobs/{int(id)}/release")
+        self._json("POST", f"/api/v1/jobs/{int(id)}/release", safe=True)
 
     def explain(self, id: int) -> Explanation:
         """Why the job is where it is: reason, message, queue position, blocker, ETA."""
@@ -555,11 +680,11 @@ class Client:
 
     def drain(self, node: str) -> None:
         """Stops placing jobs on ``node`` (admins only)."""
-        self._json("POST", f"/api/v1/nodes/{urllib.parse.quote(node, safe='')}/drain")
+        self._json("POST", f"/api/v1/nodes/{urllib.parse.quote(node, safe='')}/drain", safe=True)
 
     def undrain(self, node: str) -> None:
         """Lets jobs be placed on ``node`` again (admins only)."""
-        self._json("POST", f"/api/v1/nodes/{urllib.parse.quote(node, safe='')}/undrain")
+        self._json("POST", f"/api/v1/nodes/{urllib.parse.quote(node, safe='')}/undrain", safe=True)
 
     def ready(self) -> bool:
         """Whether the server answers ``/readyz`` with ready (no token needed)."""
