@@ -126,3 +126,63 @@ class CliSandbox:
     def __call__(self, *args, timeout=60, env=None):
         return subprocess.run([self.binary, *args], cwd=self.work, env=env or self.env,
                               capture_output=True, text=True, timeout=timeout)
+
+
+class PrivatePostgres:
+    """A PostgreSQL of the test's own (scripts/test-postgres.sh), which it
+    may stop and start again on the same port to make a database outage."""
+
+    BIN = os.environ.get("BERTH_PG_BIN", "/usr/lib/postgresql/15/bin")
+
+    def __init__(self, source_dir):
+        self.script = os.path.join(source_dir, "scripts", "test-postgres.sh")
+        out = subprocess.run(["bash", self.script, "start"], check=True, capture_output=True,
+                             text=True).stdout
+        env = dict(line[len("export "):].split("=", 1) for line in out.splitlines()
+                   if line.startswith("export "))
+        self.url, self.dir = env["BERTH_TEST_PG_URL"], env["BERTH_TEST_PG_DIR"]
+        self.port = self.url.rsplit(":", 1)[1].split("/")[0]
+
+    def _pg_ctl(self, *args):
+        argv = [os.path.join(self.BIN, "pg_ctl"), "-D", os.path.join(self.dir, "data"), *args]
+        if os.getuid() == 0:
+            argv = ["runuser", "-u", "postgres", "--", *argv]
+        subprocess.run(argv, check=True, capture_output=True, cwd=self.dir)
+
+    def stop(self):
+        """An outage: the server goes away, every session with it."""
+        self._pg_ctl("stop", "-m", "immediate", "-w")
+
+    def start(self):
+        self._pg_ctl("start", "-w", "-t", "60", "-l", os.path.join(self.dir, "server.log"),
+                     "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir} "
+                     "-c max_connections=300")
+
+    def destroy(self):
+        subprocess.run(["bash", self.script, "stop", self.dir], capture_output=True)
+
+
+def berth_server(binary, data_dir, port, database, *extra_toml):
+    """`berth server` on 127.0.0.1:port with PostgreSQL `database` (not yet
+    started); its config and log live in data_dir."""
+    os.makedirs(data_dir, exist_ok=True)
+    config = os.path.join(data_dir, "berth.toml")
+    with open(config, "w") as f:
+        f.write(f'listen = "127.0.0.1:{port}"\ndata_dir = "{data_dir}"\n'
+                f'database = "{database}"\n' + "".join(line + "\n" for line in extra_toml))
+    return Process([binary, "server", "--config", config], os.path.join(data_dir, "server.log"))
+
+
+def berth_agent(binary, root, node, servers, token):
+    """`berth agent` for `node` with 8 fake GPUs, reporting to `servers`
+    (a comma-separated list), its state under root/node (not yet started)."""
+    state = os.path.join(root, node)
+    os.makedirs(state, exist_ok=True)
+    token_file = os.path.join(state, "token")
+    with open(token_file, "w") as f:
+        f.write(token + "\n")
+    return Process([binary, "agent", "--server", servers, "--token-file", token_file, "--node",
+                    node, "--listen", "127.0.0.1:0", "--state-dir", state, "--fake-gpus",
+                    "8xH100-80GB", "--heartbeat-interval", "1s", "--allow-root-jobs",
+                    "--stop-tasks-on-exit"],
+                   os.path.join(root, node + ".log"))
