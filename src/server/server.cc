@@ -247,7 +247,9 @@ HistorySample SampleFrom(core::Time now, const Controller::Stats& stats, WaitHis
 }  // namespace
 
 void Server::SampleHistory() {
-  const core::Time now = clock_->Now();
+  // The controller's time: a step of the wall clock neither stalls the
+  // samples nor crowds them.
+  const core::Time now = controller_->Now();
   if (last_sample_ && now - *last_sample_ < options_.history_every) return;
   last_sample_ = now;
   history_->Record(SampleFrom(now, controller_->GetStats(), controller_->TakeStartWaits()));
