@@ -223,6 +223,11 @@ class Controller {
   // no cap (time_point::max()). The hook is called with the controller's
   // lock held: it must only read. Set before serving.
   void SetLeadershipDeadline(std::function<std::chrono::steady_clock::time_point()> deadline);
+  // Gives every node that is not down a full lease and margin from now
+  // before it may be declared down: for a server that takes over from
+  // another, which cannot know when each node last renewed its lease.
+  // (Recover() does the same for a server that starts.)
+  void RestartNodeLeases();
 
   // The controller's time: the wall clock's reading when it was made,
   // moved on by the monotonic clock. Every time it stores (submit, start,

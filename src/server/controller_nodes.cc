@@ -105,6 +105,14 @@ Status Controller::Recover() {
   return CommitLocked(changed);
 }
 
+void Controller::RestartNodeLeases() {
+  std::lock_guard lock(mutex_);
+  const core::Time now = Now();
+  for (const auto& [name, entry] : nodes_) {
+    if (entry.record.state != core::NodeState::kDown) silence_.Heard(entry.id, now);
+  }
+}
+
 Result<core::Duration> Controller::RegisterNode(const Principal& agent,
                                                 NodeRegistration registration) {
   if (agent.role != store::Role::kAgent && !agent.admin()) {

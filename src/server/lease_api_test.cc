@@ -239,5 +239,22 @@ TEST_F(LeaseApiTest, ARestartedServerGivesEveryNodeAFullLeaseFromItsStart) {
   WaitForState(alice_again, id, "pending");
 }
 
+// The same for a server that takes over from another (the integrator's
+// leader lease calls RestartNodeLeases then).
+TEST_F(LeaseApiTest, AServerThatTakesOverGivesEveryNodeAFullLease) {
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 1);
+  int64_t id = 0;
+  RunOn(alice, n0, "n0", &id, json{{"command", {"x"}}});
+  clock_.Advance(core::Duration::Seconds(35));  // silent, but within lease + margin
+  server_->controller().RestartNodeLeases();
+  clock_.Advance(core::Duration::Seconds(35));  // 70 s since heard; 35 s since the takeover
+  LetTheLoopRun();
+  EXPECT_EQ(NodeState("n0"), "up");
+  clock_.Advance(core::Duration::Seconds(6));  // 41 s since the takeover
+  WaitForState(alice, id, "pending");
+  EXPECT_EQ(NodeState("n0"), "down");
+}
+
 }  // namespace
 }  // namespace berth::server::api_testing
