@@ -12,6 +12,7 @@ packages=(
   libgoogle-perftools-dev  # tcmalloc, the berth binary's allocator
   postgresql prometheus
   python3 clang-format
+  faketime  # steps the wall clock of running processes (tests/node_lease_e2e_test.py)
   chromium  # headless, for the dashboard test (tests/dashboard_test.py)
   clang libclang-rt-14-dev
 )

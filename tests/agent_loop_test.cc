@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -42,8 +44,9 @@ int FreePort() {
 
 class AgentLoopTest : public ::testing::Test {
  protected:
-  void StartServer(int port = 0) {
+  void StartServer(int port = 0, core::Duration heartbeat_timeout = core::Duration::Seconds(30)) {
     server::ServerOptions options;
+    options.controller.heartbeat_timeout = heartbeat_timeout;  // the node lease
     options.data_dir = server_dir_.path();
     options.listen = "127.0.0.1:" + std::to_string(port);
     options.tick = std::chrono::milliseconds(50);
@@ -188,6 +191,36 @@ TEST_F(AgentLoopTest, WakeCallsAndExitsDoNotWaitForTheHeartbeat) {
   httplib::Result cancelled = client.Post("/api/v1/jobs/" + std::to_string(endless) + "/cancel");
   ASSERT_TRUE(cancelled && cancelled->status / 100 == 2) << (cancelled ? cancelled->body : "");
   EXPECT_TRUE(WaitForState(endless, "cancelled"));
+  agent->Stop();
+}
+
+// Issue 32: an agent cut off from its server stops its tasks once the node
+// lease (2 s here) it last renewed has ended: the server will have moved
+// their jobs elsewhere by the lease and its margin. The agent says why.
+TEST_F(AgentLoopTest, AnAgentCutOffFromItsServerStopsItsTasksWhenItsLeaseEnds) {
+  StartServer(0, core::Duration::Seconds(2));
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, server_->port()));
+  ASSERT_NE(agent, nullptr);
+  const int64_t id = Submit(admin_, {{"command", {"sleep", "1000"}}, {"gpus", 1}});
+  ASSERT_TRUE(WaitForState(id, "running"));
+  // Heartbeats on, renewing it: the task runs past several leases.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const std::string exit_file =
+      agent_dir_.path() + "/tasks/" + std::to_string(id) + "-0-1/exit.json";
+  EXPECT_FALSE(std::filesystem::exists(exit_file));
+
+  const auto cut = std::chrono::steady_clock::now();
+  server_->Stop();
+  server_.reset();
+  ASSERT_TRUE(
+      WaitFor([&] { return std::filesystem::exists(exit_file); }, std::chrono::seconds(20)));
+  const auto took = std::chrono::steady_clock::now() - cut;
+  EXPECT_THAT(Slurp(exit_file), ::testing::HasSubstr("\"reason\":\"lease_expired\""));
+  EXPECT_GE(agent->stats().tasks_fenced, 1);
+  // Within the lease and what the node promises after it (8 s).
+  EXPECT_LT(took, std::chrono::seconds(2 + 8));
   agent->Stop();
 }
 

@@ -13,11 +13,13 @@
 #include <random>
 #include <sstream>
 
+#include "agent/node_lease.h"
 #include "agent/task_env.h"
 #include "common/listen_address.h"
 #include "follow/leader_follower.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
+#include "protocol/seconds_json.h"
 
 extern char** environ;
 
@@ -175,6 +177,10 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
                                                                                    : "v2";
   runner.allow_root_jobs = o.allow_root_jobs;
   BERTH_ASSIGN_OR_RETURN(agent->runner_, TaskRunner::Open(std::move(runner)));
+  // A restarted agent holds the lease its predecessor renewed: its tasks
+  // run on until it ends, and it is renewed long before if the server is
+  // there.
+  agent->lease_end_ = ReadLeaseEnd(LeasePath(o.state_dir));
   for (const LocalTask& task : agent->runner_->Tasks()) {
     spdlog::info("agent {}: adopted {} ({})", o.node, ToString(task.key),
                  task.phase == LocalPhase::kRunning ? "running" : "exited");
@@ -270,10 +276,13 @@ void Agent::Loop() {
   std::minstd_rand jitter(static_cast<unsigned>(::getpid()));
   std::chrono::milliseconds backoff{0};
   while (!Stopping()) {
+    FenceIfLeaseEnded();
     RoundResult result = registered_ ? Round() : (Register() ? Round() : RoundResult::kFailed);
     if (result == RoundResult::kOk) {
       backoff = std::chrono::milliseconds(0);
-      Sleep(options_.heartbeat_interval, /*early=*/true);
+      // Renewed in time whatever the interval: with half the lease left
+      // at the latest (node_lease.h).
+      Sleep(UntilRenewal(options_.heartbeat_interval), /*early=*/true);
       continue;
     }
     if (result == RoundResult::kRegisterAgain) continue;  // at once
@@ -283,8 +292,66 @@ void Agent::Loop() {
                                    : std::min(backoff * 2, options_.max_backoff);
     const auto spread = std::chrono::milliseconds(
         static_cast<int64_t>(jitter() % static_cast<uint64_t>(backoff.count() / 4 + 1)));
-    Sleep(backoff + spread, /*early=*/false);
+    Sleep(UntilLeaseEnd(backoff + spread), /*early=*/false);
   }
+}
+
+void Agent::RenewLease(std::chrono::steady_clock::time_point sent,
+                       std::optional<core::Duration> lease) {
+  const std::string path = LeasePath(options_.state_dir);
+  if (!lease) {
+    lease_end_.reset();
+    if (Status removed = RemoveLease(path); !removed.ok()) {
+      spdlog::warn("agent {}: {}", options_.node, removed.ToString());
+    }
+    return;
+  }
+  const auto end = sent + std::chrono::microseconds(lease->micros());
+  if (Status written = WriteLeaseEnd(path, end); !written.ok()) {
+    // The supervisors keep the older end, and stop their tasks sooner.
+    spdlog::error("agent {}: cannot record the node lease: {}", options_.node, written.ToString());
+  }
+  lease_end_ = end;
+}
+
+void Agent::FenceIfLeaseEnded() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!lease_end_ || now < *lease_end_) return;
+  const core::Duration grace = core::Duration::Micros(
+      std::chrono::duration_cast<std::chrono::microseconds>(kLeaseStopGrace).count());
+  runner_->Refresh();
+  for (const LocalTask& task : runner_->Tasks()) {
+    if (task.phase != LocalPhase::kRunning) continue;
+    if (task.stop_grace && *task.stop_grace <= grace) continue;  // asked already
+    spdlog::warn(
+        "agent {}: the node lease ended {} ms ago without renewal (the server may run its jobs "
+        "elsewhere): stopping {}",
+        options_.node,
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - *lease_end_).count(),
+        ToString(task.key));
+    if (Status status = runner_->Stop(task.key, grace); !status.ok()) {
+      spdlog::error("agent {}: cannot stop {}: {}", options_.node, ToString(task.key),
+                    status.ToString());
+    }
+    std::lock_guard lock(mutex_);
+    ++stats_.tasks_fenced;
+  }
+}
+
+std::chrono::milliseconds Agent::UntilRenewal(std::chrono::milliseconds delay) const {
+  if (!lease_end_) return delay;
+  const auto half_left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      (*lease_end_ - std::chrono::steady_clock::now()) / 2);
+  // Not more often than every 100 ms, even for a lease granted short.
+  return std::min(delay, std::max(half_left, std::chrono::milliseconds(100)));
+}
+
+std::chrono::milliseconds Agent::UntilLeaseEnd(std::chrono::milliseconds delay) const {
+  if (!lease_end_) return delay;
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(*lease_end_ - std::chrono::steady_clock::now());
+  if (left.count() < 0) return delay;  // ended: acted on already
+  return std::min(delay, left + std::chrono::milliseconds(1));
 }
 
 Result<httplib::Response> Agent::PostToServer(const std::string& path, const std::string& body) {
@@ -312,13 +379,24 @@ bool Agent::Register() {
     }
     registration.gpus.push_back(protocol::GpuReport{gpu.index, gpu.interconnect_group, healthy});
   }
+  // The lease counts from before the request left (node_lease.h).
+  const auto sent = std::chrono::steady_clock::now();
   Result<httplib::Response> result =
       PostToServer("/api/v1/agent/register", protocol::RegistrationJson(registration).dump());
+  Result<std::optional<core::Duration>> lease = Unavailable(Describe(result));
+  if (result.ok() && result->status == 200) {
+    const json body = json::parse(result->body, nullptr, false);
+    JsonFields fields(body, "");
+    lease = body.is_object() ? protocol::ReadSeconds(fields, "lease_s")
+                             : Result<std::optional<core::Duration>>(
+                                   InvalidArgument("the answer is not a JSON object"));
+  }
+  if (lease.ok()) RenewLease(sent, *lease);
   std::lock_guard lock(mutex_);
-  if (!result.ok() || result->status != 200) {
+  if (!lease.ok()) {
     ++stats_.heartbeats_failed;
     spdlog::warn("agent {}: cannot register with {}: {}", options_.node, server_->current(),
-                 Describe(result));
+                 lease.status().message());
     return false;
   }
   registered_ = true;
@@ -346,6 +424,7 @@ Agent::RoundResult Agent::Round() {
   }
   const protocol::Heartbeat heartbeat =
       BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
+  const auto sent = std::chrono::steady_clock::now();  // the lease counts from here
   Result<httplib::Response> result =
       PostToServer("/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump());
   if (result.ok() && result->status == 404) {
@@ -367,6 +446,7 @@ Agent::RoundResult Agent::Round() {
                  desired.status().message());
     return RoundResult::kFailed;
   }
+  RenewLease(sent, desired->lease);
   {
     std::lock_guard lock(mutex_);
     ++stats_.heartbeats_ok;

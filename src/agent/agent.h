@@ -32,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -99,6 +100,7 @@ struct AgentStats {
   int64_t heartbeats_failed = 0;
   int64_t tasks_started = 0;
   int64_t tasks_stopped = 0;
+  int64_t tasks_fenced = 0;  // stopped because the node's lease ended
 };
 
 class Agent {
@@ -133,6 +135,18 @@ class Agent {
   Result<httplib::Response> PostToServer(const std::string& path, const std::string& body);
   void Apply(const ReconcilePlan& plan);
   void StopAllTasks();
+  // The server answered a request sent at `sent` (steady clock) granting
+  // `lease` (none: it grants none): the node's lease, in memory and in
+  // STATE/lease for the supervisors (node_lease.h).
+  void RenewLease(std::chrono::steady_clock::time_point sent, std::optional<core::Duration> lease);
+  // The lease ended without renewal: stops every running task (the
+  // supervisors do too, on their own, in case the agent is gone).
+  void FenceIfLeaseEnded();
+  // How long `delay` may be slept before the lease ends and must be acted on.
+  std::chrono::milliseconds UntilLeaseEnd(std::chrono::milliseconds delay) const;
+  // How long `delay` may be slept before the lease must be renewed (half of
+  // what is left of it).
+  std::chrono::milliseconds UntilRenewal(std::chrono::milliseconds delay) const;
   std::string MetricsText();
   // Waits `delay`, or less when Stop() is called or (`early`) a task exits
   // or the server wakes the agent.
@@ -153,7 +167,11 @@ class Agent {
   std::string cgroups_version_;
   std::optional<CgroupDirs> task_cgroup_parent_;  // none: tasks run without cgroups
   bool registered_ = false;                       // loop thread only
-  int lock_fd_ = -1;                              // flock on STATE/agent.lock while the agent runs
+  // The end of the node's lease, by the real steady clock (CLOCK_MONOTONIC,
+  // which the supervisors read too; not the injected clock). None: no lease
+  // is known. Loop thread only (and Start).
+  std::optional<std::chrono::steady_clock::time_point> lease_end_;
+  int lock_fd_ = -1;  // flock on STATE/agent.lock while the agent runs
 
   mutable std::mutex mutex_;  // guards the fields below
   bool stopping_ = false;

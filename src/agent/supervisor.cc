@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent/cgroup_outcome.h"
+#include "agent/node_lease.h"
 #include "agent/proc.h"
 #include "agent/task_cgroup.h"
 #include "agent/task_dir.h"
@@ -33,6 +34,9 @@ using SteadyClock = std::chrono::steady_clock;
 // What the task left behind after its main process exited gets at most this
 // long after SIGTERM (or the job's grace, if shorter).
 constexpr auto kLeftoverGrace = std::chrono::seconds(5);
+// Why a task stopped with its node's lease.
+constexpr char kLeaseMessage[] =
+    "node lease expired: the agent could not renew it with the server in time";
 // How often SIGKILL is repeated while descendants remain.
 constexpr auto kKillSweep = std::chrono::milliseconds(50);
 
@@ -227,6 +231,7 @@ class Supervision {
     sigset_t signals = HandledSignals();
     while (true) {
       if (ReapAll()) break;
+      FenceIfLeaseEnded();
       const auto now = SteadyClock::now();
       if (kill_at_ && now >= *kill_at_) SignalTree(self_, TaskGroup(), SIGKILL);
       if (limit_at_ && now >= *limit_at_ && !terminating_) {
@@ -238,6 +243,8 @@ class Supervision {
       siginfo_t info;
       const int got = ::sigtimedwait(&signals, &info, &timeout);
       if (got == SIGTERM || got == SIGINT || got == SIGHUP) {
+        // The agent's stop of a node whose lease ended says so.
+        FenceIfLeaseEnded();
         Terminate(
             RequestedGrace(dir_).value_or(std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::microseconds(spec_.grace.micros()))),
@@ -247,6 +254,7 @@ class Supervision {
     ExitStatus status;
     status.reason = reason_;
     if (reason_ == "time_limit") status.message = limit_message_;
+    if (reason_ == "lease_expired") status.message = kLeaseMessage;
     if (WIFEXITED(main_status_)) status.exit_code = WEXITSTATUS(main_status_);
     if (WIFSIGNALED(main_status_)) status.signal = WTERMSIG(main_status_);
     return status;
@@ -309,6 +317,21 @@ class Supervision {
     }
   }
 
+  // The node's lease ended (node_lease.h): the server may start this job
+  // elsewhere once the lease and its margin are past, so the task must be
+  // gone by then. The lease file is read about once a second (the loop
+  // wakes at least that often), and whenever a stop arrives.
+  void FenceIfLeaseEnded() {
+    if (fenced_ || spec_.lease_file.empty()) return;
+    const std::optional<SteadyClock::time_point> end = ReadLeaseEnd(spec_.lease_file);
+    if (!end || SteadyClock::now() < *end) return;
+    fenced_ = true;
+    Note(std::string(kLeaseMessage) + "; stopping the task");
+    Terminate(std::min<std::chrono::microseconds>(kLeaseStopGrace,
+                                                  std::chrono::microseconds(spec_.grace.micros())),
+              "lease_expired");
+  }
+
   timespec TimeUntilNextEvent(SteadyClock::time_point now) const {
     auto wake = now + std::chrono::seconds(1);
     if (kill_at_) wake = std::min(wake, std::max(*kill_at_, now + kKillSweep));
@@ -325,6 +348,7 @@ class Supervision {
   const pid_t self_;
   pid_t child_ = 0;
   bool terminating_ = false;
+  bool fenced_ = false;
   bool main_exited_ = false;
   int main_status_ = 0;
   std::string reason_ = "exited";

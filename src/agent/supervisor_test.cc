@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
+#include "agent/node_lease.h"
 #include "agent/testing/runner_fixture.h"
 
 namespace berth::agent {
@@ -154,6 +158,76 @@ TEST_F(SupervisorTest, AStopRightAfterTheStartIsNotLost) {
   ASSERT_TRUE(task && task->exit);
   EXPECT_EQ(task->exit->reason, "stopped");
   EXPECT_TRUE(task->exit->signal);
+}
+
+// Issue 32: a supervisor stops its task on its own once the node's lease
+// (STATE/lease, node_lease.h) has ended, as when its agent was killed and
+// nobody renews it: by then the server may run the job elsewhere.
+TEST_F(SupervisorTest, ATaskWhoseNodeLeaseEndedIsStoppedByItsSupervisorAlone) {
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WriteLeaseEnd(LeasePath(dir_.path()), start + std::chrono::milliseconds(500)).ok());
+  // It ignores SIGTERM: only the kill after the (short) grace ends it.
+  ASSERT_TRUE(runner_
+                  ->Start(ShellTask(1, "trap '' TERM; while true; do sleep 0.05; done",
+                                    core::Duration::Millis(200)))
+                  .ok());
+  // Not before the lease ends.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  runner_->Refresh();
+  ASSERT_EQ(testing::Find(*runner_, core::JobId{1})->phase, LocalPhase::kRunning);
+
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "lease_expired");
+  EXPECT_THAT(task->exit->message, HasSubstr("node lease expired"));
+  EXPECT_EQ(task->exit->signal, SIGKILL);
+  EXPECT_GE(took, std::chrono::milliseconds(500 + 200));
+  // Within what the node promises (protocol::kLeaseStopWithin), with room
+  // for a loaded machine.
+  EXPECT_LT(took, std::chrono::milliseconds(500 + 8000));
+  EXPECT_THAT(Slurp(TaskDir(1) + "/log"), HasSubstr("node lease expired"));
+}
+
+// A lease renewed in time (the agent writes a later end) keeps the task
+// running; a node with no lease file (a server that grants none) never
+// stops its tasks for it.
+TEST_F(SupervisorTest, ARenewedLeaseKeepsTheTaskRunning) {
+  const std::string lease = LeasePath(dir_.path());
+  ASSERT_TRUE(
+      WriteLeaseEnd(lease, std::chrono::steady_clock::now() + std::chrono::milliseconds(600)).ok());
+  ASSERT_TRUE(runner_->Start(ShellTask(1, "exec sleep 1000")).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(
+      WriteLeaseEnd(lease, std::chrono::steady_clock::now() + std::chrono::seconds(60)).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  runner_->Refresh();
+  EXPECT_EQ(testing::Find(*runner_, core::JobId{1})->phase, LocalPhase::kRunning);
+  ASSERT_TRUE(RemoveLease(lease).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  runner_->Refresh();
+  EXPECT_EQ(testing::Find(*runner_, core::JobId{1})->phase, LocalPhase::kRunning);
+
+  ASSERT_TRUE(runner_->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Zero()).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "stopped");
+}
+
+// The lease file holds a CLOCK_MONOTONIC reading of this boot; one of
+// another boot (a reboot) is no lease.
+TEST(NodeLeaseTest, TheFileRoundTripsAndAnotherBootsIsNoLease) {
+  TempDir dir;
+  const std::string path = LeasePath(dir.path());
+  EXPECT_FALSE(ReadLeaseEnd(path));
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  ASSERT_TRUE(WriteLeaseEnd(path, end).ok());
+  EXPECT_EQ(ReadLeaseEnd(path), end);
+  ASSERT_TRUE(WriteFileAtomic(path, "123 another-boot\n").ok());
+  EXPECT_FALSE(ReadLeaseEnd(path));
+  ASSERT_TRUE(RemoveLease(path).ok());
+  ASSERT_TRUE(RemoveLease(path).ok());  // gone already: fine
+  EXPECT_FALSE(ReadLeaseEnd(path));
 }
 
 }  // namespace

@@ -94,6 +94,7 @@ std::string TaskSpecJson(const TaskSpec& spec) {
   out["output_path"] = spec.output_path;
   out["error_path"] = spec.error_path;
   out["append_output"] = spec.append_output;
+  out["lease_file"] = spec.lease_file;
   out["run_as"] = spec.run_as ? json{{"user", spec.run_as->user},
                                      {"uid", spec.run_as->uid},
                                      {"gid", spec.run_as->gid},
@@ -125,6 +126,7 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     spec.output_path = body.value("output_path", std::string());
     spec.error_path = body.value("error_path", std::string());
     spec.append_output = body.value("append_output", false);
+    spec.lease_file = body.value("lease_file", std::string());  // absent before leases
     if (const auto run_as = body.find("run_as"); run_as != body.end() && !run_as->is_null()) {
       spec.run_as = TaskIdentity{
           run_as->at("user").get<std::string>(), run_as->at("uid").get<uint32_t>(),

@@ -15,6 +15,7 @@
 //     exit.json       the outcome, written once by the supervisor when the
 //                     task and every process it started are gone
 //     acked           the server has seen the exit (no need to report it again)
+//   STATE/lease       the end of the node's lease (node_lease.h)
 //
 // Every file is written whole to a temporary name and renamed, so a reader
 // (or a crash) never sees half of one. Who may read what: the directory is
@@ -95,6 +96,10 @@ struct TaskSpec {
   // Where the task's cgroup goes and its limits; none: the node runs tasks
   // without cgroups (the agent said why when it started).
   std::optional<TaskCgroup> cgroup;
+  // The node lease's file (node_lease.h): the supervisor stops the task
+  // when the lease it holds has ended. Empty: no fencing (a spec written
+  // before node leases).
+  std::string lease_file;
 };
 
 std::string TaskSpecJson(const TaskSpec& spec);
@@ -106,7 +111,8 @@ struct ExitStatus {
   std::optional<int32_t> signal;     // or a signal killed it
   // "exited", "stopped" (asked to), "time_limit", "out_of_memory" (killed by
   // the OOM killer at its cgroup's limit), "start_failed" or "lost" (its
-  // supervisor vanished without a word: the agent stopped what was left):
+  // supervisor vanished without a word: the agent stopped what was left)
+  // or "lease_expired" (stopped when the node's lease ended, node_lease.h):
   // the names of protocol::TaskOutcome.
   std::string reason;
   core::Time end_time;

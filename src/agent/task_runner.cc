@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agent/node_lease.h"
 #include "agent/spawn.h"
 #include "agent/task_env.h"
 #include "common/clock.h"
@@ -263,6 +264,7 @@ Status TaskRunner::Prepare(const protocol::TaskAssignment& assignment, const std
   TaskSpec spec =
       BuildTaskSpec(assignment, TaskContext{options_.node, dir, options_.base_env, account,
                                             options_.cgroups ? &*options_.cgroups : nullptr});
+  spec.lease_file = LeasePath(options_.state_dir);
   if (account.uid != run_as_.agent_uid) {
     spec.run_as = TaskIdentity{
         account.name, account.uid, account.gid, {account.groups.begin(), account.groups.end()}};

@@ -95,7 +95,9 @@ json DesiredJson(const DesiredState& desired) {
                     {"attempt", task.attempt},
                     {"grace_s", SecondsJson(task.grace)}});
   }
-  return json{{"run", run}, {"stop", stop}};
+  json out{{"run", run}, {"stop", stop}};
+  if (desired.lease) out["lease_s"] = SecondsJson(*desired.lease);
+  return out;
 }
 
 Result<DesiredState> ParseDesired(const json& body) {
@@ -104,6 +106,7 @@ Result<DesiredState> ParseDesired(const json& body) {
   DesiredState desired;
   BERTH_ASSIGN_OR_RETURN(desired.run, fields.List<TaskAssignment>("run", ParseAssignment));
   BERTH_ASSIGN_OR_RETURN(desired.stop, fields.List<TaskStop>("stop", ParseStop));
+  BERTH_ASSIGN_OR_RETURN(desired.lease, ReadSeconds(fields, "lease_s"));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   return desired;
 }

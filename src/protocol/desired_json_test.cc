@@ -41,6 +41,7 @@ TEST(DesiredJsonTest, ADesiredStateRoundTrips) {
   desired.run = {Assignment()};
   desired.stop = {TaskStop{core::JobId{3}, 0, 1, core::Duration::Seconds(30)},
                   TaskStop{core::JobId{4}, 2, 5, core::Duration::Zero()}};
+  desired.lease = core::Duration::Millis(29'500);  // issue 32: the node lease
 
   Result<DesiredState> parsed = ParseDesired(DesiredJson(desired));
 
@@ -79,6 +80,7 @@ TEST(DesiredJsonTest, AnAnswerWithoutTheNewFieldsReads) {
   EXPECT_FALSE(task.launch.container.has_value());
   ASSERT_EQ(parsed->stop.size(), 1u);
   EXPECT_EQ(parsed->stop[0], (TaskStop{core::JobId{41}, 0, 2, core::Duration::Millis(500)}));
+  EXPECT_FALSE(parsed->lease.has_value()) << "a server without node leases grants none";
 }
 
 TEST(DesiredJsonTest, AMalformedAnswerIsRefusedNamingTheField) {

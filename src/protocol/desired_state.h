@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,25 @@ struct TaskStop {
   bool operator==(const TaskStop&) const = default;
 };
 
+// The node lease (issue 32). Each answer grants the node a lease of this
+// length, counted by the agent's monotonic clock from when it SENT the
+// request (so the node's lease ends no later than the server counts it).
+// A node whose lease ended without renewal stops its tasks: the agent, and
+// each supervisor on its own if the agent is gone. The server requeues a
+// silent node's jobs only after the lease plus a margin that covers
+// kLeaseStopWithin: a job never runs on two nodes at once.
+//
+// What a node promises: every task of it is gone within this long after its
+// lease ended (a supervisor notices within a second, SIGTERM, SIGKILL after
+// at most 5 s of grace, then its sweep).
+inline constexpr core::Duration kLeaseStopWithin = core::Duration::Seconds(8);
+
 struct DesiredState {
   std::vector<TaskAssignment> run;
   std::vector<TaskStop> stop;
+  // The lease this answer grants (none: a server without node leases; the
+  // node never stops its tasks for silence).
+  std::optional<core::Duration> lease = std::nullopt;
 
   bool operator==(const DesiredState&) const = default;
 };

@@ -53,6 +53,9 @@ enum class TaskOutcome {
   kOutOfMemory,  // killed by the OOM killer at its memory limit
   kStartFailed,  // could not be started (no account for its user, no binary...)
   kLost,         // its supervisor vanished; the agent killed what was left
+  // The node's lease ended without renewal (desired_state.h): the node
+  // stopped it, as the server will have requeued its job elsewhere.
+  kLeaseExpired,
 };
 
 std::string_view TaskOutcomeName(TaskOutcome outcome);  // "out_of_memory"

@@ -15,13 +15,14 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::pair<TaskOutcome, std::string_view>, 6> kOutcomeNames{{
+constexpr std::array<std::pair<TaskOutcome, std::string_view>, 7> kOutcomeNames{{
     {TaskOutcome::kExited, "exited"},
     {TaskOutcome::kStopped, "stopped"},
     {TaskOutcome::kTimeLimit, "time_limit"},
     {TaskOutcome::kOutOfMemory, "out_of_memory"},
     {TaskOutcome::kStartFailed, "start_failed"},
     {TaskOutcome::kLost, "lost"},
+    {TaskOutcome::kLeaseExpired, "lease_expired"},
 }};
 
 // A node's word on a task is for people, not a channel for bulk data.

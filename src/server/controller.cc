@@ -56,6 +56,8 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
                        Metrics* metrics)
     : store_(store),
       clock_(clock),
+      wall_at_start_(clock.Now()),
+      steady_at_start_(clock.Steady()),
       options_(std::move(options)),
       metrics_(metrics),
       policy_(core::MakePolicy(options_.policy, options_.policy_config).value()),
@@ -68,6 +70,23 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
     metrics_->DeclareCounter("berth_jobs_finished_total",
                              "Jobs that reached a final state, by state and queue.");
   }
+}
+
+core::Time Controller::Now() const {
+  return wall_at_start_ + (SteadyTime(clock_.Steady()) - SteadyTime(steady_at_start_));
+}
+
+void Controller::SetLeadershipDeadline(
+    std::function<std::chrono::steady_clock::time_point()> deadline) {
+  std::lock_guard lock(mutex_);
+  leadership_deadline_ = std::move(deadline);
+}
+
+core::Duration Controller::LeaseToGrantLocked() const {
+  const auto now = clock_.Steady();
+  const auto from = leadership_deadline_ ? std::min(now, leadership_deadline_()) : now;
+  const core::Duration grant = options_.heartbeat_timeout + (SteadyTime(from) - SteadyTime(now));
+  return core::Max(grant, core::Duration::Zero());
 }
 
 // --- bookkeeping shared by the API, the cycle and the agent protocol ---
@@ -201,7 +220,7 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
 }
 
 void Controller::AddToStateLocked(JobRecord& job) {
-  state_.Submit(JobSpecOf(job), clock_.Now());
+  state_.Submit(JobSpecOf(job), Now());
   if (job.state == JobState::kHeld) state_.Hold(job.id);
 }
 
@@ -277,8 +296,8 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
       job.state = JobState::kCancelled;
       job.reason = JobReason::kDependencyNeverSatisfied;
       job.message = "a job it depends on ended the wrong way";
-      job.end_time = clock_.Now();
-      state_.Cancel(id, clock_.Now());
+      job.end_time = Now();
+      state_.Cancel(id, Now());
       RememberEndedLocked(id, job.state);
       changed.push_back(&job);
     }
@@ -311,7 +330,7 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
   // queue may ask for them (under it only if the queues changed meanwhile).
   if (!who.admin() && queues_admit_by_group_.load()) submitter.groups();
   std::vector<JobRecord> records;
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   {
     std::lock_guard lock(mutex_);
     for (store::JobRequest& request : submission.jobs) {
@@ -461,7 +480,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     job.state = JobState::kCancelled;
     job.reason = JobReason::kCancelled;
     job.message = "cancelled by " + who.user;
-    job.end_time = clock_.Now();
+    job.end_time = Now();
   } else if (job.state != JobState::kCompleting || job.reason != JobReason::kCancelled) {
     // Running: the agents stop it (SIGTERM, grace, SIGKILL) and report.
     job.state = JobState::kCompleting;
@@ -473,7 +492,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
   BERTH_RETURN_IF_ERROR(PersistLocked(changed));
   if (job.state == JobState::kCompleting) WakeAgentsLocked(job);
   if (job.state == JobState::kCancelled) {
-    state_.Cancel(id, clock_.Now());
+    state_.Cancel(id, Now());
     RememberEndedLocked(id, job.state);
     explained_.erase(id);
     jobs_.erase(id);
@@ -593,7 +612,7 @@ Controller::Stats Controller::GetStats() {
       if (gpu.health == core::GpuHealth::kHealthy) ++gpus.healthy;
     }
   }
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   const core::UsageLedger& usage = state_.usage();
   for (const auto& [queue, account] : usage.queues()) {
     stats.queue_usage[queue] = usage.QueueUsage(queue, now);

@@ -57,9 +57,16 @@ struct ControllerOptions {
   core::PolicyConfig policy_config;
   core::ClusterOptions cluster;                // fair-share usage half-life
   core::ClusterState::UserShares user_shares;  // fair-share shares of users ([[users]])
-  // A node whose agent has not been heard from for this long is down, and
-  // its jobs are requeued.
+  // The node lease (issue 32): every heartbeat answer grants the node this
+  // long, from when its agent sent the heartbeat; a node that could not
+  // renew it stops its tasks when it ends. A node silent for this long plus
+  // lease_margin (by the monotonic clock) is down and its jobs are requeued:
+  // by then its tasks are surely stopped, so a job never runs twice.
   core::Duration heartbeat_timeout = core::Duration::Seconds(30);
+  // What a node may take, after its lease ended, to have its tasks stopped
+  // (protocol::kLeaseStopWithin), plus slack for the two machines' clock
+  // rates and the time a heartbeat spends in flight.
+  core::Duration lease_margin = protocol::kLeaseStopWithin + core::Duration::Seconds(2);
   // How often a cycle is a full pass: it ranks every pending job and
   // computes its reason and ETA.
   core::Duration explain_every = core::Duration::Seconds(10);
@@ -158,7 +165,9 @@ class Controller {
   Result<LogLocation> LocateLog(const Principal& who, core::JobId id, int32_t task);
 
   // --- nodes ---
-  Status RegisterNode(const Principal& agent, NodeRegistration registration);
+  // Returns the node lease the answer grants (heartbeat answers carry
+  // theirs in DesiredState::lease).
+  Result<core::Duration> RegisterNode(const Principal& agent, NodeRegistration registration);
   Result<DesiredState> HandleHeartbeat(const Principal& agent, Heartbeat heartbeat);
   Status SetDrained(const Principal& who, const std::string& node, DrainAction action);
   Result<std::vector<NodeView>> ListNodes(const Principal& who);
@@ -207,6 +216,27 @@ class Controller {
   // a node gains a task to start or to stop: its agent can be told at once
   // instead of at its next heartbeat (AgentWaker). Set before serving.
   void SetWakeAgent(std::function<void(const AgentEndpoint&)> wake);
+  // Caps the node leases this server grants by how long it is surely the
+  // leader: a lease granted at `now` ends at most at min(now, deadline) +
+  // heartbeat_timeout, so once a successor has waited a full lease plus the
+  // margin from its own start, no lease of this server's is left. Default:
+  // no cap (time_point::max()). The hook is called with the controller's
+  // lock held: it must only read. Set before serving.
+  void SetLeadershipDeadline(std::function<std::chrono::steady_clock::time_point()> deadline);
+  // Gives every node that is not down a full lease and margin from now
+  // before it may be declared down: for a server that takes over from
+  // another, which cannot know when each node last renewed its lease.
+  // (Recover() does the same for a server that starts.)
+  void RestartNodeLeases();
+
+  // The controller's time: the wall clock's reading when it was made,
+  // moved on by the monotonic clock. Every time it stores (submit, start,
+  // end, heartbeat) and every duration it measures (time run, usage,
+  // silence, time limits in the core's plans) comes from it, so a step of
+  // the wall clock changes none of them, and an end never precedes its
+  // start. Its labels differ from the wall clock by whatever steps the wall
+  // clock took since the server started (issue 32). Thread-safe.
+  core::Time Now() const;
 
   // For metrics and health.
   struct NodeGpus {
@@ -252,6 +282,9 @@ class Controller {
   // Adds the job to (or removes it from) the per-node index of placed jobs.
   void IndexPlacementLocked(const store::JobRecord& job);
   void UnindexPlacementLocked(const store::JobRecord& job);
+  // The lease an answer sent now grants its node: min(now, leadership
+  // deadline) + heartbeat_timeout - now, never negative.
+  core::Duration LeaseToGrantLocked() const;
   // A heartbeat's changes to memory, queued for the store; the answer.
   Result<DesiredState> HeartbeatLocked(const Heartbeat& heartbeat);
   // Queues `records` with the usage of the runs that ended since the last
@@ -324,11 +357,20 @@ class Controller {
   JobView ViewLocked(const store::JobRecord& job, Detail detail) const;
   std::optional<core::Placement> PlacementFromRecordLocked(const store::JobRecord& job) const;
   DesiredState DesiredForLocked(const std::string& node) const;
+  // Whether a task of the job's run was stopped by its node's lease.
+  bool StoppedByLeaseLocked(const store::JobRecord& job) const;
+  // Loses the runs of jobs with a task that ran on `node` and that its
+  // report no longer lists (running or exited).
+  void LoseVanishedTasksLocked(const std::string& node, const std::vector<TaskReport>& tasks,
+                               std::vector<store::JobRecord*>& changed);
   void ProcessTaskReportsLocked(const std::string& node, const std::vector<TaskReport>& tasks,
                                 DesiredState& desired, std::vector<store::JobRecord*>& changed);
 
   store::Store& store_;
   const Clock& clock_;
+  const core::Time wall_at_start_;
+  const std::chrono::steady_clock::time_point steady_at_start_;
+  std::function<std::chrono::steady_clock::time_point()> leadership_deadline_;
   ControllerOptions options_;
   Metrics* metrics_;
   core::Policy policy_;

@@ -82,7 +82,7 @@ Result<Controller::CycleOutcome> Controller::RunCycle() {
   outcome.parts.lock_wait = mark - asked;
   ++cycles_;
   outcome.oldest_event = std::exchange(unseen_since_, std::nullopt);
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   const core::DecideOptions options = CycleOptions(options_, queue_order_, last_full_explain_, now);
   outcome.full = options.explain == core::ExplainLevel::kFull;
   core::Decision decision = core::Decide(state_, now, policy_, options);

@@ -49,7 +49,7 @@ int32_t MasterPort(JobId job, int32_t attempt) {
 
 Status Controller::Recover() {
   std::lock_guard lock(mutex_);
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   BERTH_ASSIGN_OR_RETURN(std::vector<core::QueueSpec> queues, store_.ListQueues());
   if (!queues.empty()) {
     BERTH_ASSIGN_OR_RETURN(core::QuotaTree tree, core::QuotaTree::Make(std::move(queues)));
@@ -105,7 +105,16 @@ Status Controller::Recover() {
   return CommitLocked(changed);
 }
 
-Status Controller::RegisterNode(const Principal& agent, NodeRegistration registration) {
+void Controller::RestartNodeLeases() {
+  std::lock_guard lock(mutex_);
+  const core::Time now = Now();
+  for (const auto& [name, entry] : nodes_) {
+    if (entry.record.state != core::NodeState::kDown) silence_.Heard(entry.id, now);
+  }
+}
+
+Result<core::Duration> Controller::RegisterNode(const Principal& agent,
+                                                NodeRegistration registration) {
   if (agent.role != store::Role::kAgent && !agent.admin()) {
     return Status(StatusCode::kPermissionDenied, "only agents register nodes");
   }
@@ -130,7 +139,9 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
     }
   }
   std::lock_guard lock(mutex_);
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
+  // Granted when heard (below): the node's lease ends before now + lease.
+  const core::Duration lease = LeaseToGrantLocked();
   auto it = nodes_.find(registration.node);
   if (it != nodes_.end()) {
     // A known node (agent restart): its shape must not change under running work.
@@ -177,7 +188,7 @@ Status Controller::RegisterNode(const Principal& agent, NodeRegistration registr
                                {"gpus", std::to_string(registration.gpus.size())},
                                {"gpu_type", registration.gpu_type}});
   WakeLocked();
-  return Status::Ok();
+  return lease;
 }
 
 void Controller::ProcessTaskReportsLocked(const std::string& node,
@@ -214,6 +225,13 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
   }
   for (JobId id : touched) {
     JobRecord& job = jobs_.at(id);
+    if (job.state != JobState::kCompleting && StoppedByLeaseLocked(job)) {
+      // The node stopped it when its lease ended (it could not reach us in
+      // time): its run is lost as with a node that went down, and the next
+      // run has a new attempt.
+      LoseNodeLocked(job, node, changed);
+      continue;
+    }
     int32_t exited = 0;
     int32_t failed = 0;
     int32_t running = 0;
@@ -257,6 +275,47 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       job.exit_code = 0;
       job.signal.reset();
       EndRunLocked(job, JobState::kSucceeded, JobReason::kExited, changed);
+    }
+  }
+}
+
+bool Controller::StoppedByLeaseLocked(const JobRecord& job) const {
+  for (int32_t task = 0; task < job.request.tasks; ++task) {
+    auto exit = exits_.find({job.id, task});
+    if (exit != exits_.end() && exit->second.outcome == TaskOutcome::kLeaseExpired) return true;
+  }
+  return false;
+}
+
+void Controller::LoseVanishedTasksLocked(const std::string& node,
+                                         const std::vector<TaskReport>& tasks,
+                                         std::vector<JobRecord*>& changed) {
+  auto here = placed_on_.find(node);
+  if (here == placed_on_.end()) return;
+  std::set<std::pair<JobId, int32_t>> reported;
+  for (const TaskReport& report : tasks) {
+    auto it = jobs_.find(report.job);
+    if (it != jobs_.end() && report.attempt == it->second.attempts) {
+      reported.emplace(report.job, report.task);
+    }
+  }
+  const std::set<JobId> placed = here->second;  // a copy: losing a job unindexes it
+  for (JobId id : placed) {
+    JobRecord& job = jobs_.at(id);
+    if (job.state != JobState::kStarting && job.state != JobState::kRunning) continue;
+    for (size_t task = 0; task < job.placement.size(); ++task) {
+      if (job.placement[task].node != node) continue;
+      const std::pair<JobId, int32_t> key{id, static_cast<int32_t>(task)};
+      // Known to have run here: the job runs (every task was reported), or
+      // this task was. Not yet reported is a start still on its way.
+      const bool ran = job.state == JobState::kRunning || running_tasks_.contains(key);
+      if (!ran || reported.contains(key) || exits_.contains(key)) continue;
+      LogWarning("task_vanished", {{"node", node},
+                                   {"job", std::to_string(core::Value(id))},
+                                   {"task", std::to_string(task)},
+                                   {"attempt", std::to_string(job.attempts)}});
+      LoseNodeLocked(job, node, changed);
+      break;
     }
   }
 }
@@ -340,7 +399,9 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
     return NotFound("node '" + heartbeat.node + "' is not registered; register first");
   }
   NodeEntry& entry = it->second;
-  entry.record.last_heartbeat = clock_.Now();
+  // Heard at our monotonic now (Now()): the node's lease, counted from
+  // before this request left it, ends before this plus the lease.
+  entry.record.last_heartbeat = Now();
   silence_.Heard(entry.id, entry.record.last_heartbeat);
   if (entry.record.state == core::NodeState::kDown) {
     entry.record.state = core::NodeState::kUp;
@@ -363,11 +424,16 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   DesiredState desired;
   std::vector<JobRecord*> changed;
   ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
+  // A task that ran here and that the node no longer knows (its state dir
+  // was emptied): its run is lost; the next one gets a new attempt, never
+  // the same one again.
+  LoseVanishedTasksLocked(heartbeat.node, heartbeat.tasks, changed);
   ReleaseDependentsLocked(changed);
   // Queued only: HandleHeartbeat waits for it after releasing the lock.
   (void)QueueCommitLocked(changed);
   DesiredState wanted = DesiredForLocked(heartbeat.node);
   wanted.stop.insert(wanted.stop.end(), desired.stop.begin(), desired.stop.end());
+  wanted.lease = LeaseToGrantLocked();
   if (!changed.empty()) {
     WakeLocked();
   }
@@ -418,7 +484,7 @@ Result<std::vector<QueueView>> Controller::ListQueues(const Principal& who) {
   const core::QuotaTree* tree = state_.quotas();
   if (tree == nullptr) return out;
   const core::QuotaUsage usage(*tree, state_);
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   for (const core::QueueSpec& spec : tree->queues()) {
     QueueView view;
     view.spec = spec;

@@ -50,7 +50,7 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
   if (live != nullptr && live->running()) {
     // The run ends here, however it ended (preempted, its node lost, failed
     // with retries left): its GPU-seconds are accounted like any other's.
-    const core::Time now = clock_.Now();
+    const core::Time now = Now();
     WriteRunUsageLocked(job, *live, now);
     state_.Preempt(job.id, now);
   }
@@ -80,7 +80,7 @@ void Controller::LoseNodeLocked(JobRecord& job, const std::string& node,
 
 void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason,
                               std::vector<JobRecord*>& changed, Retry retry) {
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   const bool retrying = retry == Retry::kAllowed && outcome == JobState::kFailed &&
                         job.attempts <= job.request.retries;
   if (const core::Job* live = state_.Find(job.id); live != nullptr && live->running()) {
@@ -117,7 +117,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason
 
 std::vector<store::UsageRecord> Controller::RunningUsage() {
   std::lock_guard lock(mutex_);
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   std::vector<store::UsageRecord> runs;
   runs.reserve(state_.running().size());
   for (const auto& [id, run] : state_.running()) {
@@ -128,10 +128,13 @@ std::vector<store::UsageRecord> Controller::RunningUsage() {
 
 Status Controller::CheckHeartbeats() {
   std::lock_guard lock(mutex_);
-  const core::Time now = clock_.Now();
+  const core::Time now = Now();
   std::vector<JobRecord*> changed;
   Status failure = Status::Ok();
-  for (const auto& [id, heard] : silence_.SilentBefore(now - options_.heartbeat_timeout)) {
+  // The node's lease, granted at most heartbeat_timeout from when we heard
+  // it, has surely ended, and the node has stopped its tasks.
+  const core::Time cutoff = now - options_.heartbeat_timeout - options_.lease_margin;
+  for (const auto& [id, heard] : silence_.SilentBefore(cutoff)) {
     const std::string& name = node_names_.at(id);
     NodeEntry& node = nodes_.at(name);
     const core::NodeState was = node.record.state;

@@ -7,6 +7,7 @@
 
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
+#include "protocol/seconds_json.h"
 #include "server/api_json.h"
 
 namespace berth::server {
@@ -302,9 +303,9 @@ void HttpApi::Install(http::Router& router, bool public_metrics) {
         if (!body.ok()) return Fail(res, body.status());
         Result<NodeRegistration> registration = protocol::ParseRegistration(*body);
         if (!registration.ok()) return Fail(res, registration.status());
-        Status status = controller_.RegisterNode(who, std::move(*registration));
-        if (!status.ok()) return Fail(res, status);
-        Json(res, 200, json{{"registered", true}});
+        Result<core::Duration> lease = controller_.RegisterNode(who, std::move(*registration));
+        if (!lease.ok()) return Fail(res, lease.status());
+        Json(res, 200, json{{"registered", true}, {"lease_s", protocol::SecondsJson(*lease)}});
       });
   Add(router, "POST", "/api/v1/agent/heartbeat", "/api/v1/agent/heartbeat", Access::kAgent,
       [this](auto& who, auto& req, auto& res) {
@@ -367,7 +368,8 @@ void HttpApi::GetJob(const Principal& who, const http::Request& request, http::R
 void HttpApi::UsageReport(const Principal& who, const http::Request& request,
                           http::Response& response) {
   (void)who;
-  const core::Time now = clock_.Now();
+  // The controller's time: the one its runs are labelled with.
+  const core::Time now = controller_.Now();
   Result<core::Time> from = TimeParam(request, "from", now - core::Duration::Days(30));
   Result<core::Time> to = TimeParam(request, "to", now);
   if (!from.ok()) return Fail(response, from.status());
@@ -441,7 +443,8 @@ void HttpApi::HistoryReport(const Principal& who, const http::Request& request,
                             http::Response& response) {
   (void)who;
   // Without `since`: the last hour, what the dashboard's charts start with.
-  Result<core::Time> since = TimeParam(request, "since", clock_.Now() - core::Duration::Hours(1));
+  Result<core::Time> since =
+      TimeParam(request, "since", controller_.Now() - core::Duration::Hours(1));
   if (!since.ok()) return Fail(response, since.status());
   Json(response, 200, HistoryJson(history_.Since(*since), history_every_, history_.capacity()));
 }

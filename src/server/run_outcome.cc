@@ -10,6 +10,7 @@ bool TaskFailed(const protocol::TaskReport& exit) {
     case TaskOutcome::kOutOfMemory:
     case TaskOutcome::kStartFailed:
     case TaskOutcome::kLost:
+    case TaskOutcome::kLeaseExpired:
       return true;
     case TaskOutcome::kExited:
     case TaskOutcome::kStopped:
@@ -26,6 +27,8 @@ core::JobReason FailureReason(TaskOutcome outcome) {
       return core::JobReason::kOutOfMemory;
     case TaskOutcome::kStartFailed:
       return core::JobReason::kStartFailed;
+    case TaskOutcome::kLeaseExpired:
+      return core::JobReason::kNodeLost;
     case TaskOutcome::kExited:
     case TaskOutcome::kStopped:
     case TaskOutcome::kLost:

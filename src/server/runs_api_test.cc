@@ -125,7 +125,8 @@ TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
   Client n1 = RegisterAgent("n1", 8);
   clock_.Advance(core::Duration::Seconds(20));
   Heartbeat(n1, "n1", {});
-  clock_.Advance(core::Duration::Seconds(20));  // n0 silent for 40 s > 30 s
+  // n0 silent for 50 s > its 30 s lease + the 10 s margin.
+  clock_.Advance(core::Duration::Seconds(30));
   json second = WaitForAssignment(n1, "n1", id);
   EXPECT_GT(second["attempt"].get<int>(), first["attempt"].get<int>());
   EXPECT_EQ(alice.Get("/api/v1/nodes").body["nodes"][0]["state"], "down");
@@ -196,7 +197,7 @@ TEST_F(ApiTest, ASilentNodeWhoseDownTheStoreRefusesIsCheckedAgain) {
     return eventually([&] { return node_state(name); }, "down");
   };
 
-  clock_.Advance(core::Duration::Seconds(40));  // both silent past the 30 s timeout
+  clock_.Advance(core::Duration::Seconds(50));  // both silent past lease + margin (40 s)
   EXPECT_EQ(wait_for_down("n0"), "down");
   // What n0's loss changed was written although n1's write then failed.
   EXPECT_EQ(eventually(stored_state, "failed"), "failed");

@@ -144,6 +144,13 @@ Status Server::StartController(const Clock& clock) {
   }
   controller_ = std::make_unique<Controller>(*store_, clock, options_.controller, &metrics_);
   BERTH_RETURN_IF_ERROR(controller_->Recover());
+  if (leadership_) {
+    // A node's lease never outlasts this server's own by more than its
+    // length: a standby that takes over waits that long before it may call
+    // the node silent (server/leadership.h).
+    controller_->SetLeadershipDeadline(
+        [leadership = leadership_.get()] { return leadership->valid_until(); });
+  }
   waker_ = std::make_unique<AgentWaker>(AgentWaker::Options{});
   controller_->SetWakeAgent(
       [waker = waker_.get()](const AgentEndpoint& agent) { waker->Wake(agent); });
@@ -303,7 +310,9 @@ HistorySample SampleFrom(core::Time now, const Controller::Stats& stats, WaitHis
 }  // namespace
 
 void Server::SampleHistory() {
-  const core::Time now = clock_->Now();
+  // The controller's time: a step of the wall clock neither stalls the
+  // samples nor crowds them.
+  const core::Time now = controller_->Now();
   if (last_sample_ && now - *last_sample_ < options_.history_every) return;
   last_sample_ = now;
   history_->Record(SampleFrom(now, controller_->GetStats(), controller_->TakeStartWaits()));

@@ -81,10 +81,10 @@ TEST_F(UsageApiTest, ARunEndedByALostNodeIsAccounted) {
   Client n0 = RegisterAgent("n0", 8);
   const Run run =
       RunOnN0(alice, n0, json{{"command", {"x"}}, {"gpus", 4}}, core::Duration::Hours(1));
-  clock_.Advance(core::Duration::Seconds(40));  // silent for 40 s > 30 s: lost
+  clock_.Advance(core::Duration::Seconds(50));  // silent for 50 s > 30 s + 10 s: lost
   WaitForState(alice, run.job, "pending");      // to run again when a node has room
   // Its run lasted until the node was found lost.
-  const double expected = 4 * (3600.0 + 40) / 3600;
+  const double expected = 4 * (3600.0 + 50) / 3600;
   EXPECT_NEAR(UserGpuHours(alice, "alice", expected - 0.01), expected, 0.01);
 }
 
