@@ -141,6 +141,7 @@ void Leadership::RenewLoop(std::function<void(const Status&)> lost) {
     }
     const auto sent = Clock::now();
     Status renewed = lease_->Renew();
+    database_away_ = renewed.code() == StatusCode::kUnavailable;
     if (renewed.ok()) {
       valid_until_ns_ = (sent + options_.ttl).time_since_epoch().count();
       if (failing) spdlog::info("lease renewed: the database is back");

@@ -62,6 +62,9 @@ class Leadership {
   std::chrono::steady_clock::time_point valid_until() const;
   // OK while the lease is surely held; else Unavailable saying so.
   Status Leading() const;
+  // Whether the last renewal failed because the database cannot be
+  // reached (then no other server can have taken the lease from it yet).
+  bool database_away() const { return database_away_; }
   // Stops renewing and gives the lease up, so a standby takes over at once
   // (a clean stop, after the store's last write).
   void Release();
@@ -74,6 +77,7 @@ class Leadership {
   const Options options_;
   std::unique_ptr<store::LeaderLease> lease_;
   std::atomic<int64_t> valid_until_ns_{0};  // steady_clock, since its epoch
+  std::atomic<bool> database_away_{false};
   std::mutex mutex_;
   std::condition_variable stop_;
   bool stopping_ = false;  // guarded by mutex_

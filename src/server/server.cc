@@ -130,11 +130,20 @@ Status Server::OpenStoreAsLeader(int& port) {
 }
 
 Status Server::Gate(const std::string& method, HttpApi::Access access) const {
-  if (leadership_) BERTH_RETURN_IF_ERROR(leadership_->Leading());
+  const bool reads = method == "GET" || access == HttpApi::Access::kAgent;
+  if (leadership_) {
+    // Past its lease a server answers nothing, unless the lease lapsed
+    // because the database is away: then it answers reads from memory and
+    // its agents until the database returns. Should another server lead by
+    // then (only this one's link was down), that costs nothing but stale
+    // reads: this one's writes are fenced, and the node leases it grants
+    // end with its own lease (Controller::SetLeadershipDeadline).
+    Status leading = leadership_->Leading();
+    if (!leading.ok() && !(reads && leadership_->database_away())) return leading;
+  }
   // A change would wait for the database under the controller's lock;
   // agents' reports are queued and answered within a bound instead.
-  if (method != "GET" && access != HttpApi::Access::kAgent) return store_->write_outage();
-  return Status::Ok();
+  return reads ? Status::Ok() : store_->write_outage();
 }
 
 Status Server::StartController(const Clock& clock) {

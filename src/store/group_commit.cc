@@ -84,7 +84,11 @@ bool GroupCommitter::RestUnlessStopping(std::chrono::milliseconds wait) {
 }
 
 void GroupCommitter::Loop() {
+  // In an outage with nothing held, the writer still sees now and then
+  // whether the database is back (barriers come and go meanwhile, and
+  // touch no database).
   std::chrono::milliseconds probe = options_.first_retry;
+  auto next_probe = std::chrono::steady_clock::now();
   while (true) {
     std::vector<Pending> batch;
     BatchObserver observer;
@@ -93,18 +97,24 @@ void GroupCommitter::Loop() {
       auto ready = [this] { return stopping_ || !queue_.empty(); };
       if (outage_.ok()) {
         wake_.wait(lock, ready);
-      } else if (!wake_.wait_for(lock, probe, ready)) {
-        // An outage with nothing to write: see whether the database is back.
-        lock.unlock();
-        if (Connected().ok() && Exec("SELECT 1").ok()) {
-          SetOutage(Status::Ok());
-          probe = options_.first_retry;
-        } else {
-          probe = std::min(probe * 2, options_.last_retry);
+      } else {
+        wake_.wait_until(lock, next_probe, ready);
+        if (!stopping_ && std::chrono::steady_clock::now() >= next_probe) {
+          lock.unlock();
+          if (Connected().ok() && Exec("SELECT 1").ok()) {
+            SetOutage(Status::Ok());
+            probe = options_.first_retry;
+          } else {
+            probe = std::min(probe * 2, options_.last_retry);
+          }
+          next_probe = std::chrono::steady_clock::now() + probe;
+          continue;
         }
+      }
+      if (queue_.empty()) {
+        if (stopping_) return;  // and nothing left to write
         continue;
       }
-      if (queue_.empty()) return;  // stopping, and nothing left to write
       while (!queue_.empty() && batch.size() < options_.max_batch) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();

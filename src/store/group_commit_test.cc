@@ -335,8 +335,10 @@ TEST_F(GroupCommitTest, AServerThatStaysAwayIsUnavailable) {
     std::lock_guard lock(db_->mutex);
     db_->reconnect_fails = false;
   }
-  // The writer probes the database while it has nothing to write.
+  // The writer probes the database while it holds nothing, also while
+  // barriers (every heartbeat's) keep coming.
   for (int i = 0; i < 5000 && !committer_.outage().ok(); ++i) {
+    (void)committer_.Barrier();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_TRUE(committer_.outage().ok());
