@@ -6,7 +6,7 @@
      client, given both addresses, and A is killed (-9) during the storm:
      B leads within 10 s, every acknowledged job is there exactly once,
      the running job was never disturbed (its task started once and still
-     runs) and the agent reports to B.
+     runs), the agent reports to B, and the CLI given A,B reaches B.
   2. A comes back and stands by. B is paused (SIGSTOP) past its lease: A
      takes over within 10 s. B, resumed (SIGCONT), answers nothing more
      and stops (exit 75, "stepping down"); the job still runs, now under A.
@@ -17,6 +17,7 @@ Usage: failover_test.py BERTH_BINARY SOURCE_DIR
 """
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -146,6 +147,14 @@ def main():
         wait_until(lambda: running(urls["b"])["state"] == "running", 15,
                    "the job running under B")
         check(agent.process.poll() is None, "the agent is still up")
+        # The CLI, given both, passes the dead one and reaches B.
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BERTH_")}
+        env["HOME"] = root
+        cli = subprocess.run([binary, "queue", "--server", f"{urls['a']},{urls['b']}",
+                              "--token", token], capture_output=True, text=True, timeout=60,
+                             env=env)
+        check(cli.returncode == 0 and f"{job['id']}" in cli.stdout,
+              f"the CLI follows to B: {cli.returncode} {cli.stdout[:200]} {cli.stderr[:200]}")
 
         # --- 2. the new leader paused past its lease, then resumed ---
         a = servers["a"].start()

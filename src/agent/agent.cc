@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <httplib.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -145,12 +144,15 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
   if (error)
     return Unavailable("--state-dir: cannot create " + o.state_dir + ": " + error.message());
   // One agent per state dir: two would start every task twice.
-  agent->lock_fd_ =
-      ::open((o.state_dir + "/agent.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (agent->lock_fd_ < 0 || ::flock(agent->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    return FailedPrecondition("--state-dir: " + o.state_dir +
-                              " is in use by another agent (agent.lock is held)");
+  Result<LockFile> lock =
+      LockFile::Take(o.state_dir + "/agent.lock", "berth agent pid " + std::to_string(::getpid()) +
+                                                      " for node " + o.node + "\n");
+  if (lock.status().code() == StatusCode::kFailedPrecondition) {
+    return FailedPrecondition("--state-dir: " + o.state_dir + " is in use by another agent (" +
+                              lock.status().message() + ")");
   }
+  BERTH_RETURN_IF_ERROR(lock.status());
+  agent->state_dir_lock_ = std::move(*lock);
 
   agent->inventory_ = std::move(inventory);
   BERTH_ASSIGN_OR_RETURN(agent->inventory_info_, agent->inventory_->Discover());
@@ -207,10 +209,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
 Agent::Agent(AgentOptions options, const Clock& clock)
     : options_(std::move(options)), clock_(clock) {}
 
-Agent::~Agent() {
-  Stop();
-  if (lock_fd_ >= 0) ::close(lock_fd_);
-}
+Agent::~Agent() { Stop(); }
 
 void Agent::Stop() {
   {

@@ -42,6 +42,7 @@
 #include "agent/task_runner.h"
 #include "agent/wakeup.h"
 #include "common/clock.h"
+#include "common/lock_file.h"
 #include "common/status.h"
 
 namespace httplib {
@@ -171,7 +172,7 @@ class Agent {
   // which the supervisors read too; not the injected clock). None: no lease
   // is known. Loop thread only (and Start).
   std::optional<std::chrono::steady_clock::time_point> lease_end_;
-  int lock_fd_ = -1;  // flock on STATE/agent.lock while the agent runs
+  std::optional<LockFile> state_dir_lock_;  // STATE/agent.lock while the agent runs
 
   mutable std::mutex mutex_;  // guards the fields below
   bool stopping_ = false;
