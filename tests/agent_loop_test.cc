@@ -18,29 +18,19 @@
 #include "agent/agent.h"
 #include "agent/fake_gpus.h"
 #include "agent/testing/test_util.h"
+#include "common/testing/free_port.h"
 #include "common/unix_account.h"
 #include "server/server.h"
 
 namespace berth::agent {
 namespace {
 
+using test_support::FreePort;
+
 using nlohmann::json;
 using testing::Slurp;
 using testing::TempDir;
 using testing::WaitFor;
-
-// A port nobody listens on now (the socket is closed again at once).
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 class AgentLoopTest : public ::testing::Test {
  protected:

@@ -3,11 +3,8 @@
 // when it goes. (tests/failover_test.py kills and pauses real processes.)
 #include "server/leadership.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +15,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/testing/free_port.h"
 #include "common/testing/temp_dir.h"
 #include "server/server.h"
 #include "store/store_test_fixture.h"
@@ -25,21 +23,10 @@
 namespace berth::server {
 namespace {
 
+using test_support::FreePort;
+
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-// A port free now: bound to 0 and closed again.
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 class LeadershipTest : public ::testing::Test {
  protected:
