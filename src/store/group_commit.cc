@@ -37,7 +37,15 @@ std::shared_future<Status> GroupCommitter::Queue(Write write) {
   return Enqueue(std::move(write), Kind::kMustSucceed);
 }
 
-std::shared_future<Status> GroupCommitter::Barrier() { return Enqueue(nullptr, Kind::kBarrier); }
+std::shared_future<Status> GroupCommitter::Barrier() {
+  {
+    // Nothing queued or being written (the usual case, between batches):
+    // settled already, without waking the writer.
+    std::lock_guard lock(mutex_);
+    if (queue_.empty() && !writing_) return ReadyFuture(poisoned_);
+  }
+  return Enqueue(nullptr, Kind::kBarrier);
+}
 
 std::shared_future<Status> GroupCommitter::Enqueue(Write write, Kind kind) {
   std::shared_future<Status> done;
@@ -119,6 +127,7 @@ void GroupCommitter::Loop() {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
+      writing_ = true;
       observer = observer_;
     }
     const auto began = std::chrono::steady_clock::now();
@@ -155,6 +164,10 @@ void GroupCommitter::Loop() {
     if (observer && writes > 0) {
       observer(BatchTiming{writes, began - batch.front().queued_at,
                            std::chrono::steady_clock::now() - began});
+    }
+    {
+      std::lock_guard lock(mutex_);
+      writing_ = false;
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       if (batch[i].settled) continue;

@@ -183,10 +183,9 @@ class GroupCommitter {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Pending> queue_;  // guarded by mutex_
-  bool stopping_ = false;      // guarded by mutex_
-  // The last write queued (a Barrier waits for it); guarded by mutex_.
-  std::shared_future<Status> last_;
+  std::deque<Pending> queue_;       // guarded by mutex_
+  bool stopping_ = false;           // guarded by mutex_
+  bool writing_ = false;            // a batch taken and not yet settled; guarded by mutex_
   Status poisoned_ = Status::Ok();  // guarded by mutex_
   Status outage_ = Status::Ok();    // guarded by mutex_
   BatchObserver observer_;          // guarded by mutex_
