@@ -20,6 +20,7 @@
 #include "agent/testing/test_util.h"
 #include "common/testing/free_port.h"
 #include "common/unix_account.h"
+#include "follow/testing/fake_server.h"
 #include "server/server.h"
 
 namespace berth::agent {
@@ -233,43 +234,14 @@ TEST_F(AgentLoopTest, KeepsTryingUntilTheServerComesUp) {
   agent->Stop();
 }
 
-// A standby of issue 32: every request answered 503, naming `leader`.
-class FakeStandby {
- public:
-  explicit FakeStandby(const std::string& leader) {
-    server_.Post(".*", [this, leader](const httplib::Request&, httplib::Response& response) {
-      ++calls_;
-      response.status = 503;
-      response.set_header("X-Berth-Leader", leader);
-      response.set_content(
-          R"({"error":{"code":"unavailable","message":"standby: the leader is )" + leader + "\"}}",
-          "application/json");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~FakeStandby() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  int calls() const { return calls_; }
-
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::atomic<int> calls_{0};
-  std::thread thread_;
-};
-
 // Issue 32: --server DEAD,STANDBY, where the standby names a leader that is
 // not in the list: the agent registers with the leader and heartbeats there.
 TEST_F(AgentLoopTest, FollowsAStandbyToTheLeaderPastADeadAddress) {
   StartServer();
   const std::string agent_token =
       Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
-  FakeStandby standby("http://127.0.0.1:" + std::to_string(server_->port()));
+  follow::testing::FakeServer standby(
+      follow::testing::StandbyOf("http://127.0.0.1:" + std::to_string(server_->port())));
   AgentOptions options = Options(agent_token, 0);
   options.server_url = "http://127.0.0.1:" + std::to_string(FreePort()) + "," + standby.url();
   std::unique_ptr<Agent> agent = StartAgent(std::move(options));

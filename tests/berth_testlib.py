@@ -186,3 +186,37 @@ def berth_agent(binary, root, node, servers, token):
                     "8xH100-80GB", "--heartbeat-interval", "1s", "--allow-root-jobs",
                     "--stop-tasks-on-exit"],
                    os.path.join(root, node + ".log"))
+
+
+def agent_with_long_job(binary, root, url, token, servers):
+    """Through the server at `url` (admin `token`): an agent for node-1
+    reporting to `servers` (started), and a job of root's submitted to run
+    on it for 5 minutes, its task recording each of its starts. Returns
+    (agent, job, starts), starts() listing the task's starts so far."""
+    _, agent_token = request(url + "/api/v1/tokens", token, "POST",
+                             {"user": "agent-node-1", "role": "agent", "node": "node-1"})
+    _, user_token = request(url + "/api/v1/tokens", token, "POST",
+                            {"user": "root", "role": "user"})
+    agent = berth_agent(binary, root, "node-1", servers, agent_token["token"]).start()
+    pid_file = os.path.join(root, "task-pids")
+    _, job = request(url + "/api/v1/jobs", user_token["token"], "POST",
+                     {"command": ["sh", "-c", f"echo $$ >> {pid_file}; exec sleep 300"],
+                      "gpus": 1})
+
+    def starts():
+        with open(pid_file) as f:
+            return f.read().split()
+    return agent, job, starts
+
+
+def stop_all(processes, pg):
+    """Stops the test's processes, last started first (resumed first, in
+    case one was paused), and its PostgreSQL."""
+    for p in reversed(processes):
+        if p.process and p.process.poll() is None:
+            try:
+                os.kill(p.process.pid, signal.SIGCONT)
+            except OSError:
+                pass
+            p.stop()
+    pg.destroy()

@@ -25,8 +25,9 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
-from berth_testlib import (Checks, PrivatePostgres, admin_token, berth_agent,  # noqa: E402
-                           berth_server, free_port, request, wait_until)
+from berth_testlib import (Checks, PrivatePostgres, admin_token,  # noqa: E402
+                           agent_with_long_job, berth_server, free_port, request, stop_all,
+                           wait_until)
 import berth  # noqa: E402
 
 check = Checks()
@@ -85,16 +86,8 @@ def main():
         server.wait_http(url + "/readyz", timeout=30)
         token = admin_token(os.path.join(root, "server"))
 
-        _, agent_token = request(url + "/api/v1/tokens", token, "POST",
-                                 {"user": "agent-node-1", "role": "agent", "node": "node-1"})
-        _, user_token = request(url + "/api/v1/tokens", token, "POST",
-                                {"user": "root", "role": "user"})
-        agent = berth_agent(binary, root, "node-1", url, agent_token["token"]).start()
+        agent, job, starts = agent_with_long_job(binary, root, url, token, url)
         processes.append(agent)
-        pid_file = os.path.join(root, "task-pids")
-        _, job = request(url + "/api/v1/jobs", user_token["token"], "POST",
-                         {"command": ["sh", "-c", f"echo $$ >> {pid_file}; exec sleep 300"],
-                          "gpus": 1})
         state = lambda: request(f"{url}/api/v1/jobs/{job['id']}", token)[1]["state"]  # noqa
         wait_until(lambda: state() == "running", 30, "the job running")
 
@@ -148,13 +141,9 @@ def main():
                 missing.append((name, job_id))
         check(not missing, f"every acknowledged job is there: {missing[:5]}")
         check(state() == "running", "the job still runs")
-        with open(pid_file) as f:
-            starts = f.read().split()
-        check(len(starts) == 1, f"the job's task started once ({starts})")
+        check(len(starts()) == 1, f"the job's task started once ({starts()})")
     finally:
-        for p in reversed(processes):
-            p.stop()
-        pg.destroy()
+        stop_all(processes, pg)
     if check.failures:
         sys.exit(f"{len(check.failures)} check(s) failed")
     print("database outage: every check passed")

@@ -28,8 +28,9 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
-from berth_testlib import (Checks, PrivatePostgres, admin_token, berth_agent,  # noqa: E402
-                           berth_server, free_port, request, wait_until)
+from berth_testlib import (Checks, PrivatePostgres, admin_token,  # noqa: E402
+                           agent_with_long_job, berth_server, free_port, request, stop_all,
+                           wait_until)
 import berth  # noqa: E402
 
 LEASE_S = 2
@@ -101,17 +102,9 @@ def main():
             return status == 503 and headers.get("X-Berth-Leader") == urls["a"]
         wait_until(standby_names_a, 20, "B standing by, naming A")
 
-        _, agent_token = request(urls["a"] + "/api/v1/tokens", token, "POST",
-                                 {"user": "agent-node-1", "role": "agent", "node": "node-1"})
-        _, user_token = request(urls["a"] + "/api/v1/tokens", token, "POST",
-                                {"user": "root", "role": "user"})
-        agent = berth_agent(binary, root, "node-1", f"{urls['a']},{urls['b']}",
-                            agent_token["token"]).start()
+        agent, job, starts = agent_with_long_job(binary, root, urls["a"], token,
+                                                 f"{urls['a']},{urls['b']}")
         processes.append(agent)
-        pid_file = os.path.join(root, "task-pids")
-        _, job = request(urls["a"] + "/api/v1/jobs", user_token["token"], "POST",
-                         {"command": ["sh", "-c", f"echo $$ >> {pid_file}; exec sleep 300"],
-                          "gpus": 1})
         running = lambda url: request(f"{url}/api/v1/jobs/{job['id']}", token)[1]  # noqa: E731
         wait_until(lambda: running(urls["a"])["state"] == "running", 30, "the job running")
 
@@ -178,18 +171,9 @@ def main():
         check("stepping down" in b.log(), "B said why it stopped")
         wait_until(lambda: running(urls["a"])["state"] == "running", 15,
                    "the job running under A")
-        with open(pid_file) as f:
-            starts = f.read().split()
-        check(len(starts) == 1, f"the job's task started once, never again ({starts})")
+        check(len(starts()) == 1, f"the job's task started once, never again ({starts()})")
     finally:
-        for p in reversed(processes):
-            if p.process and p.process.poll() is None:
-                try:
-                    os.kill(p.process.pid, signal.SIGCONT)
-                except OSError:
-                    pass
-                p.stop()
-        pg.destroy()
+        stop_all(processes, pg)
     if check.failures:
         sys.exit(f"{len(check.failures)} check(s) failed")
     print("failover: every check passed")

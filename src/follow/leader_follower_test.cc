@@ -12,69 +12,21 @@
 #include <atomic>
 #include <thread>
 
+#include "common/testing/free_port.h"
+#include "follow/testing/fake_server.h"
+
 namespace berth::follow {
 namespace {
 
 using std::chrono::milliseconds;
 
-// An httplib server on a free loopback port; every request counts and gets
-// `answer`'s response.
-class FakeServer {
- public:
-  using Answer = std::function<void(httplib::Response&)>;
-  explicit FakeServer(Answer answer) {
-    server_.Get(".*", [this, answer](const httplib::Request&, httplib::Response& response) {
-      ++calls_;
-      answer(response);
-    });
-    server_.Post(".*", [this, answer](const httplib::Request&, httplib::Response& response) {
-      ++calls_;
-      answer(response);
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(milliseconds(1));
-  }
-  ~FakeServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  int calls() const { return calls_; }
+using test_support::FreePort;
+using testing::FakeServer;
+using testing::Leader;
+using testing::StandbyOf;
 
- private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::atomic<int> calls_{0};
-  std::thread thread_;
-};
-
-void Leader(httplib::Response& response) {
-  response.set_content(R"({"ok":true})", "application/json");
-}
-
-FakeServer::Answer StandbyOf(const std::string& leader) {
-  return [leader](httplib::Response& response) {
-    response.status = 503;
-    if (!leader.empty()) response.set_header(kLeaderHeader, leader);
-    response.set_content(
-        R"({"error":{"code":"unavailable","message":"standby: the leader is )" + leader + "\"}}",
-        "application/json");
-  };
-}
-
-// A port nothing listens on: bound, then closed again.
-std::string ClosedPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
-}
+// A port nothing listens on.
+std::string ClosedPort() { return "http://127.0.0.1:" + std::to_string(FreePort()); }
 
 // Accepts connections, reads what comes and closes without a word: an
 // answer lost after the request arrived.

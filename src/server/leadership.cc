@@ -110,9 +110,11 @@ Result<std::unique_ptr<Leadership>> Leadership::Take(Options options,
         told = current->url;
       }
     }
-    // Polls five times a lease: a standby takes over within a fifth of a
-    // ttl after the lease expired.
-    const auto until = Clock::now() + options.ttl / 5;
+    // Polls five times a lease, and at least every second: a standby takes
+    // over within a fifth of a ttl after the lease expired, and within a
+    // second of a leader that gave it up (a clean stop).
+    const auto until =
+        Clock::now() + std::min<Clock::duration>(options.ttl / 5, std::chrono::seconds(1));
     while (Clock::now() < until) {
       if (!options.keep_waiting()) return Unavailable("stopped while standing by");
       std::this_thread::sleep_for(
