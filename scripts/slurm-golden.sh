@@ -66,3 +66,53 @@ grep -vE '^(#|$)' tests/data/slurm/option_sets.txt | while read -r name options;
   } >"$out_dir/$name.txt"
   echo "slurm-golden: $name ($options): $(grep -o 'NumNodes=[^ ]* NumCPUs=[^ ]* NumTasks=[^ ]*' "$out_dir/$name.txt")"
 done
+
+# What Slurm's commands print for jobs in each state: squeue's reasons for
+# pending jobs, scontrol's states and exit codes for ended ones.
+# A job filling the cluster, then one waiting for it (Resources), one behind
+# that (Priority), one on a dependency, one held.
+states=$out_dir/states.txt
+cd "$work"
+fill=$(sbatch --parsable --job-name=fill -N 4 --gpus-per-node=8 --wrap 'sleep 30')
+sleep 2
+waits=$(sbatch --parsable --job-name=waits -N 1 --gpus-per-node=8 --wrap 'true')
+behind=$(sbatch --parsable --job-name=behind -N 1 --gpus-per-node=8 --wrap 'true')
+dep=$(sbatch --parsable --job-name=dep -d "afterok:$fill" --wrap 'true')
+held=$(sbatch --parsable --job-name=held --hold --wrap 'true')
+sleep 3
+ids="$fill,$waits,$behind,$dep,$held"
+{
+  echo "== squeue"
+  squeue -j "$ids"
+  echo "== squeue -o '%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R'"
+  squeue -j "$ids" -o '%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R'
+  echo "== squeue -O JobID,Name,State,Reason,NumNodes,NumTasks,tres-per-node"
+  squeue -j "$ids" -O JobID,Name,State,Reason,NumNodes,NumTasks,tres-per-node
+  echo "== squeue -h -o '%i|%T|%r'"
+  squeue -h -j "$ids" -o '%i|%T|%r'
+  echo "== sinfo"
+  sinfo
+  echo "== sinfo -N -h -o '%N %P %T %c %G'"
+  sinfo -N -h -o '%N %P %T %c %G'
+} | sed -E "s/\b($fill|$waits|$behind|$dep|$held)\b/ID/g" >"$states"
+scancel "$fill" "$waits" "$behind" "$dep" "$held"
+
+# Ended jobs: completed, failed with 3, killed by a signal, cancelled,
+# timed out (a one-minute limit: Slurm's limits are whole minutes).
+ok=$(sbatch --parsable --job-name=ok --wrap 'true')
+fails=$(sbatch --parsable --job-name=fails --wrap 'exit 3')
+killed=$(sbatch --parsable --job-name=killed --wrap 'kill -9 $$')
+cancelled=$(sbatch --parsable --job-name=cancelled --wrap 'sleep 60')
+timeout=$(sbatch --parsable --job-name=timeout -t 1 --wrap 'sleep 300')
+sleep 3
+scancel "$cancelled"
+for _ in $(seq 150); do
+  [ -z "$(squeue -h -j "$timeout" -o %T 2>/dev/null)" ] && break
+  sleep 1
+done
+for id in $ok $fails $killed $cancelled $timeout; do
+  echo "== scontrol show job -o (${id})"
+  scontrol show job -o "$id" | normalize | tr ' ' '\n' |
+    grep -E '^(JobName|JobState|Reason|ExitCode|DerivedExitCode|Restarts|TimeLimit)='
+done | sed -E 's/\(([0-9]+)\)$/(ID)/' >>"$states"
+echo "slurm-golden: states recorded"
