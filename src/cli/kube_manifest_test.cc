@@ -164,6 +164,12 @@ TEST(KubeManifestTest, CommandArgsAndTheImageDefaults) {
   EXPECT_FALSE(body.contains("command"));
 }
 
+TEST(KubeManifestTest, WithoutMetadataNameTheContainersNameNamesTheJob) {
+  const json body = Body("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n"
+                         "  - {name: trainer, image: img}\n");
+  EXPECT_EQ(body["name"], "trainer");
+}
+
 TEST(KubeManifestTest, PullPoliciesMapToBerths) {
   for (const auto& [policy, pull] : std::vector<std::pair<std::string, std::string>>{
            {"IfNotPresent", "missing"}, {"Never", "never"}, {"Always", "always"}}) {
