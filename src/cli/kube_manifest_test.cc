@@ -165,8 +165,9 @@ TEST(KubeManifestTest, CommandArgsAndTheImageDefaults) {
 }
 
 TEST(KubeManifestTest, WithoutMetadataNameTheContainersNameNamesTheJob) {
-  const json body = Body("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n"
-                         "  - {name: trainer, image: img}\n");
+  const json body = Body(
+      "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n"
+      "  - {name: trainer, image: img}\n");
   EXPECT_EQ(body["name"], "trainer");
 }
 
