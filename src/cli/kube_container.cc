@@ -182,8 +182,10 @@ Status ReadResources(YamlFields& container, KubeJob& job) {
   return Status::Ok();
 }
 
-// Kubernetes runs command + args; a container runs its entrypoint followed
-// by the job's command: the first word of command is the entrypoint.
+// Kubernetes runs command + args; podman and docker run the entrypoint
+// followed by the job's command, so the first word of command is the
+// entrypoint and the rest, then args, the command: the same argv, and a job
+// with a command whenever Kubernetes would pass the program an argument.
 Status ReadCommand(YamlFields& container, KubeJob& job) {
   BERTH_ASSIGN_OR_RETURN(std::vector<std::string> command, container.Strings("command"));
   BERTH_ASSIGN_OR_RETURN(std::vector<std::string> args, container.Strings("args"));
