@@ -10,6 +10,7 @@ packages=(
   libsqlite3-dev libpq-dev libssl-dev libcpp-httplib-dev libtomlplusplus-dev
   libboost1.81-dev  # Beast and Asio: the HTTP servers (src/http/)
   libgoogle-perftools-dev  # tcmalloc, the berth binary's allocator
+  libyaml-cpp-dev  # Kubernetes Pod and Job manifests: berth submit -f (src/cli/kube_manifest.h)
   postgresql prometheus
   python3 clang-format
   faketime  # steps the wall clock of running processes (tests/node_lease_e2e_test.py)

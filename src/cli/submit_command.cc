@@ -1,12 +1,14 @@
-// `berth submit`: flags (or a script with #BERTH / #SBATCH lines) to a
-// submission; prints the job id; `--wait` follows the job to its end and
-// exits with its exit code.
+// `berth submit`: flags (or a script with #BERTH / #SBATCH lines, or a
+// Kubernetes manifest with -f) to a submission; prints the job id; `--wait`
+// follows the job to its end and exits with its exit code; `--dry-run`
+// prints the request instead of sending it.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -14,6 +16,7 @@
 
 #include "cli/api_client.h"
 #include "cli/client_commands.h"
+#include "cli/kube_manifest.h"
 #include "cli/submit_options.h"
 #include "cli/table.h"
 
@@ -29,7 +32,10 @@ struct SubmitFlags {
   bool wait_for_nodes = false;
   bool gpus_in_one_group = false;
   bool wait = false;
-  std::string idempotency_key;  // empty: a random one per command
+  bool dry_run = false;
+  std::string manifest;  // -f: a Kubernetes Pod or Job; "-" is stdin
+  std::string
+      idempotency_key;  // empty: a random one per command  // empty: a random one per command
   std::vector<std::string> args;
 };
 
@@ -109,14 +115,34 @@ int WaitForEnd(const ApiClient& client, int64_t id) {
   }
 }
 
-void RunSubmit(SubmitFlags& flags) {
-  if (flags.preemptible) flags.options.preemptible = true;
-  if (flags.hold) flags.options.hold = true;
-  if (flags.no_requeue) flags.options.requeue = false;
-  if (flags.wait_for_nodes) flags.options.wait_for_nodes = true;
-  if (flags.gpus_in_one_group) flags.options.gpus_in_one_group = true;
+// The body a Kubernetes manifest asks for, the command line's flags over it.
+nlohmann::json ManifestBody(const SubmitFlags& flags) {
+  if (!flags.args.empty()) {
+    Exit("submit", InvalidArgument("-f: the manifest says what to run; give no command as well"));
+  }
+  std::stringstream text;
+  if (flags.manifest == "-") {
+    text << std::cin.rdbuf();
+  } else {
+    std::ifstream in(flags.manifest, std::ios::binary);
+    if (!in) Exit("submit", InvalidArgument("-f: cannot read '" + flags.manifest + "'"));
+    text << in.rdbuf();
+  }
+  Result<KubeJob> job = ParseKubeManifest(text.str());
+  if (!job.ok()) Exit("submit", InvalidArgument(flags.manifest + ": " + job.status().message()));
+  for (const std::string& warning : job->warnings) {
+    std::fprintf(stderr, "berth submit: %s: %s\n", flags.manifest.c_str(), warning.c_str());
+  }
+  Result<nlohmann::json> body = KubeSubmissionBody(*job, flags.options);
+  if (!body.ok()) Exit("submit", body.status());
+  return *body;
+}
+
+// The body a command or a script (with its directives) asks for.
+nlohmann::json CommandBody(SubmitFlags& flags) {
   if (flags.args.empty()) {
-    Exit("submit", InvalidArgument("nothing to run: give a script or -- COMMAND ARGS..."));
+    Exit("submit",
+         InvalidArgument("nothing to run: give a script, -f MANIFEST or -- COMMAND ARGS..."));
   }
   std::vector<std::string> command = flags.args;
   std::string script;
@@ -133,13 +159,28 @@ void RunSubmit(SubmitFlags& flags) {
     flags.options.FillFrom(directives->berth);
     flags.options.FillFrom(directives->sbatch);
   }
-  if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
   Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
   if (!body.ok()) Exit("submit", body.status());
-  (*body)["idempotency_key"] =
+  return *body;
+}
+
+void RunSubmit(SubmitFlags& flags) {
+  if (flags.preemptible) flags.options.preemptible = true;
+  if (flags.hold) flags.options.hold = true;
+  if (flags.no_requeue) flags.options.requeue = false;
+  if (flags.wait_for_nodes) flags.options.wait_for_nodes = true;
+  if (flags.gpus_in_one_group) flags.options.gpus_in_one_group = true;
+  if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
+  nlohmann::json body = flags.manifest.empty() ? CommandBody(flags) : ManifestBody(flags);
+  if (flags.dry_run) {
+    if (!flags.idempotency_key.empty()) body["idempotency_key"] = flags.idempotency_key;
+    std::printf("%s\n", body.dump(2).c_str());
+    std::exit(kExitOk);
+  }
+  body["idempotency_key"] =
       flags.idempotency_key.empty() ? RandomIdempotencyKey() : flags.idempotency_key;
   const ApiClient client = ConnectOrExit("submit", flags.client);
-  Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body, follow::Replay::kSafe);
+  Result<nlohmann::json> reply = client.Post("/api/v1/jobs", body, follow::Replay::kSafe);
   if (!reply.ok()) Exit("submit", reply.status());
   const int64_t id = reply->value("id", int64_t{0});
   if (flags.client.json) {
@@ -156,7 +197,9 @@ void RunSubmit(SubmitFlags& flags) {
 void AddSubmitCommand(CLI::App& app) {
   auto flags = std::make_shared<SubmitFlags>();
   CLI::App* submit = app.add_subcommand(
-      "submit", "Submit a job: berth submit [flags] -- CMD ARGS..., or berth submit script.sh");
+      "submit",
+      "Submit a job: berth submit [flags] -- CMD ARGS..., berth submit script.sh, or berth "
+      "submit -f pod.yaml");
   SubmitOptions& o = flags->options;
   submit->add_option("--gpus", o.gpus, "GPUs per task (0: CPU only; default 1)");
   submit->add_option("--tasks", o.tasks, "Tasks in the gang (all start together)");
@@ -195,6 +238,11 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_flag("--no-requeue", flags->no_requeue,
                    "Fail instead of running again elsewhere if its node is lost");
   submit->add_flag("--wait", flags->wait, "Follow the job until it ends; exit with its exit code");
+  submit->add_option("-f,--filename", flags->manifest,
+                     "A Kubernetes Pod (v1) or Job (batch/v1) manifest, YAML ('-': stdin); "
+                     "flags given too override it (docs/cli.md)");
+  submit->add_flag("--dry-run", flags->dry_run,
+                   "Print the request's JSON instead of submitting it; needs no server");
   submit->add_option("--idempotency-key", flags->idempotency_key,
                      "Submitting again with the same key returns the first submission's jobs "
                      "(default: a random key, so retries of this command's request are safe)");
