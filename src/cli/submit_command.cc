@@ -33,9 +33,8 @@ struct SubmitFlags {
   bool gpus_in_one_group = false;
   bool wait = false;
   bool dry_run = false;
-  std::string manifest;  // -f: a Kubernetes Pod or Job; "-" is stdin
-  std::string
-      idempotency_key;  // empty: a random one per command  // empty: a random one per command
+  std::string manifest;         // -f: a Kubernetes Pod or Job; "-" is stdin
+  std::string idempotency_key;  // empty: a random one per command
   std::vector<std::string> args;
 };
 
