@@ -28,6 +28,7 @@ struct SubmitFlags {
   bool no_requeue = false;
   bool wait_for_nodes = false;
   bool gpus_in_one_group = false;
+  bool container_mount_home = false;
   bool wait = false;
   std::string idempotency_key;  // empty: a random one per command
   std::vector<std::string> args;
@@ -133,7 +134,12 @@ void RunSubmit(SubmitFlags& flags) {
     flags.options.FillFrom(directives->berth);
     flags.options.FillFrom(directives->sbatch);
   }
-  if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
+  if (flags.container_mount_home) flags.options.container_mount_home = true;
+  // A container sees only the host paths it mounts (and the workdir is
+  // one of them): the current directory is not mounted unasked.
+  if (!flags.options.workdir && !flags.options.container_image) {
+    flags.options.workdir = std::filesystem::current_path().string();
+  }
   Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
   if (!body.ok()) Exit("submit", body.status());
   (*body)["idempotency_key"] =
@@ -190,6 +196,19 @@ void AddSubmitCommand(CLI::App& app) {
                      "%j %x %u %A %a %N %t %% as in Slurm (default: the task's log)");
   submit->add_option("-e,--error", o.error, "stderr to this file (default: with stdout)");
   submit->add_option("--open-mode", o.open_mode, "append or truncate (the default) the files");
+  submit->add_option("--container-image", o.container_image,
+                     "Run each task in this image (podman or docker on the node)");
+  submit->add_option("--container-mounts", o.container_mounts,
+                     "Host paths in the container: SRC:DST[:ro],... (within the server's "
+                     "allow-list)");
+  submit->add_option("--container-workdir", o.container_workdir,
+                     "Working directory in the container (default: --workdir if given, else "
+                     "the image's)");
+  submit->add_flag("--container-mount-home", flags->container_mount_home,
+                   "Mount your home directory at the same path");
+  submit->add_option("--container-pull", o.container_pull,
+                     "When the node pulls the image: missing, never, always (default: the "
+                     "node's)");
   submit->add_option("--retries", o.retries, "Times a failed run is retried");
   submit->add_flag("--hold", flags->hold, "Submit held until `berth release`");
   submit->add_flag("--no-requeue", flags->no_requeue,
