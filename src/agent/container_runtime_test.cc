@@ -151,11 +151,12 @@ TEST(ContainerRuntimeTest, PodmanRunArgvGivesTheContainerWhatATrainingJobNeeds) 
   EXPECT_EQ(After(argv, "--ulimit"), "nofile=20000:20000");
   EXPECT_THAT(argv, IsSupersetOf({"nvidia.com/gpu=4", "nvidia.com/gpu=5"}));
   EXPECT_EQ(After(argv, "--env-file"), Task().env_file);
-  EXPECT_THAT(argv, IsSupersetOf({"type=bind,source=/data,target=/data,ro",
-                                  "type=bind,source=/home/alice,target=/home/alice",
-                                  "type=bind,source=/data/run1,target=/data/run1",
-                                  "type=bind,source=" + Task().scratch_dir +
-                                      ",target=" + Task().scratch_dir}));
+  EXPECT_THAT(argv,
+              IsSupersetOf(std::vector<std::string>{
+                  "type=bind,source=/data,target=/data,ro",
+                  "type=bind,source=/home/alice,target=/home/alice",
+                  "type=bind,source=/data/run1,target=/data/run1",
+                  "type=bind,source=" + Task().scratch_dir + ",target=" + Task().scratch_dir}));
   EXPECT_EQ(After(argv, "--workdir"), "/data/run1");
   // Options, then the image, then the command.
   EXPECT_THAT(std::vector<std::string>(argv.end() - 3, argv.end()),
