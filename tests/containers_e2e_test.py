@@ -4,7 +4,7 @@ real podman (rootful, as CI runs), never a registry.
 
 A test image is made here: a rootfs of Debian's static busybox and a marker
 file, `podman import`ed as localhost/berth-e2e-<random>:1 (removed at the
-end). A `berth server` (SQLite, node lease 3 s, container_mount_allow = one
+end). A `berth server` (SQLite, node lease 10 s, container_mount_allow = one
 directory of this test's) and two `berth agent`s of one simulated GPU each;
 a Unix user made with useradd submits the jobs through the HTTP API:
 
@@ -20,9 +20,10 @@ a Unix user made with useradd submits the jobs through the HTTP API:
      re-adopted and finishes;
   7. node loss (the agent killed and not restarted): the supervisor fences
      the container when the lease ends and removes it;
-  8. a missing image fails the job with the image's name;
-  9. a mount outside the allow-list is refused at submit with HTTP 400;
- 10. no berth container is left behind.
+  8. a container no supervisor owns is removed when its agent starts;
+  9. a missing image fails the job with the image's name;
+ 10. a mount outside the allow-list is refused at submit with HTTP 400;
+ 11. no berth container is left behind.
 
 Needs root, podman and busybox-static (scripts/install-deps.sh); elsewhere
 it exits 77 (skipped). Usage: containers_e2e_test.py BERTH_BINARY
@@ -102,7 +103,7 @@ class Cluster:
         with open(config, "w") as f:
             f.write(f'listen = "127.0.0.1:{self.port}"\ndata_dir = "{self.data}"\n'
                     f'container_mount_allow = ["{self.allowed}"]\n'
-                    "[scheduler]\nheartbeat_timeout_s = 3\n")
+                    "[scheduler]\nheartbeat_timeout_s = 10\n")
         self.server = Process([binary, "server", "--config", config],
                               os.path.join(root, "server.log"))
         self.agents = {}
@@ -128,14 +129,17 @@ class Cluster:
         token_file = os.path.join(self.root, node + ".token")
         with open(token_file, "w") as f:
             f.write(self.tokens[node] + "\n")
+        log_path = os.path.join(self.root, node + ".log")
+        served = read(log_path).count("serving on") if os.path.exists(log_path) else 0
         agent = Process([self.binary, "agent", "--server", self.base, "--token-file", token_file,
                          "--node", node, "--listen", "127.0.0.1:0", "--state-dir", state,
                          "--fake-gpus", "1xH100-80GB", "--heartbeat-interval", "200ms",
                          "--stop-tasks-on-exit"],
                         os.path.join(self.root, node + ".log"))
         self.agents[node] = agent.start()
-        wait_until(lambda: "serving on" in agent.log() or agent.process.poll() is not None,
-                   TIMEOUT, f"agent {node} to start")
+        # A restarted agent appends to the same log: wait for its own line.
+        wait_until(lambda: read(log_path).count("serving on") > served or
+                   agent.process.poll() is not None, TIMEOUT, f"agent {node} to start")
         return agent
 
     def nodes(self):
@@ -263,14 +267,35 @@ def run_checks(cluster, image, user):
           "the fenced container is gone")
     cluster.start_agent(node)
 
-    # 8. A missing image fails with its name.
+    # 8. A leftover no supervisor owns (its task dir gone with the agent and
+    # the supervisor killed) is removed by label when the agent starts.
+    job = container_job(cluster, image, "touch /shared/leftover-started; exec sleep 300",
+                        requeue=False)
+    cluster.wait_state(job, ("running",), "the job to run")
+    wait_until(lambda: os.path.exists(os.path.join(allowed, "leftover-started")), TIMEOUT,
+               "the container to start")
+    node = cluster.job(job)["placement"][0]["node"]
+    task_dir = os.path.join(cluster.root, node, "tasks", f"{job}-0-1")
+    supervisor = int(read(os.path.join(task_dir, "supervisor.pid")).split()[0])
+    cluster.agents[node].process.send_signal(signal.SIGKILL)
+    cluster.agents[node].process.wait()
+    os.kill(supervisor, signal.SIGKILL)
+    shutil.rmtree(task_dir)
+    check(any(f"-{job}-0-1-" in name for name in berth_containers()),
+          "the container outlived its supervisor")
+    cluster.start_agent(node)
+    check(not any(f"-{job}-0-1-" in name for name in berth_containers()),
+          "the restarted agent removed the leftover container")
+    cluster.wait_state(job, ("failed",), "the job whose task vanished to fail")
+
+    # 9. A missing image fails with its name.
     missing = "localhost/berth-missing-" + secrets.token_hex(4) + ":1"
     job = cluster.submit({"command": ["true"], "gpus": 0, "container": {"image": missing}})
     done = cluster.wait_state(job, ("failed",), "the missing image's job to fail")
     check(done["reason"] == "start_failed" and missing in done["message"],
           f"it names the image: {done['reason']} {done['message']}")
 
-    # 9. A mount outside the allow-list is refused at submit.
+    # 10. A mount outside the allow-list is refused at submit.
     try:
         request(cluster.base + "/api/v1/jobs", cluster.user, "POST",
                 {"command": ["true"], "container": {
