@@ -16,6 +16,11 @@ packages=(
   faketime  # steps the wall clock of running processes (tests/node_lease_e2e_test.py)
   chromium  # headless, for the dashboard test (tests/dashboard_test.py)
   clang libclang-rt-14-dev
+  # Jobs in container images (issue 28): the agent's default runtime, and
+  # runc, which works on cgroup v1 hosts where crun does not
+  # (tests/containers_e2e_test.py runs real containers).
+  podman runc
+  busybox-static  # the test image's only binary (tests/containers_e2e_test.py)
 )
 
 missing=()

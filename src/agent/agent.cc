@@ -103,6 +103,24 @@ Result<std::optional<TaskCgroupConfig>> TaskCgroups(const AgentOptions& options,
   return std::optional<TaskCgroupConfig>(std::move(config));
 }
 
+// The container runtime, when it works here; said once, either way.
+std::optional<ContainerRuntime> ContainerRuntimeOf(const AgentOptions& options) {
+  if (!options.containers.kind) {
+    spdlog::info("agent {}: containers off: jobs in an image do not run here", options.node);
+    return std::nullopt;
+  }
+  Result<ContainerRuntime> runtime = DetectContainerRuntime(options.containers);
+  if (!runtime.ok()) {
+    spdlog::warn("agent {}: no container runtime ({}); jobs in an image do not run here",
+                 options.node, runtime.status().message());
+    return std::nullopt;
+  }
+  std::string command;
+  for (const std::string& arg : runtime->command) command += (command.empty() ? "" : " ") + arg;
+  spdlog::info("agent {}: containers run with {}: {}", options.node, runtime->description, command);
+  return std::move(*runtime);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
@@ -178,7 +196,20 @@ Result<std::unique_ptr<Agent>> Agent::Start(AgentOptions options,
                             : runner.cgroups->parent.version == CgroupVersion::kV1 ? "v1"
                                                                                    : "v2";
   runner.allow_root_jobs = o.allow_root_jobs;
+  runner.containers = ContainerRuntimeOf(o);
+  // Real GPUs (NVML's, not simulated ones) go to containers through CDI.
+  runner.cdi_gpus = !agent->inventory_info_.gpus.empty() && agent->inventory_info_.driver != "fake";
+  runner.pids_max = o.task_pids_max;
+  if (runner.containers) agent->container_runtime_ = runner.containers->description;
+  const std::optional<ContainerRuntime> containers = runner.containers;
   BERTH_ASSIGN_OR_RETURN(agent->runner_, TaskRunner::Open(std::move(runner)));
+  if (containers) {
+    // Containers of tasks no supervisor owns any more (a crash, a reboot).
+    for (const std::string& name : RemoveLeftoverContainers(
+             *containers, o.state_dir, agent->runner_->RunningContainerNames())) {
+      spdlog::warn("agent {}: removed leftover container {}", o.node, name);
+    }
+  }
   // A restarted agent holds the lease its predecessor renewed: its tasks
   // run on until it ends, and it is renewed long before if the server is
   // there.
@@ -371,6 +402,7 @@ bool Agent::Register() {
   registration.memory = NodeMemory();
   registration.labels = options_.labels;
   registration.features = options_.features;
+  registration.container_runtime = container_runtime_;
   for (const GpuInfo& gpu : inventory_info_.gpus) {
     bool healthy = gpu.healthy;
     for (const GpuSample& sample : last_samples_) {

@@ -92,6 +92,9 @@ struct AgentOptions {
   CgroupMode cgroups = CgroupMode::kAuto;
   // Every task's cap on processes and threads (pids.max).
   int64_t task_pids_max = 32768;
+  // The container runtime jobs in an image run with (container_runtime.h):
+  // checked at start; a node where it does not work registers without one.
+  ContainerRuntimeOptions containers;
 };
 
 // What the agent has done, for tests and logs. Thread-safe reads.
@@ -166,6 +169,7 @@ class Agent {
   std::string logs_key_;
   // "v1", "v2" or "off": how tasks are fenced here (for /metrics).
   std::string cgroups_version_;
+  std::string container_runtime_;                 // its description; empty: none
   std::optional<CgroupDirs> task_cgroup_parent_;  // none: tasks run without cgroups
   bool registered_ = false;                       // loop thread only
   // The end of the node's lease, by the real steady clock (CLOCK_MONOTONIC,

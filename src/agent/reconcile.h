@@ -40,6 +40,9 @@ struct LocalTask {
   std::vector<int32_t> gpus;
   std::optional<core::Duration> stop_grace;  // a stop was asked for, with this grace
   bool acked = false;                        // the server has seen its exit
+  // What a running task does before it runs ("pulling image X"); empty:
+  // it runs.
+  std::string starting = "";
 };
 
 struct ReconcilePlan {

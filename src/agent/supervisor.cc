@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent/cgroup_outcome.h"
+#include "agent/container_steps.h"
 #include "agent/node_lease.h"
 #include "agent/proc.h"
 #include "agent/task_cgroup.h"
@@ -39,6 +40,13 @@ constexpr char kLeaseMessage[] =
     "node lease expired: the agent could not renew it with the server in time";
 // How often SIGKILL is repeated while descendants remain.
 constexpr auto kKillSweep = std::chrono::milliseconds(50);
+// A container is stopped by its runtime (SIGTERM, SIGKILL after the
+// grace); only when the runtime has not managed that in this much more does
+// the supervisor kill the runtime's processes itself.
+constexpr auto kContainerStopSlack = std::chrono::seconds(15);
+// A stop of a container that did not exist yet (still being created) is
+// sent again this often until the runtime's `run` ends.
+constexpr auto kContainerStopRetry = std::chrono::seconds(2);
 
 // A line in the task's log (the supervisor's stderr is the log).
 void Note(const std::string& text) {
@@ -175,6 +183,23 @@ void RedirectOutput(const TaskSpec& spec, int report) {
   if (own_error) open_as(spec.error_path, {STDERR_FILENO});
 }
 
+// In the forked child of a container task, as root: opens the output files
+// with the job's user's file-system identity (they must be the user's, as
+// on the host), then takes root back to run the runtime.
+void RedirectOutputAsUser(const TaskSpec& spec, int report) {
+  if (!spec.run_as) return RedirectOutput(spec, report);
+  const TaskIdentity& identity = *spec.run_as;
+  const std::vector<gid_t> groups(identity.groups.begin(), identity.groups.end());
+  if (::setgroups(groups.size(), groups.data()) != 0 || ::setegid(identity.gid) != 0 ||
+      ::seteuid(identity.uid) != 0) {
+    FailStart(report, "cannot take the identity of " + identity.user + ": " + std::strerror(errno));
+  }
+  RedirectOutput(spec, report);
+  if (::seteuid(0) != 0 || ::setegid(0) != 0 || ::setgroups(0, nullptr) != 0) {
+    FailStart(report, std::string("cannot take root back: ") + std::strerror(errno));
+  }
+}
+
 // In the forked child: becomes the task. Any call is safe here, as the
 // supervisor is single-threaded; the account comes resolved in the spec
 // (the supervisor is static: no NSS). `report` is closed by a successful
@@ -185,12 +210,17 @@ void RedirectOutput(const TaskSpec& spec, int report) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (spec.run_as) BecomeUser(*spec.run_as, report);
+  // A container's runtime runs as root; the container gets the user.
+  if (spec.run_as && !spec.container) BecomeUser(*spec.run_as, report);
   if (!spec.workdir.empty() && ::chdir(spec.workdir.c_str()) != 0) {
     FailStart(report,
               "cannot enter the working directory " + spec.workdir + ": " + std::strerror(errno));
   }
-  RedirectOutput(spec, report);
+  if (spec.container) {
+    RedirectOutputAsUser(spec, report);
+  } else {
+    RedirectOutput(spec, report);
+  }
   environ = envp.data();  // execvp searches the task's own PATH
   ::execvp(argv[0], argv.data());
   FailStart(report, std::string("cannot run ") + argv[0] + ": " + std::strerror(errno));
@@ -233,6 +263,7 @@ class Supervision {
       if (ReapAll()) break;
       FenceIfLeaseEnded();
       const auto now = SteadyClock::now();
+      RepeatContainerStop(now);
       if (kill_at_ && now >= *kill_at_) SignalTree(self_, TaskGroup(), SIGKILL);
       if (limit_at_ && now >= *limit_at_ && !terminating_) {
         limit_message_ = "time limit of " + FormatSeconds(*spec_.time_limit) + " reached";
@@ -257,6 +288,7 @@ class Supervision {
     if (reason_ == "lease_expired") status.message = kLeaseMessage;
     if (WIFEXITED(main_status_)) status.exit_code = WEXITSTATUS(main_status_);
     if (WIFSIGNALED(main_status_)) status.signal = WTERMSIG(main_status_);
+    if (spec_.container) status = JudgeContainerEnd(std::move(status));
     return status;
   }
 
@@ -272,7 +304,11 @@ class Supervision {
   // shorten the wait (a fencing stop with no grace after a polite one).
   template <typename Rep, typename Period>
   void Terminate(std::chrono::duration<Rep, Period> grace, const std::string& why) {
-    const auto kill_at = SteadyClock::now() + grace;
+    auto kill_at = SteadyClock::now() + grace;
+    // A running container is stopped by its runtime; the supervisor's own
+    // SIGKILL of the runtime's processes is the fallback.
+    const bool through_runtime = spec_.container && !main_exited_;
+    if (through_runtime) kill_at += kContainerStopSlack;
     if (!terminating_) {
       terminating_ = true;
       if (!main_exited_) reason_ = why;
@@ -281,9 +317,68 @@ class Supervision {
         Note("stop requested: SIGTERM to the task, SIGKILL after " + std::to_string(millis) +
              " ms");
       }
-      SignalTree(self_, TaskGroup(), SIGTERM);
+      if (through_runtime) {
+        container_grace_s_ =
+            (std::chrono::duration_cast<std::chrono::milliseconds>(grace).count() + 999) / 1000;
+        StopContainer();
+      } else {
+        SignalTree(self_, TaskGroup(), SIGTERM);
+      }
+    } else if (through_runtime) {
+      // A shorter grace (fencing after a polite stop): ask again with it.
+      const int64_t seconds =
+          (std::chrono::duration_cast<std::chrono::milliseconds>(grace).count() + 999) / 1000;
+      if (seconds < container_grace_s_) {
+        container_grace_s_ = seconds;
+        StopContainer();
+      }
     }
     if (!kill_at_ || kill_at < *kill_at_) kill_at_ = kill_at;
+  }
+
+  void StopContainer() {
+    stop_pid_ = StartContainerStop(*spec_.container, container_grace_s_);
+    last_stop_ = SteadyClock::now();
+  }
+
+  // The container may not have existed when it was first stopped (the
+  // runtime was still creating it): stop it again until `run` has ended.
+  void RepeatContainerStop(SteadyClock::time_point now) {
+    if (!spec_.container || !terminating_ || main_exited_ || stop_pid_ > 0) return;
+    if (now - last_stop_ >= kContainerStopRetry) StopContainer();
+  }
+
+  // The runtime's `run` has ended: how the container ended, then it goes.
+  void SettleContainer() {
+    container_settled_ = true;
+    container_end_ = InspectContainer(*spec_.container);
+    if (Status removed = RemoveContainer(*spec_.container); !removed.ok()) {
+      Note(removed.message());
+    }
+  }
+
+  // What the container's end means: killed by the OOM killer (the runtime
+  // says so, or it was SIGKILLed at a memory limit nobody stopped it at:
+  // on cgroup v1 hosts the runtime cannot tell), or never started (the
+  // runtime's own failure, exit 125).
+  ExitStatus JudgeContainerEnd(ExitStatus status) const {
+    const ContainerSpec& container = *spec_.container;
+    const std::string limit = std::to_string(container.memory_mib) + " MiB";
+    if (container_end_ && container_end_->oom_killed) {
+      status.reason = "out_of_memory";
+      status.message = "out of memory: the container was killed at its limit of " + limit;
+    } else if (status.reason == "exited" && status.exit_code == 128 + SIGKILL &&
+               container.memory_mib > 0) {
+      status.reason = "out_of_memory";
+      status.message = "killed (SIGKILL) at its memory limit of " + limit +
+                       ": out of memory (nothing else stopped it)";
+    } else if (status.reason == "exited" && status.exit_code == 125) {
+      status.reason = "start_failed";
+      status.message = "the container runtime could not run image " + container.image +
+                       " (exit 125; the task's log has its error)";
+    }
+    if (status.reason == "out_of_memory") Note(status.message);
+    return status;
   }
 
   // The task's process group while its leader lives; after that its pid may
@@ -304,9 +399,14 @@ class Supervision {
           main_exited_ = true;
           main_status_ = status;
         }
+        if (pid == stop_pid_) stop_pid_ = 0;
         continue;
       }
       if (pid < 0 && errno == EINTR) continue;
+      if (main_exited_ && spec_.container && !container_settled_) {
+        SettleContainer();
+        continue;  // reap what the runtime's commands left
+      }
       if (pid < 0 && errno == ECHILD) return main_exited_;
       if (main_exited_ && !terminating_) {
         const auto grace = std::min<std::chrono::microseconds>(
@@ -355,6 +455,14 @@ class Supervision {
   std::string limit_message_;
   std::optional<SteadyClock::time_point> limit_at_;
   std::optional<SteadyClock::time_point> kill_at_;
+  // Container tasks: the runtime's `stop` in flight (0: none), when it was
+  // last sent and with what grace; whether the ended container was read and
+  // removed, and how it ended.
+  pid_t stop_pid_ = 0;
+  SteadyClock::time_point last_stop_;
+  int64_t container_grace_s_ = 0;
+  bool container_settled_ = false;
+  std::optional<ContainerEnd> container_end_;
 };
 
 }  // namespace
@@ -383,6 +491,11 @@ int RunSupervisor(const std::string& task_dir) {
   for (std::string& entry : spec->env) envp.push_back(entry.data());
   envp.push_back(nullptr);
 
+  if (spec->container) {
+    if (Status image = PrepareImage(task_dir, *spec->container); !image.ok()) {
+      return RecordStartFailure(task_dir, "cannot start the task: " + image.message());
+    }
+  }
   Result<std::optional<CgroupJoin>> join = PrepareCgroup(*spec);
   if (!join.ok()) {
     return RecordStartFailure(task_dir, "cannot start the task: " + join.status().message());

@@ -95,6 +95,12 @@ std::string TaskSpecJson(const TaskSpec& spec) {
   out["error_path"] = spec.error_path;
   out["append_output"] = spec.append_output;
   out["lease_file"] = spec.lease_file;
+  out["container"] =
+      spec.container
+          ? json{{"name", spec.container->name}, {"runtime", spec.container->runtime},
+                 {"kind", spec.container->kind}, {"image", spec.container->image},
+                 {"pull", spec.container->pull}, {"memory_mib", spec.container->memory_mib}}
+          : json(nullptr);
   out["run_as"] = spec.run_as ? json{{"user", spec.run_as->user},
                                      {"uid", spec.run_as->uid},
                                      {"gid", spec.run_as->gid},
@@ -127,6 +133,12 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     spec.error_path = body.value("error_path", std::string());
     spec.append_output = body.value("append_output", false);
     spec.lease_file = body.value("lease_file", std::string());  // absent before leases
+    if (const auto box = body.find("container"); box != body.end() && !box->is_null()) {
+      spec.container = ContainerSpec{
+          box->at("name").get<std::string>(), box->at("runtime").get<std::vector<std::string>>(),
+          box->at("kind").get<std::string>(), box->at("image").get<std::string>(),
+          box->at("pull").get<std::string>(), box->at("memory_mib").get<int64_t>()};
+    }
     if (const auto run_as = body.find("run_as"); run_as != body.end() && !run_as->is_null()) {
       spec.run_as = TaskIdentity{
           run_as->at("user").get<std::string>(), run_as->at("uid").get<uint32_t>(),

@@ -12,6 +12,9 @@
 //     supervisor.pid  "pid start_ticks boot_id" of the supervisor
 //     task.pid        the same for the task's main process (its process group)
 //     stop            a stop request: the grace period in milliseconds
+//     container.env   a container task's environment (the runtime's --env-file)
+//     starting        what a task does before it runs ("pulling image X"),
+//                     while it does it
 //     exit.json       the outcome, written once by the supervisor when the
 //                     task and every process it started are gone
 //     acked           the server has seen the exit (no need to report it again)
@@ -63,6 +66,8 @@ inline constexpr char kStop[] = "stop";
 inline constexpr char kExit[] = "exit.json";
 inline constexpr char kAcked[] = "acked";
 inline constexpr char kWork[] = "work";
+inline constexpr char kContainerEnv[] = "container.env";
+inline constexpr char kStarting[] = "starting";
 }  // namespace task_files
 
 // The account the supervisor becomes before it execs the task: the groups,
@@ -75,6 +80,21 @@ struct TaskIdentity {
   std::vector<uint32_t> groups;
 
   bool operator==(const TaskIdentity&) const = default;
+};
+
+// A task that runs in a container (container_runtime.h): the supervisor
+// makes sure the image is there (pulling it as `pull` says), runs `argv`
+// (the runtime's `run`) as root (the container gets the job's user), stops
+// it through the runtime, reads how it ended and removes it.
+struct ContainerSpec {
+  std::string name;
+  std::vector<std::string> runtime;  // the runtime's binary and global arguments
+  std::string kind;                  // "podman" or "docker"
+  std::string image;
+  std::string pull;        // "missing", "never" or "always"
+  int64_t memory_mib = 0;  // its memory limit, for the out-of-memory message
+
+  bool operator==(const ContainerSpec&) const = default;
 };
 
 struct TaskSpec {
@@ -100,6 +120,8 @@ struct TaskSpec {
   // when the lease it holds has ended. Empty: no fencing (a spec written
   // before node leases).
   std::string lease_file;
+  // None: the task runs on the host.
+  std::optional<ContainerSpec> container;
 };
 
 std::string TaskSpecJson(const TaskSpec& spec);

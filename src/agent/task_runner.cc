@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "agent/container_steps.h"
 #include "agent/node_lease.h"
 #include "agent/spawn.h"
 #include "agent/task_env.h"
@@ -141,6 +142,8 @@ void TaskRunner::RefreshOne(Entry& entry) {
     return true;
   };
   if (read_exit()) return;
+  Result<std::string> starting = ReadWholeFile(entry.dir + "/" + task_files::kStarting);
+  entry.task.starting = starting.ok() ? starting->substr(0, starting->find('\n')) : "";
   if (!entry.supervisor) entry.supervisor = ReadIdentity(entry.dir + "/" + task_files::kSupervisor);
   if (!entry.supervisor) {
     if (entry.launched && std::chrono::steady_clock::now() - *entry.launched < kStartWindow) {
@@ -180,6 +183,12 @@ void TaskRunner::SettleLost(Entry& entry) {
   if (spec.ok() && spec->cgroup) {
     KillCgroup(*spec->cgroup);
     if (Status removed = RemoveTaskCgroup(*spec->cgroup); !removed.ok()) {
+      AppendToLog(entry.dir, removed.message());
+    }
+  }
+  // Its container too (the runtime keeps it without a supervisor).
+  if (spec.ok() && spec->container) {
+    if (Status removed = RemoveContainer(*spec->container); !removed.ok()) {
       AppendToLog(entry.dir, removed.message());
     }
   }
@@ -269,6 +278,9 @@ Status TaskRunner::Prepare(const protocol::TaskAssignment& assignment, const std
     spec.run_as = TaskIdentity{
         account.name, account.uid, account.gid, {account.groups.begin(), account.groups.end()}};
   }
+  if (assignment.launch.container) {
+    BERTH_RETURN_IF_ERROR(PrepareContainer(assignment, dir, account, spec));
+  }
   // The log before the supervisor opens it (appending): the user's to read.
   BERTH_RETURN_IF_ERROR(CreateOwned(dir + "/" + task_files::kLog, account, false, 0600));
   BERTH_RETURN_IF_ERROR(CreateOwned(ScratchDir(dir), account, true, 0700));
@@ -278,6 +290,64 @@ Status TaskRunner::Prepare(const protocol::TaskAssignment& assignment, const std
     BERTH_RETURN_IF_ERROR(GiveTo(script, account, 0700));
   }
   return WriteFileAtomic(dir + "/" + task_files::kSpec, TaskSpecJson(spec));
+}
+
+Status TaskRunner::PrepareContainer(const protocol::TaskAssignment& assignment,
+                                    const std::string& dir, const Account& account,
+                                    TaskSpec& spec) {
+  if (!options_.containers) {
+    return FailedPrecondition("node " + options_.node +
+                              " has no working container runtime for image " +
+                              assignment.launch.container->image);
+  }
+  ContainerTask task;
+  task.key = spec.key;
+  task.node = options_.node;
+  task.state_dir = options_.state_dir;
+  task.uid = account.uid;
+  task.gid = account.gid;
+  task.groups = {account.groups.begin(), account.groups.end()};
+  task.gpus = assignment.gpus;
+  task.cdi_gpus = options_.cdi_gpus;
+  task.env_file = dir + "/" + task_files::kContainerEnv;
+  task.scratch_dir = ScratchDir(dir);
+  if (!assignment.launch.script.empty()) task.script_path = dir + "/" + task_files::kScript;
+  task.pids_max = options_.pids_max;
+  std::map<std::string, std::string> host_env;
+  for (const std::string& entry : spec.env) {
+    const size_t equals = entry.find('=');
+    host_env[entry.substr(0, equals)] = entry.substr(equals + 1);
+  }
+  const EnvFile env =
+      ContainerEnvFile(ContainerEnvironment(host_env, *assignment.launch.container, task));
+  BERTH_RETURN_IF_ERROR(WriteFileAtomic(task.env_file, env.text));
+  spec.argv = ContainerRunArgv(*options_.containers, assignment.launch, task);
+  // Values an env file cannot hold go on the command line, after `run`.
+  auto after_run =
+      spec.argv.begin() + static_cast<std::ptrdiff_t>(options_.containers->command.size() + 1);
+  for (const std::string& entry : env.argv_env) {
+    after_run = spec.argv.insert(after_run, {"--env", entry}) + 2;
+  }
+  // The runtime's own process runs with the agent's plain environment, in
+  // "/", outside the task's cgroup (the runtime enforces the limits).
+  spec.env.clear();
+  for (const auto& [name, value] : options_.base_env) spec.env.push_back(name + "=" + value);
+  spec.workdir = "/";
+  spec.cgroup.reset();
+  spec.container = ContainerSpecFor(*options_.containers, assignment.launch, task);
+  return Status::Ok();
+}
+
+std::vector<std::string> TaskRunner::RunningContainerNames() const {
+  std::vector<std::string> names;
+  for (const auto& [key, entry] : entries_) {
+    if (entry.task.phase != LocalPhase::kRunning) continue;
+    Result<std::string> text = ReadWholeFile(entry.dir + "/" + task_files::kSpec);
+    if (!text.ok()) continue;
+    Result<TaskSpec> spec = ParseTaskSpec(*text);
+    if (spec.ok() && spec->container) names.push_back(spec->container->name);
+  }
+  return names;
 }
 
 Status TaskRunner::Stop(const TaskKey& key, core::Duration grace) {

@@ -26,6 +26,7 @@
 
 #include "agent/account.h"
 #include "agent/cgroup_setup.h"
+#include "agent/container_runtime.h"
 #include "agent/proc.h"
 #include "agent/reconcile.h"
 #include "agent/task_dir.h"
@@ -45,6 +46,12 @@ struct TaskRunnerOptions {
   // Tasks may run as root (uid 0). Off: a root job fails to start with the
   // reason, as on a node whose operator never said otherwise.
   bool allow_root_jobs = false;
+  // The node's container runtime (container_runtime.h); none: a task in an
+  // image fails to start, saying so (the server sends none here).
+  std::optional<ContainerRuntime> containers;
+  // The GPUs are real (NVML): containers get them through CDI.
+  bool cdi_gpus = false;
+  int64_t pids_max = 0;  // each container's pids limit; 0: the runtime's
 };
 
 class TaskRunner {
@@ -72,6 +79,8 @@ class TaskRunner {
   int Collect(core::Time cutoff);
 
   const std::string& tasks_dir() const { return tasks_dir_; }
+  // The containers of the running tasks (to keep when leftovers go).
+  std::vector<std::string> RunningContainerNames() const;
 
  private:
   struct Entry {
@@ -91,6 +100,10 @@ class TaskRunner {
   // The task's directory, spec and the files its user owns (task_dir.h).
   Status Prepare(const protocol::TaskAssignment& assignment, const std::string& dir,
                  const Account& account);
+  // Turns the host spec into its container's (container_runtime.h) and
+  // writes the container's env file.
+  Status PrepareContainer(const protocol::TaskAssignment& assignment, const std::string& dir,
+                          const Account& account, TaskSpec& spec);
 
   TaskRunnerOptions options_;
   RunAsPolicy run_as_;

@@ -62,6 +62,11 @@ struct AgentFlags {
   std::vector<std::string> features;
   bool stop_tasks_on_exit = false;
   bool allow_root_jobs = false;
+  std::string container_runtime = "podman";
+  std::string container_runtime_path;
+  std::vector<std::string> container_runtime_args;
+  std::string container_shm_size = "8g";
+  std::string container_pull = "missing";
 };
 
 // The fake inventory, or NVML; a machine without the NVIDIA library is a
@@ -149,6 +154,24 @@ void RunAgent(const AgentFlags& flags) {
     Fail("--task-pids-max: must be at least 1, got " + std::to_string(flags.task_pids_max));
   }
   options.task_pids_max = flags.task_pids_max;
+  if (flags.container_runtime == "podman") {
+    options.containers.kind = agent::RuntimeKind::kPodman;
+  } else if (flags.container_runtime == "docker") {
+    options.containers.kind = agent::RuntimeKind::kDocker;
+  } else if (flags.container_runtime == "off") {
+    options.containers.kind.reset();
+  } else {
+    Fail("--container-runtime: expected podman, docker or off, got '" + flags.container_runtime +
+         "'");
+  }
+  options.containers.binary = flags.container_runtime_path;
+  options.containers.extra_args = flags.container_runtime_args;
+  options.containers.shm_size = flags.container_shm_size;
+  if (std::optional<protocol::ImagePull> pull = protocol::ParseImagePull(flags.container_pull)) {
+    options.containers.default_pull = *pull;
+  } else {
+    Fail("--container-pull: expected missing, never or always, got '" + flags.container_pull + "'");
+  }
 
   // Block the stop signals in every thread the agent starts; this one waits.
   sigset_t signals;
@@ -250,6 +273,23 @@ void AddAgentCommands(CLI::App& app) {
                    "node feature jobs may ask for with --constraint, e.g. ib (repeatable, or "
                    "comma-separated: ib,nvlink)")
       ->delimiter(',');
+  agent
+      ->add_option("--container-runtime", flags->container_runtime,
+                   "Runs jobs that name an image: podman, docker or off")
+      ->capture_default_str();
+  agent->add_option("--container-runtime-path", flags->container_runtime_path,
+                    "The runtime's binary (default: podman or docker from PATH)");
+  agent->add_option("--container-runtime-arg", flags->container_runtime_args,
+                    "An argument for the runtime before its subcommand, e.g. "
+                    "--storage-driver=overlay (repeatable)");
+  agent
+      ->add_option("--container-shm-size", flags->container_shm_size,
+                   "Each container's /dev/shm (PyTorch's DataLoader needs more than 64m)")
+      ->capture_default_str();
+  agent
+      ->add_option("--container-pull", flags->container_pull,
+                   "When images are pulled unless a job says: missing, never, always")
+      ->capture_default_str();
   agent->add_flag("--allow-root-jobs", flags->allow_root_jobs,
                   "Run the tasks of a user whose account is root (refused by default)");
   agent->add_flag("--stop-tasks-on-exit", flags->stop_tasks_on_exit,

@@ -28,7 +28,8 @@ void RunNodes(const ClientFlags& flags) {
   Result<json> reply = client.Get("/api/v1/nodes");
   if (!reply.ok()) Exit("nodes", reply.status());
   if (flags.json) return (void)std::printf("%s\n", (*reply)["nodes"].dump(2).c_str());
-  Table table({"NODE", "STATE", "TYPE", "FREE", "FEATURES", "GPUS (job id, . free, x unhealthy)"});
+  Table table({"NODE", "STATE", "TYPE", "FREE", "FEATURES", "CONTAINERS",
+               "GPUS (job id, . free, x unhealthy)"});
   for (const json& node : (*reply)["nodes"]) {
     int64_t free = 0;
     for (const json& gpu : node["gpus"]) {
@@ -40,6 +41,8 @@ void RunNodes(const ClientFlags& flags) {
                {node.value("gpu_type", "")},
                {std::to_string(free) + "/" + std::to_string(node["gpus"].size())},
                {NodeFeatures(node)},
+               {node["container_runtime"].is_string() ? node["container_runtime"].get<std::string>()
+                                                      : "-"},
                {GpuGrid(node["gpus"])}});
   }
   std::fputs(table.Render(ColorOutput()).c_str(), stdout);

@@ -31,6 +31,7 @@ struct SubmitFlags {
   bool no_requeue = false;
   bool wait_for_nodes = false;
   bool gpus_in_one_group = false;
+  bool container_mount_home = false;
   bool wait = false;
   bool dry_run = false;
   std::string manifest;         // -f: a Kubernetes Pod or Job; "-" is stdin
@@ -158,6 +159,12 @@ nlohmann::json CommandBody(SubmitFlags& flags) {
     flags.options.FillFrom(directives->berth);
     flags.options.FillFrom(directives->sbatch);
   }
+  if (flags.container_mount_home) flags.options.container_mount_home = true;
+  // A container sees only the host paths it mounts (and the workdir is
+  // one of them): the current directory is not mounted unasked.
+  if (!flags.options.workdir && !flags.options.container_image) {
+    flags.options.workdir = std::filesystem::current_path().string();
+  }
   Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
   if (!body.ok()) Exit("submit", body.status());
   return *body;
@@ -169,7 +176,6 @@ void RunSubmit(SubmitFlags& flags) {
   if (flags.no_requeue) flags.options.requeue = false;
   if (flags.wait_for_nodes) flags.options.wait_for_nodes = true;
   if (flags.gpus_in_one_group) flags.options.gpus_in_one_group = true;
-  if (!flags.options.workdir) flags.options.workdir = std::filesystem::current_path().string();
   nlohmann::json body = flags.manifest.empty() ? CommandBody(flags) : ManifestBody(flags);
   if (flags.dry_run) {
     if (!flags.idempotency_key.empty()) body["idempotency_key"] = flags.idempotency_key;
@@ -232,6 +238,19 @@ void AddSubmitCommand(CLI::App& app) {
                      "%j %x %u %A %a %N %t %% as in Slurm (default: the task's log)");
   submit->add_option("-e,--error", o.error, "stderr to this file (default: with stdout)");
   submit->add_option("--open-mode", o.open_mode, "append or truncate (the default) the files");
+  submit->add_option("--container-image", o.container_image,
+                     "Run each task in this image (podman or docker on the node)");
+  submit->add_option("--container-mounts", o.container_mounts,
+                     "Host paths in the container: SRC:DST[:ro],... (within the server's "
+                     "allow-list)");
+  submit->add_option("--container-workdir", o.container_workdir,
+                     "Working directory in the container (default: --workdir if given, else "
+                     "the image's)");
+  submit->add_flag("--container-mount-home", flags->container_mount_home,
+                   "Mount your home directory at the same path");
+  submit->add_option("--container-pull", o.container_pull,
+                     "When the node pulls the image: missing, never, always (default: the "
+                     "node's)");
   submit->add_option("--retries", o.retries, "Times a failed run is retried");
   submit->add_flag("--hold", flags->hold, "Submit held until `berth release`");
   submit->add_flag("--no-requeue", flags->no_requeue,

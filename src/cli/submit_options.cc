@@ -76,7 +76,8 @@ std::vector<std::string> Words(std::string_view line) {
 
 bool TakesValue(std::string_view flag) {
   return flag != "--preemptible" && flag != "--hold" && flag != "-H" && flag != "--requeue" &&
-         flag != "--no-requeue" && flag != "--wait-for-nodes" && flag != "--gpus-in-one-group";
+         flag != "--no-requeue" && flag != "--wait-for-nodes" && flag != "--gpus-in-one-group" &&
+         flag != "--container-mount-home" && flag != "--no-container-mount-home";
 }
 
 // Slurm's --dependency: "afterok:1:2,afterany:3" (also "?" separated: any of;
@@ -111,8 +112,74 @@ Result<bool> ApplyGres(std::string_view text, SubmitOptions& options) {
   return used;
 }
 
+// Pyxis's flags, the same under #SBATCH, #BERTH and on the command line.
+bool ApplyContainer(std::string_view flag, std::string_view value, SubmitOptions& options) {
+  if (flag == "--container-image") return options.container_image = std::string(value), true;
+  if (flag == "--container-mounts") return options.container_mounts = std::string(value), true;
+  if (flag == "--container-workdir") return options.container_workdir = std::string(value), true;
+  if (flag == "--container-pull") return options.container_pull = std::string(value), true;
+  if (flag == "--container-mount-home") return options.container_mount_home = true, true;
+  if (flag == "--no-container-mount-home") return options.container_mount_home = false, true;
+  return false;
+}
+
+// "/data:/data:ro,/scratch:/tmp/s": Pyxis's --container-mounts. A bare
+// "/data" mounts the path at the same place.
+Result<json> ContainerMounts(std::string_view text) {
+  const std::string_view flag = "--container-mounts";
+  json mounts = json::array();
+  for (std::string_view item : Split(text, ',')) {
+    std::vector<std::string_view> parts = Split(item, ':');
+    if (parts.size() > 3 || parts[0].empty() || (parts.size() >= 2 && parts[1].empty())) {
+      return Bad(flag, "SRC[:DST[:ro|rw]],...", item);
+    }
+    bool read_only = false;
+    if (parts.size() == 3) {
+      if (parts[2] != "ro" && parts[2] != "rw") return Bad(flag, "SRC:DST:ro or SRC:DST:rw", item);
+      read_only = parts[2] == "ro";
+    }
+    mounts.push_back({{"source", std::string(parts[0])},
+                      {"target", std::string(parts.size() >= 2 ? parts[1] : parts[0])},
+                      {"read_only", read_only}});
+  }
+  return mounts;
+}
+
+// The `container` object, when an image is named; a container flag
+// without one is an error naming it.
+Result<std::optional<json>> ContainerBody(const SubmitOptions& options) {
+  if (!options.container_image) {
+    for (const auto& [flag, given] :
+         {std::pair{"--container-mounts", options.container_mounts.has_value()},
+          std::pair{"--container-workdir", options.container_workdir.has_value()},
+          std::pair{"--container-pull", options.container_pull.has_value()},
+          std::pair{"--container-mount-home", options.container_mount_home.value_or(false)}}) {
+      if (given) return InvalidArgument(std::string(flag) + ": needs --container-image");
+    }
+    return std::optional<json>();
+  }
+  if (options.container_image->empty()) {
+    return Bad("--container-image", "an image name", *options.container_image);
+  }
+  json container{{"image", *options.container_image}};
+  if (options.container_mounts) {
+    BERTH_ASSIGN_OR_RETURN(container["mounts"], ContainerMounts(*options.container_mounts));
+  }
+  if (options.container_workdir) container["workdir"] = *options.container_workdir;
+  if (options.container_mount_home) container["mount_home"] = *options.container_mount_home;
+  if (options.container_pull) {
+    const std::string& pull = *options.container_pull;
+    if (pull != "missing" && pull != "never" && pull != "always") {
+      return Bad("--container-pull", "missing, never or always", pull);
+    }
+    container["pull"] = pull;
+  }
+  return std::optional<json>(std::move(container));
+}
+
 Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOptions& options) {
   if (flag == "--gres") return ApplyGres(value, options);
+  if (ApplyContainer(flag, value, options)) return true;
   if (flag == "--gpus" || flag == "-G" || flag == "--gpus-per-task" || flag == "--gpus-per-node") {
     // Per task: Berth's unit. (--gpus is per job in Slurm; the same for one task.)
     const size_t colon = value.rfind(':');
@@ -213,7 +280,7 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
   if (flag == "--no-requeue") return options.requeue = false, true;
   if (flag == "--wait-for-nodes") return options.wait_for_nodes = true, true;
   if (flag == "--gpus-in-one-group") return options.gpus_in_one_group = true, true;
-  return false;
+  return ApplyContainer(flag, value, options);
 }
 
 }  // namespace
@@ -251,6 +318,11 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(exclude, lower.exclude);
   fill(wait_for_nodes, lower.wait_for_nodes);
   fill(gpus_in_one_group, lower.gpus_in_one_group);
+  fill(container_image, lower.container_image);
+  fill(container_mounts, lower.container_mounts);
+  fill(container_workdir, lower.container_workdir);
+  fill(container_mount_home, lower.container_mount_home);
+  fill(container_pull, lower.container_pull);
 }
 
 Result<int64_t> ParseDuration(std::string_view text, std::string_view flag) {
@@ -336,6 +408,7 @@ Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_vie
     return options.requeue = flag == "--requeue", true;
   }
   if (!TakesValue(flag)) {
+    if (ApplyContainer(flag, "", options)) return true;
     return sbatch ? Result<bool>(false) : ApplyBerth(flag, "", options);
   }
   return sbatch ? ApplySbatch(flag, *value, options) : ApplyBerth(flag, *value, options);
@@ -490,6 +563,8 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
   if (options.hold) body["hold"] = *options.hold;
   if (options.wait_for_nodes) body["wait_for_nodes"] = *options.wait_for_nodes;
   if (options.gpus_in_one_group) body["gpus_in_one_group"] = *options.gpus_in_one_group;
+  BERTH_ASSIGN_OR_RETURN(std::optional<json> container, ContainerBody(options));
+  if (container) body["container"] = std::move(*container);
   return body;
 }
 

@@ -45,6 +45,12 @@ struct SubmitOptions {
   std::optional<bool> hold;
   std::optional<bool> wait_for_nodes;     // accept it though no registered node could host it
   std::optional<bool> gpus_in_one_group;  // each task's GPUs in one interconnect group
+  // The container, with the names Slurm's Pyxis plugin made familiar.
+  std::optional<std::string> container_image;
+  std::optional<std::string> container_mounts;  // SRC:DST[:ro|:rw],...
+  std::optional<std::string> container_workdir;
+  std::optional<bool> container_mount_home;
+  std::optional<std::string> container_pull;  // missing | never | always
 
   // Fills every field this one lacks from `lower` (lists: when empty).
   void FillFrom(const SubmitOptions& lower);

@@ -256,3 +256,56 @@ TEST(SubmitOptionsTest, PlacementValuesTheServerWouldRefuseNameTheFlag) {
 
 }  // namespace
 }  // namespace berth::cli
+
+namespace berth::cli {
+namespace {
+
+// Issue 28: Pyxis's flags, on the command line, in #SBATCH and #BERTH lines.
+TEST(SubmitOptionsTest, ContainerFlagsWithPyxisNames) {
+  Result<ScriptDirectives> directives = ParseScriptDirectives(
+      "#!/bin/bash\n"
+      "#SBATCH --container-image=localhost/train:1\n"
+      "#SBATCH --container-mounts=/data:/data:ro,/scratch:/tmp/s,/models\n"
+      "#SBATCH --container-workdir /workspace\n"
+      "#SBATCH --container-mount-home\n"
+      "#BERTH --container-pull never\n"
+      "python train.py\n");
+  ASSERT_TRUE(directives.ok()) << directives.status().ToString();
+  EXPECT_TRUE(directives->warnings.empty());
+  SubmitOptions options = directives->berth;
+  options.FillFrom(directives->sbatch);
+  Result<json> body = SubmissionBody(options, {}, "python train.py\n");
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  const json expected = {{"image", "localhost/train:1"},
+                         {"mounts",
+                          {{{"source", "/data"}, {"target", "/data"}, {"read_only", true}},
+                           {{"source", "/scratch"}, {"target", "/tmp/s"}, {"read_only", false}},
+                           {{"source", "/models"}, {"target", "/models"}, {"read_only", false}}}},
+                         {"workdir", "/workspace"},
+                         {"mount_home", true},
+                         {"pull", "never"}};
+  EXPECT_EQ((*body)["container"], expected);
+}
+
+TEST(SubmitOptionsTest, ContainerFlagsAreCheckedNamingTheFlag) {
+  SubmitOptions options;
+  options.container_mounts = "/data:/data";
+  EXPECT_THAT(SubmissionBody(options, {"true"}, "").status().message(),
+              HasSubstr("--container-mounts: needs --container-image"));
+  options.container_image = "img";
+  options.container_mounts = "/data:/data:rx";
+  EXPECT_THAT(SubmissionBody(options, {"true"}, "").status().message(),
+              HasSubstr("--container-mounts: expected"));
+  options.container_mounts.reset();
+  options.container_pull = "sometimes";
+  EXPECT_THAT(SubmissionBody(options, {"true"}, "").status().message(),
+              HasSubstr("--container-pull: expected missing, never or always"));
+  options.container_pull.reset();
+  Result<json> body = SubmissionBody(options, {"true"}, "");
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["container"], json({{"image", "img"}}));
+  EXPECT_FALSE(SubmissionBody(SubmitOptions{}, {"true"}, "")->contains("container"));
+}
+
+}  // namespace
+}  // namespace berth::cli

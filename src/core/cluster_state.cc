@@ -23,10 +23,12 @@ void ClusterState::SetNodeState(NodeId node, NodeState state) {
 }
 
 void ClusterState::SetNodeAttributes(NodeId node, std::map<std::string, std::string> labels,
-                                     std::set<std::string, std::less<>> features) {
+                                     std::set<std::string, std::less<>> features,
+                                     std::string container_runtime) {
   NodeSpec& spec = nodes_.mutable_spec(node);
   spec.labels = std::move(labels);
   spec.features = std::move(features);
+  spec.container_runtime = std::move(container_runtime);
 }
 
 void ClusterState::SetGpuHealth(NodeId node, int gpu, GpuHealth health) {

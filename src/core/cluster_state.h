@@ -46,11 +46,12 @@ class ClusterState {
   void SetNodeState(NodeId node, NodeState state);
   void SetGpuHealth(NodeId node, int gpu, GpuHealth health);
   NodeState node_state(NodeId node) const { return node_states_[Index(node)]; }
-  // A node's labels and features changed (its agent registered again with
-  // others): later decisions match constraints against the new ones, and
-  // work placed under the old ones keeps running.
+  // A node's labels, features or container runtime changed (its agent
+  // registered again with others): later decisions match constraints
+  // against the new ones, and work placed under the old ones keeps running.
   void SetNodeAttributes(NodeId node, std::map<std::string, std::string> labels,
-                         std::set<std::string, std::less<>> features);
+                         std::set<std::string, std::less<>> features,
+                         std::string container_runtime);
 
   // --- team queues ---
   // Replaces the queue tree (nullopt: no quotas).

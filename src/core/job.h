@@ -24,8 +24,12 @@ struct NodeConstraints {
   std::string features;               // a FeatureExpression (constraint.h); empty: any
   std::vector<std::string> nodelist;  // only these nodes; empty: any node
   std::vector<std::string> exclude;   // never these nodes
+  // The job runs in a container image: only nodes that run containers.
+  bool container = false;
 
-  bool empty() const { return features.empty() && nodelist.empty() && exclude.empty(); }
+  bool empty() const {
+    return features.empty() && nodelist.empty() && exclude.empty() && !container;
+  }
   auto operator<=>(const NodeConstraints&) const = default;
 };
 

@@ -47,6 +47,10 @@ struct NodeSpec {
   // What the node offers that jobs may ask for by name (Slurm's node
   // features: "ib", "nvlink", "a100"); constraint.h matches them.
   std::set<std::string, std::less<>> features;
+  // Its agent's working container runtime, as it describes it ("podman
+  // 4.3.1 (runc, cgroup v1)"); empty: none, and jobs in an image never run
+  // here.
+  std::string container_runtime;
 };
 
 // A node of `gpu_count` GPUs of one type, all in interconnect group 0.

@@ -11,6 +11,8 @@
 //   1. state        the node is up (not down, not draining)   kDown, kDraining
 //   2. GPU model    one of the models the job accepts         kGpuModel
 //   3. constraints  nodelist, exclude, feature expression     kNodeList, kExcluded, kFeatures
+//                   and a container runtime for a job in an   kContainerRuntime
+//                   image
 //   4. GPUs         free whole GPUs / devices with room       kGpus
 //   5. CPU          free millicores                           kCpu
 //   6. memory       free MiB                                  kMemory

@@ -69,6 +69,27 @@ TEST(NodeFiltersTest, EachFilterRejectsWithItsOwnReason) {
             NodeRejection::kGpuModel);
 }
 
+// Issue 28: a job in an image goes only to nodes whose agent has a
+// working container runtime, and the others are counted by that reason.
+TEST(NodeFiltersTest, AJobInAnImageNeedsANodeWithAContainerRuntime) {
+  ClusterState state;
+  NodeSpec with_runtime = Node("podman", "A100", 8);
+  with_runtime.container_runtime = "podman 4.3.1 (runc, cgroupfs, cgroup v1)";
+  state.AddNode(with_runtime);             // n0
+  state.AddNode(Node("bare", "A100", 8));  // n1
+  const JobSpec job = NewJob(1).Gpus(2).InContainer();
+  EXPECT_EQ(FitNow(state, N(0), job).tasks, 4);
+  EXPECT_EQ(FitNow(state, N(1), job).rejected, NodeRejection::kContainerRuntime);
+  EXPECT_EQ(FitNow(state, N(1), NewJob(2).Gpus(2)).tasks, 4) << "a host job goes anywhere";
+  const NodeTally tally = TallyEver(state.nodes(), ResolveRequest(state.nodes(), job).request);
+  EXPECT_EQ(tally.fit, 1);
+  EXPECT_EQ(tally.rejected_by(NodeRejection::kContainerRuntime), 1);
+  EXPECT_EQ(NodeRejectionName(NodeRejection::kContainerRuntime), "container_runtime");
+  // An agent that registers again with a runtime makes the node eligible.
+  state.SetNodeAttributes(N(1), {}, {}, "docker 24.0.7 (runc, systemd, cgroup v2)");
+  EXPECT_EQ(FitNow(state, N(1), job).tasks, 4);
+}
+
 TEST(NodeFiltersTest, TheFirstFilterInOrderIsTheReason) {
   ClusterState state;
   state.AddNode(Node("n0", "H100", 4));

@@ -15,6 +15,7 @@ constexpr std::array<std::pair<NodeRejection, std::string_view>, kNodeRejectionC
     {NodeRejection::kNodeList, "nodelist"},
     {NodeRejection::kExcluded, "excluded"},
     {NodeRejection::kFeatures, "features"},
+    {NodeRejection::kContainerRuntime, "container_runtime"},
     {NodeRejection::kGpus, "gpus"},
     {NodeRejection::kCpu, "cpu"},
     {NodeRejection::kMemory, "memory"},

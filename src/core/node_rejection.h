@@ -18,14 +18,17 @@ enum class NodeRejection : uint8_t {
   kNodeList,  // the job names the nodes it may use, and not this one
   kExcluded,  // the job excludes this node
   kFeatures,  // the node lacks the features the job's constraint asks for
-  kGpus,      // too few free GPUs (or no device with room for the share)
-  kCpu,       // too little free CPU
-  kMemory,    // too little free memory
+  // The job runs in a container and the node has no working container
+  // runtime (its agent found none at start).
+  kContainerRuntime,
+  kGpus,    // too few free GPUs (or no device with room for the share)
+  kCpu,     // too little free CPU
+  kMemory,  // too little free memory
   // The job wants each task's GPUs in one interconnect group (one NVLink
   // island), and no group of the node has that many free.
   kInterconnect,
 };
-inline constexpr size_t kNodeRejectionCount = 10;
+inline constexpr size_t kNodeRejectionCount = 11;
 
 std::string_view NodeRejectionName(NodeRejection rejection);
 std::optional<NodeRejection> ParseNodeRejection(std::string_view name);

@@ -13,7 +13,7 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
 }
 
 // The static filters of node_filters.h in their order: GPU model,
-// nodelist, exclude, features.
+// nodelist, exclude, features, container runtime.
 std::shared_ptr<const NodeEligibility> MatchNodes(const NodeTable& nodes, const JobSpec& spec) {
   static const NodeConstraints kNone;
   const NodeConstraints& constraints = spec.constraints ? *spec.constraints : kNone;
@@ -39,6 +39,8 @@ std::shared_ptr<const NodeEligibility> MatchNodes(const NodeTable& nodes, const 
       verdict = NodeRejection::kExcluded;
     } else if (eligibility->error || (features && !features->Matches(node))) {
       verdict = NodeRejection::kFeatures;
+    } else if (constraints.container && node.container_runtime.empty()) {
+      verdict = NodeRejection::kContainerRuntime;
     }
     eligibility->verdict.push_back(verdict);
   }

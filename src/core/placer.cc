@@ -265,8 +265,9 @@ ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request
   const int64_t eligible_but_unavailable =
       tally.rejected_by(NodeRejection::kDown) + tally.rejected_by(NodeRejection::kDraining);
   int64_t static_rejections = 0;
-  for (NodeRejection rejection : {NodeRejection::kGpuModel, NodeRejection::kNodeList,
-                                  NodeRejection::kExcluded, NodeRejection::kFeatures}) {
+  for (NodeRejection rejection :
+       {NodeRejection::kGpuModel, NodeRejection::kNodeList, NodeRejection::kExcluded,
+        NodeRejection::kFeatures, NodeRejection::kContainerRuntime}) {
     static_rejections += tally.rejected_by(rejection);
   }
   // Down and draining nodes are counted before the static filters, so some

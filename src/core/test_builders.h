@@ -107,6 +107,10 @@ class JobBuilder {
     Constraints().exclude = std::move(nodes);
     return *this;
   }
+  JobBuilder& InContainer() {
+    Constraints().container = true;
+    return *this;
+  }
   JobBuilder& OneGroup() {
     spec_.gpu_locality = GpuLocality::kOneGroup;
     return *this;

@@ -25,7 +25,8 @@ TaskAssignment Assignment() {
   task.launch.grace = core::Duration::Seconds(10);
   task.launch.run_as.user = "alice";
   task.launch.limits = ResourceLimits{core::MilliCpu(16000), core::MemoryMiB(131072)};
-  task.launch.container = Container{"pytorch:24.05", {Mount{"/data", "/data", true}}, "", {}, {}};
+  task.launch.container =
+      Container{"pytorch:24.05", {Mount{"/data", "/data", true}}, "", {}, {}, ImagePull::kNever};
   task.gpus = {4, 5, 6, 7};
   task.world_size = 2;
   task.master_addr = "10.0.0.7";

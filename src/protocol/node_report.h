@@ -36,6 +36,9 @@ struct NodeRegistration {
   std::map<std::string, std::string> labels;
   // What jobs may ask for by name (`--constraint`): "ib", "nvlink".
   std::vector<std::string> features;
+  // The node's working container runtime, as the agent found it at start
+  // ("podman 4.3.1 (runc, cgroupfs, cgroup v1)"); empty: none.
+  std::string container_runtime;
 
   bool operator==(const NodeRegistration&) const = default;
 };
@@ -81,6 +84,9 @@ struct TaskReport {
   // MiB, and its CPU time, every process of it together.
   std::optional<core::MemoryMiB> peak_memory = std::nullopt;
   std::optional<core::Duration> cpu_time = std::nullopt;
+  // A running task that is still getting ready ("pulling image X"): its job
+  // is starting, not running, until this is empty.
+  std::string starting = "";
 
   bool operator==(const TaskReport&) const = default;
 };

@@ -71,7 +71,12 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(report.message, task.String("message", false));
   BERTH_ASSIGN_OR_RETURN(int64_t peak_memory, task.Int("peak_memory_mib", -1, 0, int64_t{1} << 40));
   BERTH_ASSIGN_OR_RETURN(report.cpu_time, ReadSeconds(task, "cpu_time_s"));
+  BERTH_ASSIGN_OR_RETURN(report.starting, task.String("starting", false));
   BERTH_RETURN_IF_ERROR(task.Finish());
+  if (report.starting.size() > kMaxTaskMessage) {
+    return InvalidArgument(task.Name("starting") + "at most " + std::to_string(kMaxTaskMessage) +
+                           " bytes");
+  }
   if (peak_memory >= 0) report.peak_memory = core::MemoryMiB(peak_memory);
   if (job < 1) return InvalidArgument(task.Name("job") + "is required");
   if (phase != "running" && phase != "exited") {
@@ -128,7 +133,8 @@ json RegistrationJson(const NodeRegistration& registration) {
               {"cpu_milli", registration.cpu.value()},
               {"memory_mib", registration.memory.value()},
               {"labels", registration.labels},
-              {"features", registration.features}};
+              {"features", registration.features},
+              {"container_runtime", registration.container_runtime}};
 }
 
 Result<NodeRegistration> ParseRegistration(const json& body) {
@@ -146,6 +152,7 @@ Result<NodeRegistration> ParseRegistration(const json& body) {
   registration.memory = core::MemoryMiB(memory);
   BERTH_ASSIGN_OR_RETURN(registration.labels, fields.StringMap("labels"));
   BERTH_ASSIGN_OR_RETURN(registration.features, fields.Strings("features"));
+  BERTH_ASSIGN_OR_RETURN(registration.container_runtime, fields.String("container_runtime", false));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   if (registration.node.empty() || registration.node.size() > 64) {
     return InvalidArgument("node: 1..64 characters");
@@ -164,6 +171,7 @@ json HeartbeatJson(const Heartbeat& heartbeat) {
     if (task.signal) entry["signal"] = *task.signal;
     if (task.phase == TaskPhase::kExited) entry["outcome"] = TaskOutcomeName(task.outcome);
     if (!task.message.empty()) entry["message"] = task.message;
+    if (!task.starting.empty()) entry["starting"] = task.starting;
     if (task.peak_memory) entry["peak_memory_mib"] = task.peak_memory->value();
     if (task.cpu_time) entry["cpu_time_s"] = SecondsJson(*task.cpu_time);
     tasks.push_back(entry);

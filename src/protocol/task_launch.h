@@ -4,15 +4,15 @@
 // (server/task_launch.h); the agent starts the task from it alone.
 //
 // `limits` (the job's per-task CPU and memory request) are enforced in the
-// task's cgroup (agent/task_cgroup.h). One part is carried before anything
-// acts on it, so that the wire format is settled once:
-//   - container: always absent today (the task runs on the host).
+// task's cgroup (agent/task_cgroup.h), or by the container runtime when the
+// task runs in a container (agent/container_args.h).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/resources.h"
@@ -46,13 +46,26 @@ struct Mount {
   bool operator==(const Mount&) const = default;
 };
 
-// The container a task runs in.
+// When a node fetches a container's image from its registry.
+enum class ImagePull {
+  kMissing,  // only when the node does not have it
+  kNever,    // never: the image must be on the node already
+  kAlways,   // before every start, so a moved tag is followed
+};
+
+std::string_view ImagePullName(ImagePull pull);  // "missing"
+std::optional<ImagePull> ParseImagePull(std::string_view name);
+
+// The container a task runs in. The job's `workdir`, when set, is mounted
+// at the same path too, and is the container's working directory unless
+// `workdir` here names another.
 struct Container {
   std::string image;
-  std::vector<Mount> mounts;
-  std::string workdir;  // empty: the image's
+  std::vector<Mount> mounts;  // the user's home among them, if asked for
+  std::string workdir;        // in the container; empty: the job's, else the image's
   std::map<std::string, std::string> env;
   std::vector<std::string> entrypoint;  // empty: the image's
+  std::optional<ImagePull> pull;        // none: the node's default
 
   bool operator==(const Container&) const = default;
 };

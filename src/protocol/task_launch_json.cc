@@ -23,7 +23,8 @@ json ContainerJson(const Container& container) {
               {"mounts", mounts},
               {"workdir", container.workdir},
               {"env", container.env},
-              {"entrypoint", container.entrypoint}};
+              {"entrypoint", container.entrypoint},
+              {"pull", container.pull ? json(ImagePullName(*container.pull)) : json(nullptr)}};
 }
 
 Result<Mount> ParseMount(const json& body, const std::string& path) {
@@ -46,6 +47,14 @@ Result<Container> ParseContainer(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(container.workdir, fields.String("workdir", false));
   BERTH_ASSIGN_OR_RETURN(container.env, fields.StringMap("env"));
   BERTH_ASSIGN_OR_RETURN(container.entrypoint, fields.Strings("entrypoint"));
+  BERTH_ASSIGN_OR_RETURN(std::string pull, fields.String("pull", false));
+  if (!pull.empty()) {
+    container.pull = ParseImagePull(pull);
+    if (!container.pull) {
+      return InvalidArgument(fields.Name("pull") + "expected missing, never or always, got '" +
+                             pull + "'");
+    }
+  }
   BERTH_RETURN_IF_ERROR(fields.Finish());
   if (container.image.empty()) return InvalidArgument(fields.Name("image") + "must not be empty");
   return container;
@@ -70,6 +79,25 @@ Result<ResourceLimits> ParseLimits(const json& body, const std::string& path) {
 }
 
 }  // namespace
+
+std::string_view ImagePullName(ImagePull pull) {
+  switch (pull) {
+    case ImagePull::kMissing:
+      return "missing";
+    case ImagePull::kNever:
+      return "never";
+    case ImagePull::kAlways:
+      return "always";
+  }
+  return "missing";
+}
+
+std::optional<ImagePull> ParseImagePull(std::string_view name) {
+  for (ImagePull pull : {ImagePull::kMissing, ImagePull::kNever, ImagePull::kAlways}) {
+    if (ImagePullName(pull) == name) return pull;
+  }
+  return std::nullopt;
+}
 
 void AddTaskLaunchJson(const TaskLaunch& launch, json& entry) {
   entry["name"] = launch.name;

@@ -27,6 +27,25 @@ std::string_view DependencyKindName(store::DependencyKind kind) {
   return "afterok";
 }
 
+// The job's container as it was submitted (with the home mount the server
+// resolved). Its image is anyone's to see; its env and paths only its
+// owner's.
+json ContainerJson(const store::ContainerRequest& container, Reader reader) {
+  if (reader != Reader::kOwnerOrAdmin) return json{{"image", container.image}};
+  json mounts = json::array();
+  for (const store::ContainerMount& mount : container.mounts) {
+    mounts.push_back(
+        {{"source", mount.source}, {"target", mount.target}, {"read_only", mount.read_only}});
+  }
+  return json{{"image", container.image},
+              {"mounts", mounts},
+              {"workdir", container.workdir},
+              {"env", container.env},
+              {"entrypoint", container.entrypoint},
+              {"mount_home", container.mount_home},
+              {"pull", container.pull.empty() ? json(nullptr) : json(container.pull)}};
+}
+
 }  // namespace
 
 json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending) {
@@ -94,6 +113,7 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
     out["error"] = request.error;
     out["open_mode"] = request.append_output ? "append" : "truncate";
   }
+  out["container"] = request.container ? ContainerJson(*request.container, reader) : json(nullptr);
   return out;
 }
 
@@ -133,19 +153,22 @@ json NodeJson(const NodeView& node) {
                     {"healthy", gpu.health == core::GpuHealth::kHealthy},
                     {"job", holder}});
   }
-  return json{{"name", record.name},
-              {"address", record.address},
-              {"state", record.drained && record.state == core::NodeState::kUp
-                            ? "draining"
-                            : std::string(core::NodeStateName(record.state))},
-              {"drained", record.drained},
-              {"gpu_type", record.spec.gpu_type},
-              {"gpus", gpus},
-              {"cpu_milli", record.spec.cpu.value()},
-              {"memory_mib", record.spec.memory.value()},
-              {"labels", record.spec.labels},
-              {"features", record.spec.features},
-              {"last_heartbeat", FormatRfc3339(record.last_heartbeat)}};
+  return json{
+      {"name", record.name},
+      {"address", record.address},
+      {"state", record.drained && record.state == core::NodeState::kUp
+                    ? "draining"
+                    : std::string(core::NodeStateName(record.state))},
+      {"drained", record.drained},
+      {"gpu_type", record.spec.gpu_type},
+      {"gpus", gpus},
+      {"cpu_milli", record.spec.cpu.value()},
+      {"memory_mib", record.spec.memory.value()},
+      {"labels", record.spec.labels},
+      {"features", record.spec.features},
+      {"container_runtime",
+       record.spec.container_runtime.empty() ? json(nullptr) : json(record.spec.container_runtime)},
+      {"last_heartbeat", FormatRfc3339(record.last_heartbeat)}};
 }
 
 json HistoryJson(const std::vector<HistorySample>& samples, core::Duration every, size_t capacity) {

@@ -130,7 +130,7 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
   BERTH_RETURN_IF_ERROR(
       Unknown(root, "",
               {"listen", "data_dir", "database", "advertise_url", "leader_lease_s", "tls", "http",
-               "metrics", "scheduler", "dashboard", "queues", "users"}));
+               "metrics", "scheduler", "dashboard", "queues", "users", "container_mount_allow"}));
   ServerConfig config;
   ServerOptions& server = config;
   BERTH_ASSIGN_OR_RETURN(server.listen, Get<std::string>(root, "", "listen", server.listen));
@@ -142,6 +142,13 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
       Seconds(root, "", "leader_lease_s", 1, core::Duration::Millis(server.leader_lease.count())));
   server.leader_lease = std::chrono::milliseconds(lease.micros() / 1000);
   BERTH_RETURN_IF_ERROR(ParseListen(server.listen, "listen").status());
+  BERTH_ASSIGN_OR_RETURN(server.controller.limits.container_mounts.paths,
+                         toml_read::Strings(root, "", "container_mount_allow"));
+  for (const std::string& path : server.controller.limits.container_mounts.paths) {
+    if (!path.starts_with('/')) {
+      return InvalidArgument("container_mount_allow: expected absolute paths, got '" + path + "'");
+    }
+  }
   if (server.data_dir.empty() && server.postgres_url.empty()) {
     return InvalidArgument("data_dir: required unless database names a PostgreSQL server");
   }

@@ -3,6 +3,7 @@
 //   listen = "127.0.0.1:8080"
 //   data_dir = "/var/lib/berth"          # SQLite store and admin token
 //   database = ""                        # a PostgreSQL URL: use it instead of SQLite
+//   container_mount_allow = ["/data"]    # host paths jobs' containers may mount
 //
 //   [tls]
 //   cert = ""                            # both set: HTTPS

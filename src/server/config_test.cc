@@ -95,6 +95,20 @@ public = true
   EXPECT_TRUE(config->public_metrics);
 }
 
+// Issue 28: the host paths jobs' containers may mount.
+TEST(ConfigTest, ContainerMountAllowList) {
+  Result<ServerConfig> config =
+      ParseConfig("data_dir = \"/x\"\ncontainer_mount_allow = [\"/data\", \"/home\"]", "t");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->controller.limits.container_mounts.paths,
+            (std::vector<std::string>{"/data", "/home"}));
+  EXPECT_TRUE(
+      ParseConfig("data_dir = \"/x\"", "t")->controller.limits.container_mounts.paths.empty());
+  EXPECT_THAT(
+      ParseConfig("data_dir = \"/x\"\ncontainer_mount_allow = [\"data\"]", "t").status().message(),
+      ::testing::HasSubstr("container_mount_allow: expected absolute paths"));
+}
+
 TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"data_dir = \"/x\"\nlisen = \"127.0.0.1:1\"", "lisen: unknown key"},

@@ -37,9 +37,10 @@ core::JobSpec CoreSpecOf(const store::JobRequest& request) {
   spec.tasks = request.tasks;
   spec.task = request.task;
   spec.gpu_types = request.gpu_types;
-  if (!request.constraint.empty() || !request.nodelist.empty() || !request.exclude.empty()) {
-    spec.constraints = std::make_shared<const core::NodeConstraints>(
-        core::NodeConstraints{request.constraint, request.nodelist, request.exclude});
+  if (!request.constraint.empty() || !request.nodelist.empty() || !request.exclude.empty() ||
+      request.container) {
+    spec.constraints = std::make_shared<const core::NodeConstraints>(core::NodeConstraints{
+        request.constraint, request.nodelist, request.exclude, request.container.has_value()});
   }
   spec.gpu_locality =
       request.gpus_in_one_group ? core::GpuLocality::kOneGroup : core::GpuLocality::kAny;

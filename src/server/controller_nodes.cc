@@ -29,6 +29,7 @@ core::NodeSpec SpecFrom(const NodeRegistration& registration) {
   spec.memory = registration.memory;
   spec.labels = registration.labels;
   spec.features = {registration.features.begin(), registration.features.end()};
+  spec.container_runtime = registration.container_runtime;
   std::vector<GpuReport> gpus = registration.gpus;
   std::sort(gpus.begin(), gpus.end(),
             [](const GpuReport& a, const GpuReport& b) { return a.index < b.index; });
@@ -159,7 +160,8 @@ Result<core::Duration> Controller::RegisterNode(const Principal& agent,
     // added one); constraints match the new ones from the next cycle.
     entry.record.spec.labels = spec.labels;
     entry.record.spec.features = spec.features;
-    state_.SetNodeAttributes(entry.id, spec.labels, spec.features);
+    entry.record.spec.container_runtime = spec.container_runtime;
+    state_.SetNodeAttributes(entry.id, spec.labels, spec.features, spec.container_runtime);
     entry.record.last_heartbeat = now;
     silence_.Heard(entry.id, now);
     if (entry.record.state == core::NodeState::kDown) {
@@ -215,6 +217,17 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       continue;
     }
     const std::pair<JobId, int32_t> key{report.job, report.task};
+    if (report.phase == TaskPhase::kRunning && !report.starting.empty()) {
+      // Still getting ready on its node (pulling its image): the job is
+      // starting, and says what it waits for.
+      JobRecord& job = it->second;
+      const std::string message = "starting: " + report.starting;
+      if (job.state == JobState::kStarting && job.message != message) {
+        job.message = message;
+        changed.push_back(&job);
+      }
+      continue;
+    }
     if (report.phase == TaskPhase::kRunning) {
       running_tasks_.insert(key);
     } else {
@@ -245,6 +258,7 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     }
     if (job.state == JobState::kStarting && running + exited == job.request.tasks) {
       job.state = JobState::kRunning;
+      if (job.message.starts_with("starting: ")) job.message.clear();
       changed.push_back(&job);
     }
     const bool all_exited = exited == job.request.tasks;

@@ -61,6 +61,8 @@ std::string Rejected(core::NodeRejection rejection, int64_t count, const core::N
     case core::NodeRejection::kFeatures:
       return Nodes(count, "does not match", "do not match") + " its constraint '" +
              request.constraint + "'";
+    case core::NodeRejection::kContainerRuntime:
+      return Nodes(count, "has", "have") + " no container runtime (for its image)";
     case core::NodeRejection::kGpus:
       if (request.task.gpu.value() < 1000) {
         return Nodes(count, "has", "have") + " no GPU with " + free +
@@ -190,6 +192,8 @@ std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequ
       return "exclude: " + nodes + wait;
     case core::NodeRejection::kFeatures:
       return "constraint: " + nodes + wait;
+    case core::NodeRejection::kContainerRuntime:
+      return "container: " + nodes + wait;
     case core::NodeRejection::kGpus:
       if (gpus == 0) return "gpu_milli: " + nodes + wait;
       if (tally.largest_gpus == 0) {

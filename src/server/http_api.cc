@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "common/unix_account.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
 #include "protocol/seconds_json.h"
@@ -323,11 +324,27 @@ void HttpApi::SubmitJob(const Principal& who, const http::Request& request,
                         http::Response& response) {
   Result<Submission> submission = ParseSubmission(request.body, limits_);
   if (!submission.ok()) return Fail(response, submission.status());
+  if (Status home = AddHomeMounts(who.user, *submission); !home.ok()) return Fail(response, home);
   Result<std::vector<core::JobId>> ids = controller_.Submit(who, std::move(*submission));
   if (!ids.ok()) return Fail(response, ids.status());
   json all = json::array();
   for (core::JobId id : *ids) all.push_back(core::Value(id));
   Json(response, 201, json{{"id", core::Value(ids->front())}, {"ids", all}});
+}
+
+// A container's mount_home becomes a mount of the user's home as this
+// host's NSS knows it (nodes share one uid space), checked against the
+// allow-list like any other mount. Blocks on NSS: outside every lock.
+Status HttpApi::AddHomeMounts(const std::string& user, Submission& submission) const {
+  for (store::JobRequest& job : submission.jobs) {
+    if (!job.container || !job.container->mount_home) continue;
+    const Result<UnixAccount> account = LookupUnixAccount(user);
+    BERTH_ASSIGN_OR_RETURN(
+        job.container,
+        WithHomeMount(std::move(*job.container), user, account.ok() ? account->home : std::string(),
+                      limits_.container_mounts));
+  }
+  return Status::Ok();
 }
 
 void HttpApi::ListJobs(const Principal& who, const http::Request& request,

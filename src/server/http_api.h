@@ -62,6 +62,7 @@ class HttpApi {
   void Json(http::Response& response, int code, const nlohmann::json& body);
 
   void SubmitJob(const Principal& who, const http::Request& request, http::Response& response);
+  Status AddHomeMounts(const std::string& user, Submission& submission) const;
   void ListJobs(const Principal& who, const http::Request& request, http::Response& response);
   void GetJob(const Principal& who, const http::Request& request, http::Response& response);
   void JobLogs(const Principal& who, const http::Request& request, http::Response& response);

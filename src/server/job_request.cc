@@ -12,6 +12,7 @@
 #include "core/resources.h"
 #include "core/time.h"
 #include "protocol/output_pattern.h"
+#include "server/container_request.h"
 #include "server/hostlist.h"
 #include "server/spec_text.h"
 #include "server/strict_json.h"
@@ -26,10 +27,11 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 31> kKnownFields = {
+constexpr std::array<std::string_view, 32> kKnownFields = {
     "array",
     "command",
     "constraint",
+    "container",
     "cpus",
     "depends_on",
     "env",
@@ -106,6 +108,7 @@ class RequestReader {
     BERTH_RETURN_IF_ERROR(ReadEnvironment());
     BERTH_RETURN_IF_ERROR(ReadOptions());
     BERTH_RETURN_IF_ERROR(ReadOutput());
+    BERTH_RETURN_IF_ERROR(ReadContainer());
 
     Submission submission;
     if (const Json* key = Find("idempotency_key")) {
@@ -455,6 +458,21 @@ class RequestReader {
     }
     if (const Json* wait = Find("wait_for_nodes")) {
       BERTH_ASSIGN_OR_RETURN(request_.wait_for_nodes, ReadBool(*wait, "wait_for_nodes"));
+    }
+    return Status::Ok();
+  }
+
+  // container (container_request.h). The job's workdir is mounted into the
+  // container at the same path, so it must be a host path the operator
+  // allows as well.
+  Status ReadContainer() {
+    const Json* container = Find("container");
+    if (container == nullptr) return Status::Ok();
+    BERTH_ASSIGN_OR_RETURN(request_.container, ReadContainerRequest(*container, limits_.max_string,
+                                                                    limits_.container_mounts));
+    if (!request_.workdir.empty()) {
+      BERTH_RETURN_IF_ERROR(
+          CheckMountAllowed(request_.workdir, "workdir", limits_.container_mounts));
     }
     return Status::Ok();
   }

@@ -43,6 +43,10 @@
 //   wait_for_nodes   boolean: accept it even if no registered node could ever
 //                    host it (the server refuses such a job otherwise)
 //   idempotency_key  string of 1..128 visible ASCII characters
+//   container        object: the image the tasks run in, its mounts within
+//                    the operator's allow-list, workdir, env, entrypoint,
+//                    mount_home and pull (container_request.h); with it, a
+//                    `workdir` is mounted too and must be allowed as well
 //
 // A field whose value is null counts as absent. No string may contain NUL.
 // A repeated key and nesting deeper than max_json_depth are errors. Decimal
@@ -70,6 +74,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "server/container_request.h"
 #include "server/job_specs.h"
 #include "store/records.h"
 
@@ -100,6 +105,9 @@ struct SubmissionLimits {
   // so N x body bytes is bounded too: a 1 MiB body times 10,000 indices would
   // otherwise ask for 10 GiB.
   size_t max_array_total_bytes = 64 << 20;
+  // The host paths a container may mount (the server's
+  // container_mount_allow); none by default.
+  MountAllowList container_mounts;
 };
 
 struct Submission {

@@ -20,6 +20,18 @@ protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
   launch.run_as.user = job.user;
   launch.limits.cpu = request.task.cpu;
   launch.limits.memory = request.task.memory;
+  if (request.container) {
+    const store::ContainerRequest& wanted = *request.container;
+    protocol::Container& container = launch.container.emplace();
+    container.image = wanted.image;
+    for (const store::ContainerMount& mount : wanted.mounts) {
+      container.mounts.push_back({mount.source, mount.target, mount.read_only});
+    }
+    container.workdir = wanted.workdir;
+    container.env = wanted.env;
+    container.entrypoint = wanted.entrypoint;
+    if (!wanted.pull.empty()) container.pull = protocol::ParseImagePull(wanted.pull);
+  }
   return launch;
 }
 

@@ -10,7 +10,7 @@ namespace berth::server {
 
 // The command or script, env, workdir, time limit and grace of the job's
 // request; run as its owner; limited to its per-task CPU and memory
-// request; on the host (no container yet).
+// request; in its container, if it asked for one.
 protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job);
 
 }  // namespace berth::server

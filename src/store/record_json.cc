@@ -113,6 +113,13 @@ class FieldReader {
     return nullptr;
   }
 
+  const json* Object(std::string_view key) {
+    const json* value = Find(key);
+    if (value == nullptr || value->is_object()) return value;
+    Fail(Path(key), "an object", *value);
+    return nullptr;
+  }
+
   // A field that must be one of a closed set of words.
   template <typename Enum, typename Parse>
   std::optional<Enum> Word(std::string_view key, Parse parse, std::string_view what) {
@@ -232,6 +239,25 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
   out.array_index = in.OptionalInt32("array_index");
+  if (const json* container = in.Object("container")) {
+    FieldReader box(*container, path + "container.", error);
+    ContainerRequest request;
+    request.image = box.String("image");
+    if (const json* mounts = box.Array("mounts")) {
+      for (size_t i = 0; i < mounts->size(); ++i) {
+        FieldReader item((*mounts)[i], path + "container.mounts[" + std::to_string(i) + "].",
+                         error);
+        request.mounts.push_back(
+            {item.String("source"), item.String("target"), item.Bool("read_only", false)});
+      }
+    }
+    request.workdir = box.String("workdir");
+    request.env = box.StringMap("env");
+    request.entrypoint = box.Strings("entrypoint");
+    request.mount_home = box.Bool("mount_home", false);
+    request.pull = box.String("pull");
+    out.container = std::move(request);
+  }
 }
 
 void ReadPlacement(FieldReader& in, const std::string& path, Status& error,
@@ -275,6 +301,23 @@ std::optional<core::NodeState> ParseNodeStateWord(std::string_view word) {
   return std::nullopt;
 }
 
+namespace {
+json ContainerRequestToJson(const ContainerRequest& container) {
+  json mounts = json::array();
+  for (const ContainerMount& mount : container.mounts) {
+    mounts.push_back(
+        {{"source", mount.source}, {"target", mount.target}, {"read_only", mount.read_only}});
+  }
+  return json{{"image", container.image},
+              {"mounts", mounts},
+              {"workdir", container.workdir},
+              {"env", container.env},
+              {"entrypoint", container.entrypoint},
+              {"mount_home", container.mount_home},
+              {"pull", container.pull}};
+}
+}  // namespace
+
 json JobRequestToJson(const JobRequest& request) {
   json out = {
       {"name", request.name},
@@ -312,6 +355,7 @@ json JobRequestToJson(const JobRequest& request) {
   }
   out["depends_on"] = std::move(dependencies);
   if (request.array_index) out["array_index"] = *request.array_index;
+  if (request.container) out["container"] = ContainerRequestToJson(*request.container);
   return out;
 }
 
@@ -412,6 +456,7 @@ json NodeRecordToJson(const NodeRecord& node) {
            {"memory_mib", node.spec.memory.value()},
            {"labels", node.spec.labels},
            {"features", node.spec.features},
+           {"container_runtime", node.spec.container_runtime},
        }},
       {"state", core::NodeStateName(node.state)},
       {"drained", node.drained},
@@ -446,6 +491,7 @@ Result<NodeRecord> NodeRecordFromJson(const json& json_node) {
     node.spec.labels = spec_in.StringMap("labels");
     const std::vector<std::string> features = spec_in.Strings("features");
     node.spec.features = {features.begin(), features.end()};
+    node.spec.container_runtime = spec_in.String("container_runtime");
   }
   node.state = in.Word<core::NodeState>("state", ParseNodeStateWord, "up|draining|down")
                    .value_or(core::NodeState::kUp);

@@ -53,6 +53,31 @@ inline std::vector<std::string> SplitModels(std::string_view text) {
 
 // A validated submission (server/job_request.h parses and checks it). One
 // entry of an array job is one JobRequest with its index.
+// A host path the job's container sees (protocol::Mount).
+struct ContainerMount {
+  std::string source;  // on the node, absolute, within the server's allow-list
+  std::string target;  // in the container, absolute
+  bool read_only = false;
+
+  bool operator==(const ContainerMount&) const = default;
+};
+
+// The image a job's tasks run in, and what they see of the node
+// (protocol::Container).
+struct ContainerRequest {
+  std::string image;
+  std::vector<ContainerMount> mounts;
+  std::string workdir;  // in the container; empty: the job's workdir, else the image's
+  std::map<std::string, std::string> env;
+  std::vector<std::string> entrypoint;  // empty: the image's
+  bool mount_home = false;              // the user's home, at the same path
+  // When the node pulls the image: "missing", "never" or "always"
+  // (protocol::ImagePull's words); empty: the node's default.
+  std::string pull;
+
+  bool operator==(const ContainerRequest&) const = default;
+};
+
 struct JobRequest {
   std::string name;
   std::vector<std::string> command;  // argv; empty when `script` is set
@@ -91,6 +116,7 @@ struct JobRequest {
   bool requeue = true;
   bool hold = false;
   std::optional<int32_t> array_index;
+  std::optional<ContainerRequest> container;  // none: the tasks run on the host
 
   bool operator==(const JobRequest&) const = default;
 };

@@ -94,6 +94,29 @@ def _models(value: Union[None, str, Sequence[str]]) -> Optional[str]:
     return "|".join(value)
 
 
+def _mount(mount: Union[str, Dict[str, Any]]) -> Dict[str, Any]:
+    """A mount object from Pyxis's ``"SRC[:DST[:ro|rw]]"`` (a dict passes as is)."""
+    if not isinstance(mount, str):
+        return dict(mount)
+    parts = mount.split(":")
+    if not 1 <= len(parts) <= 3 or (len(parts) == 3 and parts[2] not in ("ro", "rw")):
+        raise ValueError(f"container mount: expected SRC[:DST[:ro|rw]], got {mount!r}")
+    return {"source": parts[0], "target": parts[1] if len(parts) > 1 else parts[0],
+            "read_only": len(parts) == 3 and parts[2] == "ro"}
+
+
+def _container(container: Union[None, str, Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The ``container`` object: an image name alone, or the object itself."""
+    if container is None:
+        return None
+    if isinstance(container, str):
+        return {"image": container}
+    body = {key: value for key, value in container.items() if value is not None}
+    if "mounts" in body:
+        body["mounts"] = [_mount(m) for m in body["mounts"]]
+    return body
+
+
 def _hostlist(value: Union[None, str, Sequence[str]]) -> Union[None, str, List[str]]:
     """nodelist / exclude: a hostlist string as is, else a list of names (or hostlists)."""
     if value is None or isinstance(value, str):
@@ -337,6 +360,7 @@ class Client:
         nodelist: Union[None, str, Sequence[str]] = None,
         exclude: Union[None, str, Sequence[str]] = None,
         wait_for_nodes: Optional[bool] = None,
+        container: Union[None, str, Dict[str, Any]] = None,
         **fields: Any,
     ) -> int:
         """Submits a job and returns its id.
@@ -361,6 +385,13 @@ class Client:
             exclude: never on these nodes (the same forms).
             wait_for_nodes: accept the job even if no node registered now
                 could ever host it (else that is a ``BadRequest``).
+            container: run each task in a container: an image name
+                (``"nvcr.io/nvidia/pytorch:24.01-py3"``), or the whole
+                object: ``{"image": ..., "mounts": [{"source": "/data",
+                "target": "/data", "read_only": True}] or ["/data:/data:ro"],
+                "workdir": ..., "env": {...}, "entrypoint": [...],
+                "mount_home": bool, "pull": "missing"|"never"|"always"}``.
+                Host paths must be within the server's allow-list.
             **fields: any other field of ``POST /api/v1/jobs``: ``name``,
                 ``cpus``, ``memory_mib``, ``priority`` (an
                 integer or ``"low"``/``"normal"``/``"high"``), ``queue``,
@@ -389,7 +420,8 @@ class Client:
         """
         return self.submit_ids(command, script, gpus, tasks, gpu_type=gpu_type,
                                constraint=constraint, nodelist=nodelist, exclude=exclude,
-                               wait_for_nodes=wait_for_nodes, **fields)[0]
+                               wait_for_nodes=wait_for_nodes, container=container,
+                               **fields)[0]
 
     def submit_ids(
         self,
@@ -403,12 +435,13 @@ class Client:
         nodelist: Union[None, str, Sequence[str]] = None,
         exclude: Union[None, str, Sequence[str]] = None,
         wait_for_nodes: Optional[bool] = None,
+        container: Union[None, str, Dict[str, Any]] = None,
         **fields: Any,
     ) -> List[int]:
         """As :meth:`submit`, returning every id (one per array index)."""
         fields.update(gpu_type=_models(gpu_type), constraint=constraint,
                       nodelist=_hostlist(nodelist), exclude=_hostlist(exclude),
-                      wait_for_nodes=wait_for_nodes)
+                      wait_for_nodes=wait_for_nodes, container=_container(container))
         body: Dict[str, Any] = {}
         if command is not None:
             body["command"] = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]

@@ -85,6 +85,9 @@ class Job:
     output: Optional[str] = None
     error: Optional[str] = None
     open_mode: Optional[str] = None
+    # The image and what it sees of the node (others see only the image);
+    # None: the job runs on the host.
+    container: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -186,6 +186,25 @@ class JobRoundTrips(ServerTest):
         job = self.alice.get(self.alice.submit(["true"]))
         self.assertEqual((job.gpu_type, job.gpu_types), ("", []))
 
+    def test_container_round_trips_and_mounts_need_the_allow_list(self):
+        # Issue 28. `berth dev` allows no host path: an image alone is fine.
+        job = self.alice.get(self.alice.submit(
+            ["true"], container={"image": "localhost/train:1", "env": {"A": "b"},
+                                 "entrypoint": ["/bin/sh", "-c"], "pull": "never"}))
+        self.assertEqual(job.container["image"], "localhost/train:1")
+        self.assertEqual(job.container["env"], {"A": "b"})
+        self.assertEqual(job.container["entrypoint"], ["/bin/sh", "-c"])
+        self.assertEqual(job.container["pull"], "never")
+        self.assertEqual(job.container["mounts"], [])
+        self.assertEqual(self.bob.get(job.id).container, {"image": "localhost/train:1"})
+        self.assertEqual(self.alice.get(self.alice.submit(["true"], container="img")).container
+                         ["image"], "img")
+        self.assertIsNone(self.alice.get(self.alice.submit(["true"])).container)
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.alice.submit(["true"], container={"image": "img", "mounts": ["/etc:/etc:ro"]})
+        self.assertIn("container.mounts[0].source", str(caught.exception))
+        self.assertIn("/etc", str(caught.exception))
+
     def test_array_submit_returns_every_id(self):
         ids = self.alice.submit_ids(["true"], array="0-2", name="sweep")
         self.assertEqual(len(ids), 3)
