@@ -126,6 +126,7 @@ def main():
         port = free_port()
         dev = berth_dev(binary, data_dir, port, "--nodes", "3", "--fake-gpus", "1xH100-80GB",
                         "--feature", "gpu-node=true@node-1,gpu-node=true@node-2",
+                        "--container-mount-allow", root,
                         "--agent-heartbeat-interval", "200ms", env=berth.env)
         try:
             dev.start().wait_http(f"http://127.0.0.1:{port}/readyz")

@@ -112,6 +112,7 @@ struct DevFlags {
   int fake_topology = 1;
   std::string agent_heartbeat_interval = "1s";
   std::vector<std::string> features;
+  std::vector<std::string> container_mount_allow;
   std::string heartbeat_timeout;
   std::string min_run_before_preemption;
   bool keep_tasks = false;
@@ -151,6 +152,12 @@ void AddServerCommands(CLI::App& app) {
       ->add_option("--feature", dev->features,
                    "A node feature for --constraint: ib on every node, ib@node-2 on one "
                    "(repeatable, or comma-separated)")
+      ->delimiter(',');
+  dev_app
+      ->add_option("--container-mount-allow", dev->container_mount_allow,
+                   "A host path (and what is under it) jobs' containers may mount, as the "
+                   "server's container_mount_allow (repeatable, or comma-separated; none by "
+                   "default)")
       ->delimiter(',');
   dev_app->add_option("--heartbeat-timeout", dev->heartbeat_timeout,
                       "A silent node is down after this long, e.g. 30s (the default)");
@@ -192,6 +199,12 @@ void AddServerCommands(CLI::App& app) {
     if (!dev->heartbeat_timeout.empty()) {
       options.controller.heartbeat_timeout = seconds(dev->heartbeat_timeout, "--heartbeat-timeout");
     }
+    for (const std::string& path : dev->container_mount_allow) {
+      if (!path.starts_with('/')) {
+        Fail("dev", "--container-mount-allow: expected an absolute path, got '" + path + "'");
+      }
+    }
+    options.controller.limits.container_mounts.paths = dev->container_mount_allow;
     if (!dev->min_run_before_preemption.empty()) {
       options.controller.policy_config.berth_min_run_time =
           seconds(dev->min_run_before_preemption, "--min-run-before-preemption");
