@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Issue 29, item 4: the Slurm commands as links of berth, against a real
+`berth dev` (server and agents, two nodes of 4 fake GPUs).
+
+Runs squeue, scancel, sinfo and scontrol as `PATH=build/slurm:$PATH` makes
+them, for running, pending (Resources, JobHeldUser), completed, failed and
+cancelled jobs and an array, and checks that what they print reads as real
+Slurm's does: the headers of tests/data/slurm/golden/states.txt, Slurm's
+state and reason words, exit codes and error messages.
+
+Usage: slurm_commands_test.py BERTH_BINARY SOURCE_DIR
+"""
+import json
+import os
+import pwd
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from berth_testlib import Checks, CliSandbox, berth_dev, free_port, wait_until  # noqa: E402
+
+check = Checks()
+
+
+def golden_headers(source_dir):
+    """The first line after each '== COMMAND' of states.txt: Slurm's header."""
+    headers = {}
+    with open(os.path.join(source_dir, "tests/data/slurm/golden/states.txt")) as f:
+        lines = f.read().splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("== ") and i + 1 < len(lines):
+            headers.setdefault(line[3:], lines[i + 1])
+    return headers
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    headers = golden_headers(sys.argv[2])
+    slurm_dir = os.path.join(os.path.dirname(binary), "slurm")
+    with tempfile.TemporaryDirectory() as root:
+        berth = CliSandbox(binary, root)
+        user = pwd.getpwuid(os.getuid()).pw_name  # berth dev's admin token is its user's
+        env = dict(berth.env, PATH=slurm_dir + os.pathsep + berth.env["PATH"])
+
+        def slurm(*args):
+            """A Slurm command, found on PATH as a user's shell finds it."""
+            return subprocess.run(list(args), cwd=berth.work, env=env, capture_output=True,
+                                  text=True, timeout=60)
+
+        data = os.path.join(root, "data")
+        os.makedirs(data)
+        port = free_port()
+        dev = berth_dev(binary, data, port, "--nodes", "2", "--fake-gpus", "4xH100-80GB",
+                        "--agent-heartbeat-interval", "200ms", env=berth.env)
+        try:
+            dev.start().wait_http(f"http://127.0.0.1:{port}/readyz")
+            wait_until(lambda: berth("nodes").stdout.count(" up ") == 2, 20, "two nodes up")
+
+            def submit(*args):
+                out = berth("submit", *args)
+                check(out.returncode == 0, f"submit {args}: {out.stderr!r}")
+                return out.stdout.strip().splitlines()[0]
+
+            def state(job):
+                return json.loads(berth("show", job, "--json").stdout)["state"]
+
+            big1 = submit("--gpus", "4", "--name", "big1", "--", "sleep", "300")
+            big2 = submit("--gpus", "4", "--name", "big2", "--", "sleep", "300")
+            ok = submit("--gpus", "0", "--name", "ok", "--", "true")
+            fails = submit("--gpus", "0", "--name", "fails", "--", "sh", "-c", "exit 3")
+            wait_until(lambda: state(big1) == "running" and state(big2) == "running", 30,
+                       "the big jobs to run")
+            waits = submit("--gpus", "4", "--name", "waits", "--", "true")
+            held = submit("--hold", "--gpus", "1", "--name", "held", "--", "true")
+            wait_until(lambda: state(ok) == "succeeded" and state(fails) == "failed", 30,
+                       "the short jobs to end")
+            # The scheduler's reason for the waiting job comes with its next cycle.
+            wait_until(lambda: "waits|PENDING|Resources" in
+                       slurm("squeue", "-h", "-o", "%j|%T|%r").stdout, 20,
+                       "the waiting job's reason")
+
+            # squeue: Slurm's header, one line per live job, Slurm's words.
+            out = slurm("squeue")
+            lines = out.stdout.splitlines()
+            check(out.returncode == 0 and lines[0] == headers["squeue"],
+                  f"squeue's header is Slurm's: {lines[:1]!r} {out.stderr!r}")
+            rows = {line.split()[2]: line.split() for line in lines[1:]}
+            check(set(rows) == {"big1", "big2", "waits", "held"},
+                  f"squeue lists the live jobs: {sorted(rows)}")
+            check(all(len(row) == 8 for row in rows.values()),
+                  f"every squeue line has Slurm's 8 columns: {lines!r}")
+            check(rows["big1"][4] == "R" and rows["big1"][7].startswith("node-"),
+                  f"a running job: R on its node: {rows.get('big1')}")
+            check(rows["waits"][4] == "PD" and rows["waits"][7] == "(Resources)",
+                  f"a waiting job: PD (Resources): {rows.get('waits')}")
+            check(rows["held"][7] == "(JobHeldUser)", f"a held job: {rows.get('held')}")
+
+            fields = slurm("squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%u|%P").stdout
+            by_id = {line.split("|")[0]: line.split("|") for line in fields.splitlines()}
+            check(by_id.get(ok, [None, None])[1] == "COMPLETED" and
+                  by_id.get(fails, [None, None, None])[1:3] == ["FAILED", "NonZeroExitCode"],
+                  f"-t all shows ended jobs in Slurm's words: {fields!r}")
+            check(by_id.get(big1, [None] * 5)[3:] == [user, "default"],
+                  f"%u and %P: the user and the default queue: {by_id.get(big1)}")
+            # Slurm's order: partition, then pending before running before
+            # ended (COMPLETED before FAILED), higher priority first, then id.
+            pending = slurm("squeue", "-h", "-t", "PD", "-o", "%j").stdout.split()
+            check(pending == ["waits", "held"], f"-t PD: the pending jobs only: {pending}")
+            named = slurm("squeue", "-h", "-j", f"{fails},{ok}", "-o", "%i %t").stdout.split()
+            check(named == [ok, "CD", fails, "F"], f"-j names jobs, ended ones too: {named}")
+            me = slurm("squeue", "--me", "-h", "-o", "%j").stdout.split()
+            check(sorted(me) == ["big1", "big2", "held", "waits"], f"--me: {me}")
+            check(slurm("squeue", "-h", "-u", "nobody-here").stdout == "", "-u another user")
+            check(slurm("squeue", "-h", "-p", "elsewhere").stdout == "", "-p another partition")
+            wide = slurm("squeue", "-O", "JobID,Name,State").stdout.splitlines()
+            check(wide[0] == "JOBID               NAME                STATE               ",
+                  f"-O: 20-wide columns: {wide[:1]!r}")
+            start = slurm("squeue", "--start").stdout.splitlines()
+            check(start[0].split() == ["JOBID", "PARTITION", "NAME", "USER", "ST", "START_TIME",
+                                       "NODES", "SCHEDNODES", "NODELIST(REASON)"]
+                  and all(" PD " in line for line in start[1:]) and len(start) == 3,
+                  f"--start: pending jobs with START_TIME: {start!r}")
+            bad = slurm("squeue", "-x")
+            check(bad.returncode == 1 and "invalid option" in bad.stderr,
+                  f"a bad squeue option exits 1: {bad.returncode} {bad.stderr!r}")
+            bad = slurm("squeue", "-t", "sleeping")
+            check(bad.returncode == 1 and
+                  "squeue: error: Invalid job state specified: sleeping" in bad.stderr,
+                  f"a bad state: {bad.stderr!r}")
+
+            # sinfo: the default queue is the default partition, marked '*'.
+            info = slurm("sinfo").stdout.splitlines()
+            check(info[0] == headers["sinfo"] and info[1].split() ==
+                  ["default*", "up", "infinite", "2", "alloc", "node-[1-2]"],
+                  f"sinfo as Slurm's: {info!r}")
+            nodes = slurm("sinfo", "-N", "-h", "-o", "%N %P %T %c %G").stdout.splitlines()
+            check([line.split()[:3] for line in nodes] ==
+                  [["node-1", "default*", "allocated"], ["node-2", "default*", "allocated"]]
+                  and all(line.endswith("gpu:H100-80GB:4") for line in nodes),
+                  f"sinfo -N: a line per node: {nodes!r}")
+
+            # scontrol show job: Slurm's keys and values for ended jobs.
+            shown = slurm("scontrol", "show", "job", "-o", fails).stdout.split()
+            check("JobState=FAILED" in shown and "ExitCode=3:0" in shown and
+                  "Reason=NonZeroExitCode" in shown and "JobName=fails" in shown,
+                  f"scontrol show job -o, failed: {shown!r}")
+            shown = slurm("scontrol", "show", "job", ok).stdout
+            check("JobState=COMPLETED Reason=None" in shown and "ExitCode=0:0" in shown and
+                  shown.startswith(f"JobId={ok} JobName=ok\n   UserId={user}("),
+                  f"scontrol show job, completed: {shown!r}")
+            missing = slurm("scontrol", "show", "job", "999999")
+            check(missing.returncode == 1 and
+                  missing.stderr == "slurm_load_jobs error: Invalid job id specified\n",
+                  f"an unknown job: {missing.returncode} {missing.stderr!r}")
+            refused = slurm("scontrol", "hold", waits)
+            check(refused.returncode == 1 and "not supported by Berth" in refused.stderr,
+                  f"scontrol hold names what Berth lacks: {refused.stderr!r}")
+            node = slurm("scontrol", "show", "node", "node-1").stdout
+            check(node.startswith("NodeName=node-1 ") and "State=ALLOCATED" in node,
+                  f"scontrol show node: {node!r}")
+
+            # scancel: Slurm's messages and exit codes.
+            gone = slurm("scancel", "999999")
+            check(gone.returncode == 1 and gone.stderr ==
+                  "scancel: error: Kill job error on job id 999999: Invalid job id specified\n",
+                  f"scancel of an unknown job: {gone.returncode} {gone.stderr!r}")
+            signalled = slurm("scancel", "--signal=USR1", big1)
+            check(signalled.returncode == 1 and "cannot send a signal" in signalled.stderr,
+                  f"--signal is refused clearly: {signalled.stderr!r}")
+            check(state(big1) == "running", "a refused --signal cancels nothing")
+            check(slurm("scancel").returncode == 1, "scancel with nothing named exits 1")
+            byname = slurm("scancel", "-n", "waits")
+            check(byname.returncode == 0, f"scancel -n: {byname.stderr!r}")
+            cancelled = slurm("scancel", big2)
+            check(cancelled.returncode == 0, f"scancel ID: {cancelled.stderr!r}")
+            wait_until(lambda: state(big2) == "cancelled" and state(waits) == "cancelled", 30,
+                       "the cancelled jobs to end")
+            states = slurm("squeue", "-h", "-t", "CA", "-o", "%j %T").stdout.split("\n")
+            check(sorted(line for line in states if line) == ["big2 CANCELLED", "waits CANCELLED"],
+                  f"squeue -t CA: {states!r}")
+            again = slurm("scancel", ok)
+            check(again.returncode == 1 and again.stderr.endswith(
+                  f"Kill job error on job id {ok}: Job/step already completing or completed\n"),
+                  f"scancel of an ended job: {again.stderr!r}")
+
+            # scontrol release: the held job waits for resources like any other.
+            check(slurm("scontrol", "release", held).returncode == 0, "scontrol release")
+            check(state(held) != "held", f"released: {state(held)}")
+
+            # An array: elements are JOB_INDEX; scancel JOB_INDEX cancels one.
+            first = submit("--array", "0-1", "--gpus", "0", "--name", "arr", "--", "sleep", "300")
+            ids = slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split()
+            check(sorted(ids) == [f"{first}_0", f"{first}_1"], f"array ids: {ids}")
+            check(slurm("scancel", f"{first}_1").returncode == 0, "scancel JOB_INDEX")
+            wait_until(lambda: slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split()
+                       == [f"{first}_0"], 30, "only element 1 to be cancelled")
+            check(slurm("scancel", "-u", user).returncode == 0, "scancel -u")
+            wait_until(lambda: slurm("squeue", "-h").stdout == "", 30, "every job to end")
+        finally:
+            dev.stop()
+    if check.failures:
+        print(f"{len(check.failures)} check(s) failed")
+        return 1
+    print("slurm commands: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
