@@ -2,7 +2,7 @@
 """Issue 29, item 4: the Slurm commands as links of berth, against a real
 `berth dev` (server and agents, two nodes of 4 fake GPUs).
 
-Runs squeue, scancel, sinfo and scontrol as `PATH=build/slurm:$PATH` makes
+Runs squeue, scancel, sinfo, scontrol and sacct as `PATH=build/slurm:$PATH` makes
 them, for running, pending (Resources, JobHeldUser), completed, failed and
 cancelled jobs and an array, and checks that what they print reads as real
 Slurm's does: the headers of tests/data/slurm/golden/states.txt, Slurm's
@@ -32,6 +32,14 @@ def golden_headers(source_dir):
         if line.startswith("== ") and i + 1 < len(lines):
             headers.setdefault(line[3:], lines[i + 1])
     return headers
+
+
+def acct_node(result, job):
+    """The node sacct printed for a job (where it ran is the scheduler's choice)."""
+    for line in result.stdout.splitlines():
+        if line.startswith(f"{job}|"):
+            return line.rsplit("|", 1)[1]
+    return None
 
 
 def main():
@@ -183,6 +191,25 @@ def main():
             check(again.returncode == 1 and again.stderr.endswith(
                   f"Kill job error on job id {ok}: Job/step already completing or completed\n"),
                   f"scancel of an ended job: {again.stderr!r}")
+
+            # sacct: the history, ended jobs with Slurm's states and exit codes.
+            acct = slurm("sacct", "-X", "-n", "-P", "-j", f"{ok},{fails},{big2}",
+                         "-o", "JobID,JobIDRaw,JobName,State,ExitCode,Partition,NodeList")
+            uid = str(os.getuid())
+            check(acct.returncode == 0 and acct.stdout.splitlines() == [
+                f"{ok}|{ok}|ok|COMPLETED|0:0|default|{acct_node(acct, ok)}",
+                f"{fails}|{fails}|fails|FAILED|3:0|default|{acct_node(acct, fails)}",
+                f"{big2}|{big2}|big2|CANCELLED by {uid}|0:0|default|{acct_node(acct, big2)}"],
+                f"sacct -P: {acct.stdout!r} {acct.stderr!r}")
+            table = slurm("sacct", "-S", "2001-01-01").stdout.splitlines()
+            check(table[0].split() == ["JobID", "JobName", "Partition", "Account", "AllocCPUS",
+                                       "State", "ExitCode"] and table[1].startswith("------------ ")
+                  and len(table) == 2 + 6, f"sacct's default columns, every job: {table!r}")
+            check(slurm("sacct", "-n", "-S", "2001-01-01", "-E", "2001-01-02").stdout == "",
+                  "sacct -S/-E: a window without jobs")
+            bad = slurm("sacct", "-o", "Bogus")
+            check(bad.returncode == 1 and 'Invalid field requested: "Bogus"' in bad.stderr,
+                  f"sacct names a bad field: {bad.stderr!r}")
 
             # scontrol release: the held job waits for resources like any other.
             check(slurm("scontrol", "release", held).returncode == 0, "scontrol release")

@@ -8,7 +8,7 @@
 #include "cli/slurm/slurm_commands.h"
 
 int main(int argc, char** argv) {
-  // Run as squeue, scancel, sinfo or scontrol (a link named so).
+  // Run as a Slurm command when a link so named ran it (cli/slurm/).
   if (std::optional<int> code = berth::cli::slurm::RunIfSlurmCommand(argc, argv)) return *code;
   berth::cli::ExecDaemonIfAsked(argc, argv);
   // A server that refuses a request before reading all of its body (413,

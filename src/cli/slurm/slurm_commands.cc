@@ -15,6 +15,7 @@ std::optional<int> RunIfSlurmCommand(int argc, char** argv) {
   if (name == "scancel") run = Scancel;
   if (name == "sinfo") run = Sinfo;
   if (name == "scontrol") run = Scontrol;
+  if (name == "sacct") run = Sacct;
   if (run == nullptr) return std::nullopt;
   // Messages name the command as Slurm's do ("squeue: error: ..."),
   // getopt's included, whatever path it was run by.

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli/slurm/sacct_format.h"
 #include "cli/slurm/scontrol_job.h"
 #include "cli/slurm/sinfo_rows.h"
 #include "cli/slurm/slurm_job.h"
@@ -295,6 +296,45 @@ TEST(SlurmJobTest, ScontrolShowsTheGoldenKeysForEndedJobs) {
           << jobs[i].name << ": " << key_value << " not in" << line;
     }
   }
+}
+
+// sacct's columns as Slurm's print_fields writes them (src/sacct/sacct.c
+// widths): JobID left in 12, the rest right, a '+' on a cut value, a dashed
+// line under the header; -p and -P with '|'.
+TEST(SacctTest, ColumnsAndParsableFormsAsSlurms) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  Result<std::vector<SacctField>> fields = ParseSacctFormat(kSacctDefaultFormat);
+  ASSERT_TRUE(fields.ok());
+  EXPECT_EQ(SacctHeader(*fields, SacctLayout::kColumns),
+            "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
+            "------------ ---------- ---------- ---------- ---------- ---------- -------- \n");
+  json failed = PendingJob("averyveryverylongname", "failed", "exited", 4);
+  failed["id"] = 42;
+  failed["exit_code"] = 3;
+  failed["start_time"] = FormatRfc3339(At(1796000000));
+  failed["end_time"] = FormatRfc3339(At(1796000000 + 3723));
+  failed["placement"] = json::array({{{"node", "sim2"}, {"gpus", {0, 1, 2, 3}}}});
+  const SlurmJob job = SlurmJobFromJson(failed, "gpu");
+  EXPECT_EQ(SacctLine(*fields, SacctLayout::kColumns, job, At(1796009999), ""),
+            "42           averyvery+        gpu                     1     FAILED      3:0 \n");
+  Result<std::vector<SacctField>> chosen =
+      ParseSacctFormat("JobID,State,Elapsed,Start,End,AllocTRES,NodeList,jobname%4");
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(SacctHeader(*chosen, SacctLayout::kParsableNoEnd),
+            "JobID|State|Elapsed|Start|End|AllocTRES|NodeList|JobName\n");
+  EXPECT_EQ(SacctLine(*chosen, SacctLayout::kParsableNoEnd, job, At(1796009999), ""),
+            "42|FAILED|01:02:03|2026-11-30T00:53:20|2026-11-30T01:55:23|"
+            "billing=1,cpu=1,gres/gpu=4,node=1|sim2|averyveryverylongname\n");
+  EXPECT_EQ(SacctHeader(*chosen, SacctLayout::kParsable).back(), '\n');
+  EXPECT_EQ(SacctLine(*chosen, SacctLayout::kColumns, job, At(1796009999), "").substr(0, 13),
+            "42           ");
+  json cancelled = PendingJob("c", "cancelled", "cancelled", 0);
+  EXPECT_EQ(
+      SacctLine(*ParseSacctFormat("state,start,nodelist,alloccpus"), SacctLayout::kParsableNoEnd,
+                SlurmJobFromJson(cancelled, "gpu"), At(1796009999), "1001"),
+      "CANCELLED by 1001|Unknown|None assigned|0\n");
+  EXPECT_FALSE(ParseSacctFormat("JobID,Bogus").ok());
 }
 
 TEST(SlurmStatesTest, FiltersTakeNamesCodesAndAll) {
