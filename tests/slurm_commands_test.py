@@ -2,7 +2,7 @@
 """Issue 29, item 4: the Slurm commands as links of berth, against a real
 `berth dev` (server and agents, two nodes of 4 fake GPUs).
 
-Runs squeue, scancel, sinfo, scontrol and sacct as `PATH=build/slurm:$PATH` makes
+Runs squeue, scancel, sinfo, scontrol, sacct and sbatch as `PATH=build/slurm:$PATH` makes
 them, for running, pending (Resources, JobHeldUser), completed, failed and
 cancelled jobs and an array, and checks that what they print reads as real
 Slurm's does: the headers of tests/data/slurm/golden/states.txt, Slurm's
@@ -214,6 +214,30 @@ def main():
             # scontrol release: the held job waits for resources like any other.
             check(slurm("scontrol", "release", held).returncode == 0, "scontrol release")
             check(state(held) != "held", f"released: {state(held)}")
+
+            # sbatch: a script's #SBATCH lines under the command line's options.
+            with open(os.path.join(berth.work, "job.sh"), "w") as f:
+                f.write("#!/bin/sh\n#SBATCH --job-name=scripted\n#SBATCH --time=10:00\n"
+                        "#SBATCH --gres=gpu:0\n#SBATCH --hold\necho hi\n")
+            submitted = slurm("sbatch", "-J", "fromcli", "job.sh")
+            words = submitted.stdout.split()
+            check(submitted.returncode == 0 and words[:3] == ["Submitted", "batch", "job"],
+                  f"sbatch prints Slurm's line: {submitted.stdout!r} {submitted.stderr!r}")
+            batch = words[-1] if words else "0"
+            described = slurm("squeue", "-h", "-j", batch, "-o", "%j|%l|%T|%r").stdout.strip()
+            check(described == "fromcli|10:00|PENDING|JobHeldUser",
+                  f"sbatch's job: -J over the script's name, its --time and --hold: {described!r}")
+            wrapped = slurm("sbatch", "--parsable", "--gpus=0", "--wrap", "exit 3")
+            wrap_id = wrapped.stdout.strip()
+            check(wrapped.returncode == 0 and wrap_id.isdigit(),
+                  f"sbatch --parsable prints the id: {wrapped.stdout!r} {wrapped.stderr!r}")
+            wait_until(lambda: state(wrap_id) == "failed", 30, "the --wrap job to fail")
+            shown = slurm("sacct", "-n", "-P", "-j", wrap_id, "-o", "JobName,State,ExitCode").stdout
+            check(shown == "wrap|FAILED|3:0\n", f"a --wrap job is 'wrap': {shown!r}")
+            refused = slurm("sbatch", "--wrap", "true", "job.sh")
+            check(refused.returncode == 1 and refused.stderr.startswith("sbatch: error: "),
+                  f"sbatch refuses --wrap with a script: {refused.stderr!r}")
+            check(slurm("scancel", batch).returncode == 0, "scancel the held batch job")
 
             # An array: elements are JOB_INDEX; scancel JOB_INDEX cancels one.
             first = submit("--array", "0-1", "--gpus", "0", "--name", "arr", "--", "sleep", "300")

@@ -192,7 +192,10 @@ int Sacct(int argc, char** argv) {
   } else if (options.jobs.empty()) {
     from = TimeArg(command, "--starttime", "midnight");
   }
-  const core::Time to = options.end.empty() ? Now() : TimeArg(command, "--endtime", options.end);
+  // No -E: up to now, which every job the server has is before (a job
+  // submitted this very second included: `now` here is whole seconds).
+  std::optional<core::Time> to;
+  if (!options.end.empty()) to = TimeArg(command, "--endtime", options.end);
 
   const ApiClient client = ConnectOrFail(command);
   // Slurm shows a user's own jobs unless asked for others, or an admin asks.
@@ -228,7 +231,7 @@ int Sacct(int argc, char** argv) {
     if (!states.empty() && states.count(job.state) == 0) continue;
     // In the window: not ended before it starts, not submitted after it ends.
     if (from && job.end_time && *job.end_time < *from) continue;
-    if (job.submit_time > to) continue;
+    if (to && job.submit_time > *to) continue;
     out += SacctLine(*fields, options.layout, job, now, CancellerUid(raw));
   }
   std::fputs(out.c_str(), stdout);

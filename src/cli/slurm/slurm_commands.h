@@ -1,5 +1,5 @@
 // The Slurm commands as names of the berth binary: a link named squeue,
-// scancel, sinfo, scontrol or sacct to `berth` runs that command
+// scancel, sinfo, scontrol, sacct or sbatch to `berth` runs that command
 // (`PATH=build/slurm:$PATH`; docs/from-slurm.md).
 #pragma once
 
@@ -17,5 +17,6 @@ int Scancel(int argc, char** argv);
 int Sinfo(int argc, char** argv);
 int Scontrol(int argc, char** argv);
 int Sacct(int argc, char** argv);
+int Sbatch(int argc, char** argv);
 
 }  // namespace berth::cli::slurm

@@ -179,7 +179,7 @@ TEST(SqueueTest, TimesLimitsAndStartsInSlurmsForms) {
   // --start: a pending job's START_TIME is Berth's ETA; unknown is N/A.
   json pending = PendingJob("waits", "pending", "resources", 8);
   pending["eta"] = FormatRfc3339(At(1796000000));
-  pending["time_limit_s"] = 3600;
+  pending["time_limit_s"] = 3600.0;  // the API's durations are seconds with a fraction
   const SlurmJob job = SlurmJobFromJson(pending, "gpu");
   const ParsedFormat start = ParseSqueueFormat("%S|%e|%l|%L|%M|%V");
   EXPECT_EQ(SqueueLine(start.format, job, At(1005)),

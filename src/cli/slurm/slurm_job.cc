@@ -1,6 +1,7 @@
 #include "cli/slurm/slurm_job.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "cli/table.h"
 
@@ -72,9 +73,12 @@ std::string MapReason(const std::string& state, const std::string& reason,
 
 namespace {
 
+// Durations come as seconds with a fraction (time_limit_s: 600.0): whole
+// seconds are what Slurm prints.
 std::optional<int64_t> OptionalInt(const json& job, const char* key) {
   const auto it = job.find(key);
-  if (it == job.end() || !it->is_number_integer()) return std::nullopt;
+  if (it == job.end() || !it->is_number()) return std::nullopt;
+  if (it->is_number_float()) return std::llround(it->get<double>());
   return it->get<int64_t>();
 }
 
