@@ -143,6 +143,21 @@ TEST(SqueueTest, LongFieldListAndHeaderlessFormatMatchSlurms) {
   EXPECT_EQ(Squeue(ParseSqueueFormat("%i|%T|%r"), false), Section("squeue -h -o '%i|%T|%r'"));
 }
 
+TEST(SqueueTest, MoreFieldsAndHeadersMatchSlurms) {
+  std::vector<SlurmJob> jobs = GoldenQueue();
+  jobs[4].time_limit_s = 365 * 86400;  // Slurm's job under an infinite partition
+  const ParsedFormat fields = ParseSqueueFormat("%j|%l|%L|%C|%b|%D|%a|%q|%Y|%r|%t|%m");
+  EXPECT_TRUE(fields.unknown.empty());
+  std::string out;
+  for (const SlurmJob& job : jobs) out += SqueueLine(fields.format, job, At(1006));
+  EXPECT_EQ(Lines(out), Section("squeue -h -o '%j|%l|%L|%C|%b|%D|%a|%q|%Y|%r|%t|%m'"));
+  EXPECT_EQ(Lines(SqueueHeader(ParseSqueueFormat(kSqueueStartFormat).format)),
+            Section("squeue --start (header)"));
+  EXPECT_EQ(
+      Lines(SqueueHeader(ParseSqueueFormat("%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R").format)),
+      Section("squeue -l (header)"));
+}
+
 TEST(SqueueTest, FieldsPadCutAndJustifyAsSlurmPrintsThem) {
   EXPECT_EQ(PadField("averylongname", 8, Justify::kRight, Cut::kYes), "averylon");
   EXPECT_EQ(PadField("ab", 5, Justify::kRight, Cut::kYes), "   ab");
@@ -341,9 +356,12 @@ TEST(SlurmStatesTest, FiltersTakeNamesCodesAndAll) {
   EXPECT_EQ(*ParseStateFilter("pd"), std::vector<std::string>{"PENDING"});
   EXPECT_EQ(*ParseStateFilter("Running"), std::vector<std::string>{"RUNNING"});
   EXPECT_EQ(*ParseStateFilter("TO"), std::vector<std::string>{"TIMEOUT"});
-  EXPECT_EQ(ParseStateFilter("all")->size(), 15u);
+  EXPECT_EQ(ParseStateFilter("all")->size(), 24u);
   EXPECT_FALSE(ParseStateFilter("sleeping").ok());
-  EXPECT_NE(ValidStateList().find("OUT_OF_MEMORY(OOM)"), std::string::npos);
+  // What squeue -t bogus printed (states.txt).
+  const std::vector<std::string> bogus = Section("squeue -t bogus");
+  ASSERT_GE(bogus.size(), 2u);
+  EXPECT_EQ(bogus[1], "squeue: error: Valid job states include: " + ValidStateList());
 }
 
 TEST(HostlistTest, CompressesAsSlurmDoes) {
@@ -384,6 +402,25 @@ TEST(SinfoTest, DefaultAndNodeFormatsMatchSlurms) {
     out += SinfoLine(by_node.format, row);
   }
   EXPECT_EQ(Lines(out), Section("sinfo -N -h -o '%N %P %T %c %G'"));
+}
+
+TEST(SinfoTest, EveryFieldAndTheNodeHeaderMatchSlurms) {
+  const std::vector<SinfoPartition> partitions = {{"gpu", true, std::nullopt}};
+  const std::vector<json> nodes = {Node("sim1", 4), Node("sim2", 4), Node("sim3", 4),
+                                   Node("sim4", 4)};
+  const ParsedFormat all = ParseSinfoFormat("%P %a %l %D %T %t %N %c %G %m");
+  EXPECT_TRUE(all.unknown.empty());
+  std::string out = SinfoHeader(all.format);
+  for (const SinfoRow& row :
+       SinfoRows(partitions, nodes, SinfoGrouping::kByPartition, all.format)) {
+    out += SinfoLine(all.format, row);
+  }
+  EXPECT_EQ(Lines(out), Section("sinfo -o '%P %a %l %D %T %t %N %c %G %m'"));
+  ParsedFormat by_node = ParseSinfoFormat(kSinfoNodeFormat);
+  const std::vector<SinfoRow> rows =
+      SinfoRows(partitions, nodes, SinfoGrouping::kByNode, by_node.format);
+  FitDefaultWidths(by_node.format, rows, true);
+  EXPECT_EQ(Lines(SinfoHeader(by_node.format)), Section("sinfo -N (header)"));
 }
 
 TEST(SinfoTest, NodeStatesInSlurmsWords) {

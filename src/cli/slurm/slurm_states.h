@@ -12,7 +12,7 @@ namespace berth::cli::slurm {
 // "pd" and "PENDING" are {"PENDING"}; "all" is every state. InvalidArgument
 // for a word Slurm does not know.
 Result<std::vector<std::string>> ParseStateFilter(const std::string& word);
-// "PENDING(PD),RUNNING(R),..." as Slurm lists them after a bad state.
+// "PENDING,RUNNING,..." as Slurm 22.05 lists them after a bad state.
 std::string ValidStateList();
 // Slurm's numeric order of the base states (pending first), for sorting.
 int StateOrder(const std::string& state);

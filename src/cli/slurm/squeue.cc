@@ -180,8 +180,9 @@ int Squeue(int argc, char** argv) {
   for (const std::string& word : options.states) {
     Result<std::vector<std::string>> named = ParseStateFilter(word);
     if (!named.ok()) {
-      Fail(command, "Invalid job state specified: " + word +
-                        "\nsqueue: error: Valid job states include: " + ValidStateList());
+      // Slurm's two lines, and the blank one its second message ends with.
+      Fail(command, "Invalid job state specified: " + word + "\n" + command +
+                        ": error: Valid job states include: " + ValidStateList() + "\n");
     }
     states.insert(named->begin(), named->end());
   }
