@@ -262,12 +262,16 @@ def main():
             check(slurm("scancel", batch).returncode == 0, "scancel the held batch job")
 
             # An array: elements are JOB_INDEX; scancel JOB_INDEX cancels one.
-            first = submit("--array", "0-1", "--gpus", "0", "--name", "arr", "--", "sleep", "300")
+            first = submit("--array", "0-2", "--gpus", "0", "--name", "arr", "--", "sleep", "300")
             ids = slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split()
-            check(sorted(ids) == [f"{first}_0", f"{first}_1"], f"array ids: {ids}")
+            check(sorted(ids) == [f"{first}_0", f"{first}_1", f"{first}_2"], f"array ids: {ids}")
             check(slurm("scancel", f"{first}_1").returncode == 0, "scancel JOB_INDEX")
-            wait_until(lambda: slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split()
-                       == [f"{first}_0"], 30, "only element 1 to be cancelled")
+            wait_until(lambda: sorted(slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split())
+                       == [f"{first}_0", f"{first}_2"], 30, "only element 1 to be cancelled")
+            # The array's id (its first job's) names every element, as in Slurm.
+            check(slurm("scancel", first).returncode == 0, "scancel ARRAY_ID")
+            wait_until(lambda: slurm("squeue", "-h", "-n", "arr").stdout == "", 30,
+                       "the whole array to be cancelled")
             check(slurm("scancel", "-u", user).returncode == 0, "scancel -u")
             wait_until(lambda: slurm("squeue", "-h").stdout == "", 30, "every job to end")
         finally:

@@ -145,10 +145,23 @@ int Scancel(int argc, char** argv) {
   const ApiClient client = ConnectOrFail(command);
   if (options.me) options.user = WhoAmI(command, client);
   const Partitions partitions = LoadPartitions(command, client);
-  // The live jobs, when filters or array ids need them.
+  // The live jobs, when filters or arrays need them. Tools cancel their
+  // jobs one id at a time: plain ids are read alone instead, unless one
+  // heads an array (whose elements it names too).
+  bool listing = filtered || ids.empty();
+  for (const JobIdArg& id : ids) {
+    if (listing) break;
+    if (id.index) {
+      listing = true;
+    } else if (std::optional<json> job = FindJob(command, client, id.job)) {
+      listing = (*job)["array_index"].is_number() && !(*job)["array_parent"].is_number();
+    }
+  }
   std::vector<SlurmJob> live;
-  for (const json& job : ListJobs(command, client, "&live=true")) {
-    live.push_back(SlurmJobFromJson(job, partitions.default_name));
+  if (listing) {
+    for (const json& job : ListJobs(command, client, "&live=true")) {
+      live.push_back(SlurmJobFromJson(job, partitions.default_name));
+    }
   }
   auto matches = [&](const SlurmJob& job) {
     return (options.user.empty() || job.user == options.user) &&
@@ -181,6 +194,10 @@ int Scancel(int argc, char** argv) {
       if (!named) continue;
       found = true;
       if (matches(job)) choose(job.id);
+    }
+    if (!listing) {
+      choose(id.job);
+      continue;
     }
     if (found || id.index) {
       if (!found && options.verbose) {
