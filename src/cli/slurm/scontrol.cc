@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <strings.h>
 
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 

@@ -2,6 +2,7 @@
 // (docs/from-slurm.md).
 #include <getopt.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/slurm/sinfo_rows.h"

@@ -2,7 +2,6 @@
 
 #include <strings.h>
 
-#include <array>
 #include <functional>
 
 namespace berth::cli::slurm {
