@@ -19,6 +19,10 @@ chmod 755 "$work"  # munged and slurmd run as their own users
 
 cp -r "$tool_src"/. "$work/tool"
 sed -i 's/^SelectTypeParameters=CR_CPU$/SelectTypeParameters=CR_CPU_Memory/' "$work/tool/install.sh"
+# Job ids of two digits, as wide as the "ID" that replaces them below (so
+# columns keep their widths), and none a count or node number printed
+# beside them (with the option sets they run to 98).
+sed -i 's/^MinJobAge=3600$/MinJobAge=3600\nFirstJobId=70/' "$work/tool/install.sh"
 export SLURM_BENCH_DIR=$work/cluster SLURM_BENCH_NODES=4 SLURM_BENCH_GPUS_PER_NODE=8 \
   SLURM_BENCH_CPUS_PER_NODE=32 SLURM_BENCH_MEM_MB_PER_NODE=262144
 trap '"$work/tool/stop.sh" --purge >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -46,7 +50,10 @@ normalize() {
 }
 
 mkdir -p "$out_dir"
-grep -vE '^(#|$)' tests/data/slurm/option_sets.txt | while read -r name options; do
+# SLURM_GOLDEN_STATES_ONLY=1 records states.txt alone (a minute, not four).
+option_sets=tests/data/slurm/option_sets.txt
+[ -z "${SLURM_GOLDEN_STATES_ONLY:-}" ] || option_sets=/dev/null
+sed -E '/^(#|$)/d' "$option_sets" | while read -r name options; do
   # shellcheck disable=SC2086
   id=$(cd "$work" && sbatch --parsable --job-name="$name" --output="$work/$name.out" $options "$work/job.sh")
   for _ in $(seq 100); do
@@ -94,6 +101,17 @@ ids="$fill,$waits,$behind,$dep,$held"
   sinfo
   echo "== sinfo -N -h -o '%N %P %T %c %G'"
   sinfo -N -h -o '%N %P %T %c %G'
+  # The Slurm commands of the client (issue 29 item 4) print these too.
+  echo "== squeue -h -o '%j|%l|%L|%C|%b|%D|%a|%q|%Y|%r|%t|%m'"
+  squeue -h -j "$ids" -o '%j|%l|%L|%C|%b|%D|%a|%q|%Y|%r|%t|%m'
+  echo "== squeue --start (header)"
+  squeue --start -j "$ids" | head -1
+  echo "== squeue -l (header)"
+  squeue -l -j "$ids" | sed -n 2p
+  echo "== sinfo -o '%P %a %l %D %T %t %N %c %G %m'"
+  sinfo -o '%P %a %l %D %T %t %N %c %G %m'
+  echo "== sinfo -N (header)"
+  sinfo -N | head -1
 } | sed -E "s/\b($fill|$waits|$behind|$dep|$held)\b/ID/g" >"$states"
 scancel "$fill" "$waits" "$behind" "$dep" "$held"
 
@@ -115,4 +133,22 @@ for id in $ok $fails $killed $cancelled $timeout; do
   scontrol show job -o "$id" | normalize | tr ' ' '\n' |
     grep -E '^(JobName|JobState|Reason|ExitCode|DerivedExitCode|Restarts|TimeLimit)='
 done | sed -E 's/\(([0-9]+)\)$/(ID)/' >>"$states"
+
+# Errors: what the commands print (stdout and stderr) and exit with.
+errors() {
+  local rc
+  echo "== scancel 999999"
+  rc=0; scancel 999999 2>&1 || rc=$?; echo "rc=$rc"
+  echo "== scancel (a completed job)"
+  rc=0; scancel "$ok" 2>&1 || rc=$?; echo "rc=$rc"
+  echo "== scancel (nothing named)"
+  rc=0; scancel 2>&1 || rc=$?; echo "rc=$rc"
+  echo "== squeue -j 999999"
+  rc=0; squeue -j 999999 2>&1 || rc=$?; echo "rc=$rc"
+  echo "== squeue -t bogus"
+  rc=0; squeue -t bogus 2>&1 || rc=$?; echo "rc=$rc"
+  echo "== scontrol show job 999999"
+  rc=0; scontrol show job 999999 2>&1 || rc=$?; echo "rc=$rc"
+}
+errors | sed -E "s/\b$ok\b/ID/g" >>"$states"
 echo "slurm-golden: states recorded"

@@ -5,8 +5,11 @@
 
 #include "cli/client_commands.h"
 #include "cli/daemon_commands.h"
+#include "cli/slurm/slurm_commands.h"
 
 int main(int argc, char** argv) {
+  // Run as a Slurm command when a link so named ran it (cli/slurm/).
+  if (std::optional<int> code = berth::cli::slurm::RunIfSlurmCommand(argc, argv)) return *code;
   berth::cli::ExecDaemonIfAsked(argc, argv);
   // A server that refuses a request before reading all of its body (413,
   // 401) closes the connection: the client's write must fail with an

@@ -1,0 +1,241 @@
+// sacct: Berth's job history (GET /api/v1/jobs, ended jobs included) as
+// Slurm's accounting lists it (docs/from-slurm.md).
+#include <getopt.h>
+#include <pwd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <set>
+
+#include "cli/slurm/sacct_format.h"
+#include "cli/slurm/slurm_client.h"
+#include "cli/slurm/slurm_commands.h"
+#include "cli/slurm/slurm_states.h"
+#include "cli/slurm/slurm_text.h"
+
+namespace berth::cli::slurm {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kUsage[] =
+    "Usage: sacct [-j JOBS] [-u USERS | -a] [-X] [-n] [-P | -p] [-o FIELDS] [-S TIME] [-E TIME]\n"
+    "             [-s STATES] [-r PARTITIONS] [--name NAMES]\n"
+    "Berth's job history in Slurm's sacct form (docs/from-slurm.md).\n";
+
+struct SacctOptions {
+  std::vector<std::string> jobs;
+  std::vector<std::string> users;
+  bool all_users = false;
+  bool no_header = false;
+  SacctLayout layout = SacctLayout::kColumns;
+  std::string format = kSacctDefaultFormat;
+  std::string start;
+  std::string end;
+  std::vector<std::string> states;
+  std::vector<std::string> partitions;
+  std::vector<std::string> names;
+};
+
+SacctOptions ParseOptions(int argc, char** argv) {
+  enum { kName = 1000, kHelp, kUsageOpt, kHelpFormat };
+  static const option kLong[] = {{"jobs", required_argument, nullptr, 'j'},
+                                 {"user", required_argument, nullptr, 'u'},
+                                 {"uid", required_argument, nullptr, 'u'},
+                                 {"allusers", no_argument, nullptr, 'a'},
+                                 {"allocations", no_argument, nullptr, 'X'},
+                                 {"noheader", no_argument, nullptr, 'n'},
+                                 {"parsable", no_argument, nullptr, 'p'},
+                                 {"parsable2", no_argument, nullptr, 'P'},
+                                 {"format", required_argument, nullptr, 'o'},
+                                 {"starttime", required_argument, nullptr, 'S'},
+                                 {"endtime", required_argument, nullptr, 'E'},
+                                 {"state", required_argument, nullptr, 's'},
+                                 {"partition", required_argument, nullptr, 'r'},
+                                 {"name", required_argument, nullptr, kName},
+                                 {"brief", no_argument, nullptr, 'b'},
+                                 {"helpformat", no_argument, nullptr, kHelpFormat},
+                                 {"help", no_argument, nullptr, kHelp},
+                                 {"usage", no_argument, nullptr, kUsageOpt},
+                                 {nullptr, 0, nullptr, 0}};
+  SacctOptions options;
+  optind = 1;
+  int c = 0;
+  auto add = [](std::vector<std::string>& to, const char* text) {
+    for (std::string& item : SplitList(text)) to.push_back(std::move(item));
+  };
+  while ((c = getopt_long(argc, argv, "j:u:aXnpPo:S:E:s:r:b", kLong, nullptr)) != -1) {
+    switch (c) {
+      case 'j':
+        add(options.jobs, optarg);
+        break;
+      case 'u':
+        add(options.users, optarg);
+        break;
+      case 'a':
+        options.all_users = true;
+        break;
+      case 'X':
+        break;  // Berth keeps no steps: every job is one line already
+      case 'n':
+        options.no_header = true;
+        break;
+      case 'p':
+        options.layout = SacctLayout::kParsable;
+        break;
+      case 'P':
+        options.layout = SacctLayout::kParsableNoEnd;
+        break;
+      case 'o':
+        options.format = optarg;
+        break;
+      case 'b':
+        options.format = "jobid,state,exitcode";
+        break;
+      case 'S':
+        options.start = optarg;
+        break;
+      case 'E':
+        options.end = optarg;
+        break;
+      case 's':
+        add(options.states, optarg);
+        break;
+      case 'r':
+        add(options.partitions, optarg);
+        break;
+      case kName:
+        add(options.names, optarg);
+        break;
+      case kHelpFormat:
+        std::puts(
+            "Account AllocCPUS AllocTRES Elapsed ElapsedRaw End ExitCode JobID JobIDRaw JobName\n"
+            "NNodes NodeList NTasks Partition Priority Reason Start State Submit Timelimit User\n"
+            "WorkDir");
+        std::exit(0);
+      case kHelp:
+      case kUsageOpt:
+        std::fputs(kUsage, stdout);
+        std::exit(0);
+      default:
+        std::fprintf(stderr, "Try \"%s --help\" for more information\n", argv[0]);
+        std::exit(kSlurmExitError);
+    }
+  }
+  if (optind < argc) Fail(argv[0], std::string("Unknown arguments: ") + argv[optind]);
+  return options;
+}
+
+core::Time Now() {
+  return core::Time::FromMicros(static_cast<int64_t>(std::time(nullptr)) * 1'000'000);
+}
+
+// -S/-E: "now", "today"/"midnight", or a date with an optional time.
+core::Time TimeArg(const std::string& command, const std::string& flag, const std::string& text) {
+  if (text == "now") return Now();
+  if (text == "today" || text == "midnight") {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    ::localtime_r(&now, &local);
+    char day[16];
+    std::strftime(day, sizeof(day), "%Y-%m-%d", &local);
+    return ParseSlurmTime(day).value_or(Now());
+  }
+  std::optional<core::Time> time = ParseSlurmTime(text);
+  if (!time) {
+    Fail(command, flag + ": invalid time '" + text +
+                      "' (Berth reads YYYY-MM-DD[THH:MM[:SS]], now, today or midnight)");
+  }
+  return *time;
+}
+
+std::string Uid(const std::string& user) {
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwnam_r(user.c_str(), &entry, buffer, sizeof(buffer), &found) != 0 || found == nullptr) {
+    return "";
+  }
+  return std::to_string(found->pw_uid);
+}
+
+// "cancelled by alice[; stopping]" is the record's message: alice's uid.
+std::string CancellerUid(const json& job) {
+  const std::string message = job.value("message", "");
+  const std::string prefix = "cancelled by ";
+  if (message.rfind(prefix, 0) != 0) return "";
+  const std::string user = message.substr(prefix.size(), message.find(';') - prefix.size());
+  return Uid(user);
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+int Sacct(int argc, char** argv) {
+  const std::string command = argv[0];
+  SacctOptions options = ParseOptions(argc, argv);
+  Result<std::vector<SacctField>> fields = ParseSacctFormat(options.format);
+  if (!fields.ok()) Fail(command, fields.status().message());
+  std::set<std::string> states;
+  for (const std::string& word : options.states) {
+    Result<std::vector<std::string>> named = ParseStateFilter(word);
+    if (!named.ok()) Fail(command, "Invalid job state specified: " + word);
+    states.insert(named->begin(), named->end());
+  }
+  // Slurm's window: from midnight today unless -S or -j; to now unless -E.
+  std::optional<core::Time> from;
+  if (!options.start.empty()) {
+    from = TimeArg(command, "--starttime", options.start);
+  } else if (options.jobs.empty()) {
+    from = TimeArg(command, "--starttime", "midnight");
+  }
+  // No -E: up to now, which every job the server has is before (a job
+  // submitted this very second included: `now` here is whole seconds).
+  std::optional<core::Time> to;
+  if (!options.end.empty()) to = TimeArg(command, "--endtime", options.end);
+
+  const ApiClient client = ConnectOrFail(command);
+  // Slurm shows a user's own jobs unless asked for others, or an admin asks.
+  if (options.users.empty() && !options.all_users) {
+    const json who = GetOrFail(command, client, "/api/v1/whoami");
+    if (who.value("role", "") != "admin") options.users.push_back(who.value("user", ""));
+  }
+  const Partitions partitions = LoadPartitions(command, client);
+  std::vector<json> listed;
+  if (!options.jobs.empty()) {
+    for (const std::string& id : options.jobs) {
+      char* end = nullptr;
+      const long long number = std::strtoll(id.c_str(), &end, 10);
+      if (number <= 0 || (*end != '\0' && *end != '_' && *end != '.')) {
+        Fail(command, "Invalid job id: " + id);
+      }
+      if (std::optional<json> job = FindJob(command, client, number)) {
+        listed.push_back(std::move(*job));
+      }
+    }
+  } else {
+    const std::string query = options.users.size() == 1 ? "&user=" + options.users[0] : "";
+    listed = ListJobs(command, client, query);
+  }
+
+  const core::Time now = Now();
+  std::string out = options.no_header ? "" : SacctHeader(*fields, options.layout);
+  for (const json& raw : listed) {
+    const SlurmJob job = SlurmJobFromJson(raw, partitions.default_name);
+    if (!options.users.empty() && !Contains(options.users, job.user)) continue;
+    if (!options.partitions.empty() && !Contains(options.partitions, job.partition)) continue;
+    if (!options.names.empty() && !Contains(options.names, job.name)) continue;
+    if (!states.empty() && states.count(job.state) == 0) continue;
+    // In the window: not ended before it starts, not submitted after it ends.
+    if (from && job.end_time && *job.end_time < *from) continue;
+    if (to && job.submit_time > *to) continue;
+    out += SacctLine(*fields, options.layout, job, now, CancellerUid(raw));
+  }
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace berth::cli::slurm

@@ -1,0 +1,89 @@
+// sbatch: submits a batch script to Berth as `berth submit SCRIPT` does
+// (docs/from-slurm.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "cli/slurm/sbatch_args.h"
+#include "cli/slurm/slurm_client.h"
+#include "cli/slurm/slurm_commands.h"
+
+namespace berth::cli::slurm {
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: sbatch [OPTIONS] SCRIPT | sbatch [OPTIONS] --wrap COMMAND\n"
+    "Submits a batch script to Berth; its #SBATCH lines and these options mean what\n"
+    "berth submit reads them as (docs/from-slurm.md).\n";
+
+// Makes the submit safe to resend after a lost answer (one job, not two).
+std::string IdempotencyKey() {
+  std::random_device random;
+  std::string key = "berth-sbatch-";
+  for (int i = 0; i < 4; ++i) {
+    char word[9];
+    std::snprintf(word, sizeof(word), "%08x", static_cast<unsigned>(random()));
+    key += word;
+  }
+  return key;
+}
+
+std::string ReadAll(std::istream& in) {
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+int Sbatch(int argc, char** argv) {
+  const std::string command = argv[0];
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "--usage" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (!arg.empty() && arg[0] != '-') break;
+  }
+  Result<SbatchRequest> request = ParseSbatchArgs(args);
+  if (!request.ok()) Fail(command, request.status().message());
+  for (const std::string& warning : request->warnings) {
+    std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
+  }
+  std::string script;
+  if (request->wrap) {
+    script = WrapScript(*request->wrap);
+  } else if (request->script) {
+    std::ifstream in(*request->script, std::ios::binary);
+    if (!in) Fail(command, "Unable to open file " + *request->script);
+    script = ReadAll(in);
+  } else {
+    script = ReadAll(std::cin);
+  }
+  std::vector<std::string> warnings;
+  Result<nlohmann::json> body =
+      SbatchBody(*request, script, std::filesystem::current_path().string(), warnings);
+  for (const std::string& warning : warnings) {
+    std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
+  }
+  if (!body.ok()) Fail(command, body.status().message());
+  (*body)["idempotency_key"] = IdempotencyKey();
+  const ApiClient client = ConnectOrFail(command);
+  Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body, follow::Replay::kSafe);
+  if (!reply.ok()) Fail(command, "Batch job submission failed: " + reply.status().message());
+  const long long id = static_cast<long long>(reply->value("id", int64_t{0}));
+  if (request->parsable) {
+    std::printf("%lld\n", id);
+  } else {
+    std::printf("Submitted batch job %lld\n", id);
+  }
+  return 0;
+}
+
+}  // namespace berth::cli::slurm

@@ -1,0 +1,42 @@
+// sbatch's command line, read into berth submit's options with the same
+// meanings as the script's #SBATCH lines (cli/submit_options.h): options
+// come before the script's path; sbatch's own --parsable and --wrap are
+// kept apart. The command line wins over the script's #SBATCH lines, as in
+// Slurm. Pure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/submit_options.h"
+#include "common/status.h"
+
+namespace berth::cli::slurm {
+
+struct SbatchRequest {
+  SubmitOptions options;
+  bool parsable = false;              // print "N", not "Submitted batch job N"
+  std::optional<std::string> wrap;    // --wrap: the command a /bin/sh script runs
+  std::optional<std::string> script;  // its path; none: read from stdin
+  std::vector<std::string> script_args;
+  std::vector<std::string> warnings;  // options Berth has no meaning for
+};
+
+// InvalidArgument naming the option for a bad value or a missing one.
+Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args);
+
+// The script --wrap makes: "#!/bin/sh\nCOMMAND\n", as sbatch writes it.
+std::string WrapScript(const std::string& command);
+
+// The submission: the script's directives under the command line's
+// options. `workdir` is where a job without --chdir runs (sbatch's cwd).
+// A job given no name is named as Slurm names it: "wrap" for --wrap, the
+// script's file name, or "sbatch" for a script read from stdin.
+// InvalidArgument if the script does not start with "#!" (Slurm refuses it
+// too) or its directives are wrong.
+Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& script,
+                                  const std::string& workdir, std::vector<std::string>& warnings);
+
+}  // namespace berth::cli::slurm
