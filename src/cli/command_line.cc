@@ -83,21 +83,26 @@ std::optional<std::string> UnknownFlag(const CLI::App& command, int argc, const 
     // -abc: short flags together; the first names it.
     const std::string flag = name[1] == '-' ? name : name.substr(0, 2);
     if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
-    std::string nearest;
-    size_t best = 3;  // suggest only a near miss
-    for (const std::string& candidate : known) {
-      const size_t distance = EditDistance(flag, candidate);
-      if (distance < best) {
-        best = distance;
-        nearest = candidate;
-      }
-    }
+    const std::string nearest = NearestName(flag, known);
     return flag + ": unknown flag" + (nearest.empty() ? "" : " (did you mean " + nearest + "?)");
   }
   return std::nullopt;
 }
 
 }  // namespace
+
+std::string NearestName(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string nearest;
+  size_t best = 3;  // only a near miss
+  for (const std::string& candidate : candidates) {
+    const size_t distance = EditDistance(word, candidate);
+    if (distance < best) {
+      best = distance;
+      nearest = candidate;
+    }
+  }
+  return nearest;
+}
 
 void OneValuePerOccurrence(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {

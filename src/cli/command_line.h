@@ -5,6 +5,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace berth::cli {
 
@@ -18,5 +20,9 @@ void OneValuePerOccurrence(CLI::App& app);
 // code: 0, or after --help 0, or after a bad flag or value 2 with
 // "berth COMMAND: FLAG: expected ..., got ..." on stderr.
 int ParseCommandLine(CLI::App& app, int argc, const char* const* argv);
+
+// The candidate nearest to `word` within two edits (a typo's likely
+// meaning: "--gpus-per-nod" -> "--gpus-per-node"), or "" when none is.
+std::string NearestName(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace berth::cli
