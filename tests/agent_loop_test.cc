@@ -185,6 +185,42 @@ TEST_F(AgentLoopTest, WakeCallsAndExitsDoNotWaitForTheHeartbeat) {
   agent->Stop();
 }
 
+// Issue 29: a job cancelled while it runs ends `cancelled` with how its
+// task ended (its SIGTERM handler's exit code) and a final message, not
+// "stopping"; a job stopped at its time limit ends `timeout`.
+TEST_F(AgentLoopTest, ACancelKeepsTheTasksExitAndATimeLimitIsATimeout) {
+  StartServer();
+  const std::string agent_token =
+      Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
+  std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, server_->port()));
+  ASSERT_NE(agent, nullptr);
+  const int64_t trapping = Submit(
+      admin_, {{"command", {"sh", "-c", "trap 'exit 7' TERM; while true; do sleep 0.05; done"}},
+               {"gpus", 1}});
+  ASSERT_TRUE(WaitForState(trapping, "running"));
+  // The shell sets its trap as it starts: give it that moment.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  httplib::Client client("127.0.0.1", server_->port());
+  client.set_bearer_token_auth(admin_);
+  httplib::Result cancelled = client.Post("/api/v1/jobs/" + std::to_string(trapping) + "/cancel");
+  ASSERT_TRUE(cancelled && cancelled->status / 100 == 2) << (cancelled ? cancelled->body : "");
+  ASSERT_TRUE(WaitForState(trapping, "cancelled"));
+  const json ended = Job(trapping);
+  EXPECT_EQ(ended["exit_code"], 7) << ended.dump();
+  EXPECT_THAT(ended.value("message", ""), ::testing::HasSubstr("cancelled by"));
+  EXPECT_THAT(ended.value("message", ""), ::testing::HasSubstr("exited with code 7"));
+  EXPECT_THAT(ended.value("message", ""), ::testing::Not(::testing::HasSubstr("stopping")));
+
+  const int64_t limited =
+      Submit(admin_, {{"command", {"sleep", "1000"}}, {"gpus", 1}, {"time_limit_s", 1}});
+  ASSERT_TRUE(WaitForState(limited, "timeout")) << Job(limited).dump();
+  const json timed_out = Job(limited);
+  EXPECT_EQ(timed_out["reason"], "time_limit");
+  EXPECT_EQ(timed_out["signal"], SIGTERM);
+  EXPECT_THAT(timed_out.value("message", ""), ::testing::HasSubstr("time limit"));
+  agent->Stop();
+}
+
 // Issue 32: an agent cut off from its server stops its tasks once the node
 // lease (2 s here) it last renewed has ended: the server will have moved
 // their jobs elsewhere by the lease and its margin. The agent says why.

@@ -98,7 +98,8 @@ def show(berth, job):
 
 
 def wait_ended(berth, job):
-    return wait_until(lambda: (lambda j: j if j["state"] in ("succeeded", "failed") else None)(
+    ended = ("succeeded", "failed", "timeout")
+    return wait_until(lambda: (lambda j: j if j["state"] in ended else None)(
         show(berth, job)), TIMEOUT, f"job {job} to end")
 
 
@@ -125,7 +126,8 @@ def check_cpu(berth, check):
     job = berth("submit", "--gpus", "0", "--cpus", "0.5", "--time", "3s", "--grace", "0",
                 "--", "sh", "-c", "while :; do :; done").stdout.strip()
     ended = wait_ended(berth, job)
-    check(ended["reason"] == "time_limit", f"2: job {job} ended by its time limit: {ended}")
+    check(ended["state"] == "timeout" and ended["reason"] == "time_limit",
+          f"2: job {job} ended by its time limit: {ended}")
     # The run: from its start to its end as the server saw them (the
     # reports may be late, which only lowers the ratio below).
     start = datetime.fromisoformat(ended["start_time"].replace("Z", "+00:00"))

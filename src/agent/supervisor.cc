@@ -56,11 +56,13 @@ void Note(const std::string& text) {
 
 // Signals the task's process group, every other process in this session
 // (the task may have made new groups) and every child of ours (orphans that
-// left the session were reparented here: we are their subreaper).
+// left the session were reparented here: we are their subreaper). Each
+// process once: the group's members, in this session too, are skipped in
+// the sweep (a handler of SIGTERM would otherwise run twice).
 void SignalTree(pid_t self, pid_t task_group, int signal_number) {
   if (task_group > 0) ::kill(-task_group, signal_number);
   for (const ProcStat& process : ListProcesses()) {
-    if (process.pid == self) continue;
+    if (process.pid == self || (task_group > 0 && process.pgrp == task_group)) continue;
     if (process.session == self || process.ppid == self) ::kill(process.pid, signal_number);
   }
 }

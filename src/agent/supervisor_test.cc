@@ -103,6 +103,36 @@ while true; do sleep 0.05; done
   for (pid_t pid : pids) EXPECT_TRUE(Gone(pid)) << "pid " << pid << " survived";
 }
 
+// Issue 29: the task's main process is in its process group and in the
+// supervisor's session; a stop signalled both, so a SIGTERM handler ran
+// twice. It runs once, and the exit code it chooses is the task's.
+TEST_F(SupervisorTest, AStopSendsTheTaskOneSigterm) {
+  const std::string script = R"sh(
+exec python3 -c '
+import signal, sys, time
+got = []
+def term(number, frame):
+    got.append(time.monotonic())
+    with open("terms", "a") as f:
+        f.write("TERM\n")
+signal.signal(signal.SIGTERM, term)
+open("ready", "w").write("ready\n")
+while not got or time.monotonic() < got[0] + 1.0:
+    time.sleep(0.01)
+sys.exit(7)
+'
+)sh";
+  ASSERT_TRUE(runner_->Start(ShellTask(1, script, core::Duration::Seconds(30))).ok());
+  const std::string dir = TaskDir(1);
+  ASSERT_TRUE(WaitFor([&] { return testing::Slurp(dir + "/work/ready") == "ready\n"; }));
+  ASSERT_TRUE(runner_->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Seconds(30)).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "stopped");
+  EXPECT_EQ(task->exit->exit_code, 7);
+  EXPECT_EQ(Slurp(dir + "/work/terms"), "TERM\n");
+}
+
 TEST_F(SupervisorTest, WhatTheTaskLeavesBehindIsStoppedWhenItExits) {
   ASSERT_TRUE(runner_->Start(ShellTask(1, "sleep 1000 & echo $! > leftover; exit 0")).ok());
   std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});

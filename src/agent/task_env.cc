@@ -58,6 +58,15 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
   env["BERTH_ATTEMPT"] = std::to_string(assignment.attempt);
   env["BERTH_USER"] = assignment.user;
   env["BERTH_JOB_NAME"] = assignment.launch.name;
+  // An array job's index, in Berth's names and Slurm's (scripts that pick
+  // their configuration by $SLURM_ARRAY_TASK_ID).
+  if (assignment.launch.array_index) {
+    const std::string index = std::to_string(*assignment.launch.array_index);
+    const std::string array_job =
+        std::to_string(assignment.launch.array_job.value_or(core::Value(assignment.job)));
+    env["BERTH_ARRAY_INDEX"] = env["SLURM_ARRAY_TASK_ID"] = index;
+    env["BERTH_ARRAY_JOB_ID"] = env["SLURM_ARRAY_JOB_ID"] = array_job;
+  }
   env["BERTH_NODE"] = context.node;
   env["BERTH_GPUS"] = gpus;
   env["BERTH_TASK_DIR"] = ScratchDir(context.task_dir);

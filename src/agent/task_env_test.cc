@@ -61,6 +61,19 @@ TEST(TaskEnvTest, GangVariablesFollowTheAssignment) {
   }
 }
 
+// Issue 29: the array index never reached the task.
+TEST(TaskEnvTest, AnArrayJobSeesItsIndexInBerthsAndSlurmsNames) {
+  protocol::TaskAssignment task = GangTask();
+  EXPECT_FALSE(TaskEnvironment(task, Context()).contains("SLURM_ARRAY_TASK_ID"));
+  task.launch.array_job = 40;
+  task.launch.array_index = 2;
+  const std::map<std::string, std::string> env = TaskEnvironment(task, Context());
+  EXPECT_EQ(env.at("BERTH_ARRAY_INDEX"), "2");
+  EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "2");
+  EXPECT_EQ(env.at("BERTH_ARRAY_JOB_ID"), "40");
+  EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), "40");
+}
+
 TEST(TaskEnvTest, TheAccountsPasswdEntryNamesHomeUserAndShell) {
   TaskContext context = Context();
   context.base_env["USER"] = "root";

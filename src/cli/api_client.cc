@@ -60,17 +60,28 @@ Status ReadEndpointFile(const std::string& path, Endpoint& out) {
       BERTH_ASSIGN_OR_RETURN(out.servers, follow::ParseServerList(servers, path + ": server"));
     }
   }
-  if (out.token.empty()) out.token = table["token"].value_or(std::string());
+  if (out.token.empty()) {
+    out.token = table["token"].value_or(std::string());
+    if (!out.token.empty()) out.token_source = path;
+  }
   if (out.token.empty()) {
     if (std::string file = table["token_file"].value_or(std::string()); !file.empty()) {
       out.token = ReadFirstLine(file);
       if (out.token.empty()) return InvalidArgument(path + ": token_file " + file + " is empty");
+      out.token_source = file + " (" + path + ")";
     }
   }
   return Status::Ok();
 }
 
-Status FromHttp(const Result<httplib::Response>& result) {
+// "the server refused the token from --token: invalid token".
+std::string Refused(const std::string& what, const std::string& token_source,
+                    const std::string& message) {
+  return "the server refused " + what +
+         (token_source.empty() ? "" : " (the token from " + token_source + ")") + ": " + message;
+}
+
+Status FromHttp(const Result<httplib::Response>& result, const std::string& token_source) {
   if (!result.ok()) {
     const std::string& message = result.status().message();
     if (message.rfind("cannot reach", 0) != 0) return result.status();
@@ -87,9 +98,9 @@ Status FromHttp(const Result<httplib::Response>& result) {
     case 413:
       return InvalidArgument(message);
     case 401:
-      return Status(StatusCode::kUnauthenticated, message);
+      return Status(StatusCode::kUnauthenticated, Refused("the token", token_source, message));
     case 403:
-      return Status(StatusCode::kPermissionDenied, message);
+      return Status(StatusCode::kPermissionDenied, Refused("this request", token_source, message));
     case 404:
       return NotFound(message);
     case 409:
@@ -107,8 +118,9 @@ void Configure(httplib::Client& client, const std::string& token) {
   client.set_tcp_nodelay(true);  // headers and body go out without waiting for an ACK
 }
 
-Result<nlohmann::json> JsonOf(const Result<httplib::Response>& result, const std::string& path) {
-  BERTH_RETURN_IF_ERROR(FromHttp(result));
+Result<nlohmann::json> JsonOf(const Result<httplib::Response>& result, const std::string& path,
+                              const std::string& token_source) {
+  BERTH_RETURN_IF_ERROR(FromHttp(result, token_source));
   nlohmann::json body = nlohmann::json::parse(result->body, nullptr, false);
   if (body.is_discarded()) return Internal("the server answered " + path + " with invalid JSON");
   return body;
@@ -145,21 +157,34 @@ Status WriteDevCluster(const std::string& url, const std::string& token_file) {
 }
 
 Result<Endpoint> ResolveEndpoint(const ClientFlags& flags) {
-  Endpoint endpoint{{}, flags.token};
+  Endpoint endpoint{{}, flags.token, flags.token.empty() ? "" : "--token"};
   if (!flags.server.empty()) {
     BERTH_ASSIGN_OR_RETURN(endpoint.servers, follow::ParseServerList(flags.server, "--server"));
   } else if (std::string env = Env("BERTH_ADDR"); !env.empty()) {
     BERTH_ASSIGN_OR_RETURN(endpoint.servers, follow::ParseServerList(env, "BERTH_ADDR"));
   }
-  if (endpoint.token.empty()) endpoint.token = Env("BERTH_TOKEN");
+  if (endpoint.token.empty()) {
+    endpoint.token = Env("BERTH_TOKEN");
+    if (!endpoint.token.empty()) endpoint.token_source = "BERTH_TOKEN";
+  }
   BERTH_RETURN_IF_ERROR(ReadEndpointFile(ClientConfigPath(), endpoint));
-  // The dev cluster names both or nothing: never pair its token with
-  // another server.
-  if (endpoint.servers.empty() && endpoint.token.empty()) {
-    BERTH_RETURN_IF_ERROR(ReadEndpointFile(DevClusterPath(), endpoint));
+  // The dev cluster's token goes only to its own server; its server takes
+  // a token from anywhere (a wrong one is then refused there, and said so,
+  // instead of sent to a default address where nothing listens).
+  if (endpoint.servers.empty()) {
+    Endpoint dev;
+    BERTH_RETURN_IF_ERROR(ReadEndpointFile(DevClusterPath(), dev));
+    endpoint.servers = dev.servers;
+    if (endpoint.token.empty() && !dev.servers.empty()) {
+      endpoint.token = dev.token;
+      endpoint.token_source = dev.token_source;
+    }
   }
   if (endpoint.servers.empty()) endpoint.servers = {"http://127.0.0.1:8080"};
-  if (endpoint.token.empty()) endpoint.token = ReadFirstLine(".berth-dev/admin-token");
+  if (endpoint.token.empty()) {
+    endpoint.token = ReadFirstLine(".berth-dev/admin-token");
+    if (!endpoint.token.empty()) endpoint.token_source = ".berth-dev/admin-token";
+  }
   if (endpoint.token.empty()) {
     return InvalidArgument("--token: no token (use --token, BERTH_TOKEN, a config file at " +
                            ClientConfigPath() + ", or start `berth dev`)");
@@ -183,7 +208,7 @@ Result<ApiClient> ApiClient::FromFlags(const ClientFlags& flags) {
 Result<nlohmann::json> ApiClient::Get(const std::string& path) const {
   return JsonOf(
       follower_->Request([&](httplib::Client& c) { return c.Get(path); }, follow::Replay::kSafe),
-      path);
+      path, endpoint_.token_source);
 }
 
 Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::json& body,
@@ -192,22 +217,26 @@ Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::
   return JsonOf(
       follower_->Request([&](httplib::Client& c) { return c.Post(path, text, "application/json"); },
                          replay),
-      path);
+      path, endpoint_.token_source);
 }
 
 Result<nlohmann::json> ApiClient::Delete(const std::string& path) const {
   return JsonOf(
       follower_->Request([&](httplib::Client& c) { return c.Delete(path); }, follow::Replay::kSafe),
-      path);
+      path, endpoint_.token_source);
 }
 
 Result<RawReply> ApiClient::GetRaw(const std::string& path) const {
   Result<httplib::Response> result =
       follower_->Request([&](httplib::Client& c) { return c.Get(path); }, follow::Replay::kSafe);
-  BERTH_RETURN_IF_ERROR(FromHttp(result));
+  BERTH_RETURN_IF_ERROR(FromHttp(result, endpoint_.token_source));
   RawReply reply{result->body, {}};
   for (const auto& [key, value] : result->headers) reply.headers[key] = value;
   return reply;
+}
+
+bool EndedState(const std::string& state) {
+  return state == "succeeded" || state == "failed" || state == "cancelled" || state == "timeout";
 }
 
 ApiClient ConnectOrExit(const std::string& command, const ClientFlags& flags) {

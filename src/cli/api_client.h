@@ -34,6 +34,9 @@ void AddClientFlags(CLI::App& app, ClientFlags& flags);
 struct Endpoint {
   std::vector<std::string> servers;  // http(s)://host:port, one or several
   std::string token;
+  // Where the token came from ("--token", "BERTH_TOKEN", a file), so that
+  // a refused token is reported as that, naming it.
+  std::string token_source;
 };
 
 // Where the CLI looks for its config file: $BERTH_CONFIG, else
@@ -47,6 +50,8 @@ Status WriteDevCluster(const std::string& url, const std::string& token_file);
 // Resolves the server and token: flags, environment, config file
 // (`server = "..."`, `token = "..."` or `token_file = "..."`), the dev
 // cluster file, then http://127.0.0.1:8080 with .berth-dev/admin-token.
+// A token given without a server goes to the dev cluster's server when one
+// is announced (never the dev cluster's token to another server).
 // `--server`, BERTH_ADDR and `server` may name several servers, separated
 // by commas (the config file's `server` may also be an array of strings).
 Result<Endpoint> ResolveEndpoint(const ClientFlags& flags);
@@ -82,6 +87,9 @@ class ApiClient {
   Endpoint endpoint_;
   std::shared_ptr<follow::LeaderFollower> follower_;
 };
+
+// Whether a job in this API state has ended (it will not run again).
+bool EndedState(const std::string& state);
 
 // Exit codes every client command uses (docs/cli.md).
 inline constexpr int kExitOk = 0;

@@ -1,10 +1,12 @@
 // `berth nodes | drain | undrain | usage`.
 #include <cstdio>
 #include <memory>
+#include <tuple>
 
 #include "cli/api_client.h"
 #include "cli/client_commands.h"
 #include "cli/table.h"
+#include "cli/time_arg.h"
 
 namespace berth::cli {
 namespace {
@@ -59,15 +61,20 @@ void RunDrain(const std::string& action, const ClientFlags& flags, const std::st
 
 struct UsageFlags {
   ClientFlags client;
-  int64_t from = -1;
-  int64_t to = -1;
+  std::string from;  // ParseTimeArg's forms; empty: the server's default
+  std::string to;
 };
 
 void RunUsage(const UsageFlags& flags) {
-  const ApiClient client = ConnectOrExit("usage", flags.client);
   std::string path = "/api/v1/usage?";
-  if (flags.from >= 0) path += "from=" + std::to_string(flags.from) + "&";
-  if (flags.to >= 0) path += "to=" + std::to_string(flags.to);
+  for (const auto& [name, flag, text] :
+       {std::tuple{"from", "--from", flags.from}, std::tuple{"to", "--to", flags.to}}) {
+    if (text.empty()) continue;
+    Result<int64_t> seconds = ParseTimeArg(text, flag);
+    if (!seconds.ok()) Exit("usage", seconds.status());
+    path += std::string(name) + "=" + std::to_string(*seconds) + "&";
+  }
+  const ApiClient client = ConnectOrExit("usage", flags.client);
   Result<json> reply = client.Get(path);
   if (!reply.ok()) Exit("usage", reply.status());
   if (flags.client.json) return (void)std::printf("%s\n", reply->dump(2).c_str());
@@ -105,8 +112,10 @@ void AddClusterCommands(CLI::App& app) {
 
   auto usage = std::make_shared<UsageFlags>();
   CLI::App* usage_app = app.add_subcommand("usage", "GPU-hours by user and by queue");
-  usage_app->add_option("--from", usage->from, "Start, unix seconds (default: 30 days ago)");
-  usage_app->add_option("--to", usage->to, "End, unix seconds (default: now)");
+  usage_app->add_option("--from", usage->from,
+                        "Start: 2026-12-03, 2026-12-03T14:30:00Z or +02:00, or unix seconds "
+                        "(default: 30 days ago)");
+  usage_app->add_option("--to", usage->to, "End, as --from (default: now)");
   AddClientFlags(*usage_app, usage->client);
   usage_app->callback([usage] { RunUsage(*usage); });
 }

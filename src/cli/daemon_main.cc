@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/agent_command.h"
+#include "cli/command_line.h"
 #include "cli/server_command.h"
 #include "cli/sim_command.h"
 
@@ -13,6 +14,6 @@ int main(int argc, char** argv) {
   berth::cli::AddServerCommands(app);
   berth::cli::AddAgentCommands(app);
   berth::cli::AddSimCommand(app);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  berth::cli::OneValuePerOccurrence(app);
+  return berth::cli::ParseCommandLine(app, argc, argv);
 }

@@ -167,6 +167,17 @@ struct LogsFlags {
   bool follow = false;
 };
 
+// The job's state, or Exit: "job 9999 does not exist" rather than waiting
+// for the log of a job that never was.
+std::string JobStateOrExit(const ApiClient& client, int64_t id) {
+  Result<json> job = client.Get("/api/v1/jobs/" + std::to_string(id));
+  if (!job.ok() && job.status().code() == StatusCode::kNotFound) {
+    Exit("logs", NotFound("job " + std::to_string(id) + " does not exist"));
+  }
+  if (!job.ok()) Exit("logs", job.status());
+  return job->value("state", "");
+}
+
 void RunLogs(const LogsFlags& flags) {
   const ApiClient client = ConnectOrExit("logs", flags.client);
   const std::string path = "/api/v1/jobs/" + std::to_string(flags.id) +
@@ -184,13 +195,15 @@ void RunLogs(const LogsFlags& flags) {
                reply.status().code() == StatusCode::kPermissionDenied ||
                reply.status().code() == StatusCode::kInvalidArgument) {
       Exit("logs", reply.status());
+    } else if (EndedState(JobStateOrExit(client, flags.id))) {
+      // No log yet and the job has ended (it never started, or its node
+      // is gone): there will never be one.
+      Exit("logs", reply.status());
     }
     if (!flags.follow) return;
     if (reply.ok() && !running && reply->body.empty()) {
       // Drained a task that is no longer running: done once the job ended.
-      const json job = GetOrExit("logs", client, "/api/v1/jobs/" + std::to_string(flags.id));
-      const std::string state = job.value("state", "");
-      if (state == "succeeded" || state == "failed" || state == "cancelled") return;
+      if (EndedState(JobStateOrExit(client, flags.id))) return;
     }
     if (!reply.ok() || reply->body.empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));

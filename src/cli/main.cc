@@ -4,6 +4,7 @@
 #include <csignal>
 
 #include "cli/client_commands.h"
+#include "cli/command_line.h"
 #include "cli/daemon_commands.h"
 #include "cli/slurm/slurm_commands.h"
 
@@ -23,6 +24,6 @@ int main(int argc, char** argv) {
   berth::cli::AddJobCommands(app);
   berth::cli::AddClusterCommands(app);
   berth::cli::AddTokenCommands(app);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  berth::cli::OneValuePerOccurrence(app);
+  return berth::cli::ParseCommandLine(app, argc, argv);
 }

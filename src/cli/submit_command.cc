@@ -108,7 +108,7 @@ int WaitForEnd(const ApiClient& client, int64_t id) {
       last = line;
     }
     const std::string state = job->value("state", "");
-    if (state == "succeeded" || state == "failed" || state == "cancelled") {
+    if (EndedState(state)) {
       return JobExitCode(*job);
     }
     std::this_thread::sleep_for(std::chrono::seconds(1));

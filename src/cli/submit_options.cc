@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "cli/sbatch_options.h"
 #include "core/constraint.h"
 #include "protocol/output_pattern.h"
 
@@ -449,7 +450,11 @@ Result<ScriptDirectives> ParseScriptDirectives(std::string_view script) {
       if (!applied.ok()) return InvalidArgument(where + applied.status().message());
       if (*applied) continue;
       if (!sbatch) return InvalidArgument(where + "#BERTH: unknown option '" + flag + "'");
-      directives.warnings.push_back(where + "#SBATCH " + flag + " has no Berth meaning; ignored");
+      // A typo must not silently drop what it meant (--gpus-per-nod=2).
+      if (!IsSbatchOption(flag))
+        return InvalidArgument(where + "#SBATCH: " + UnknownSbatchOption(flag));
+      directives.warnings.push_back(where + "#SBATCH " + flag +
+                                    " is not supported by Berth; ignored");
     }
   }
   return directives;

@@ -179,12 +179,28 @@ TEST(SubmitOptionsTest, SbatchPlacementLinesMeanWhatSlurmMeans) {
                            {"exclude", "gpu02"}}))
         << script;
   }
-  // Slurm has no --wait-for-nodes: like any option without a Berth meaning.
+  // Slurm has no --wait-for-nodes: an error, as for any option sbatch lacks.
   Result<ScriptDirectives> foreign = ParseScriptDirectives("#SBATCH --wait-for-nodes\n");
-  ASSERT_TRUE(foreign.ok());
-  EXPECT_EQ(foreign->sbatch.wait_for_nodes, std::nullopt);
-  ASSERT_EQ(foreign->warnings.size(), 1u);
-  EXPECT_THAT(foreign->warnings[0], HasSubstr("--wait-for-nodes"));
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_THAT(foreign.status().message(), HasSubstr("--wait-for-nodes"));
+}
+
+// Issue 29: a typo lost its meaning with a warning like any unsupported
+// option's; it is an error suggesting the option meant, and a real sbatch
+// option Berth does not support is warned about by name and line.
+TEST(SubmitOptionsTest, ASbatchTypoIsAnErrorWithASuggestion) {
+  Result<ScriptDirectives> typo =
+      ParseScriptDirectives("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gpus-per-nod=2\n");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().message(),
+            "line 3: #SBATCH: unknown option --gpus-per-nod (did you mean --gpus-per-node?)");
+  Result<ScriptDirectives> unsupported =
+      ParseScriptDirectives("#!/bin/bash\n#SBATCH --mail-user=a@b --gres=gpu:1\n");
+  ASSERT_TRUE(unsupported.ok()) << unsupported.status().ToString();
+  ASSERT_EQ(unsupported->warnings.size(), 1u);
+  EXPECT_EQ(unsupported->warnings[0],
+            "line 2: #SBATCH --mail-user is not supported by Berth; ignored");
+  EXPECT_EQ(unsupported->sbatch.gpus, 1);
 }
 
 TEST(SubmitOptionsTest, BerthPlacementLinesTakeSubmitsFlags) {

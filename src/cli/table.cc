@@ -44,7 +44,7 @@ bool ColorOutput() { return ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLO
 const char* StateColor(const std::string& state) {
   if (state == "running" || state == "succeeded" || state == "up") return "32";
   if (state == "pending" || state == "starting" || state == "draining") return "33";
-  if (state == "failed" || state == "down") return "31";
+  if (state == "failed" || state == "timeout" || state == "down") return "31";
   if (state == "held" || state == "cancelled" || state == "completing") return "2";
   return nullptr;
 }

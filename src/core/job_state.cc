@@ -8,7 +8,7 @@
 namespace berth::core {
 namespace {
 
-constexpr std::array<std::pair<JobState, std::string_view>, 10> kNames = {{
+constexpr std::array<std::pair<JobState, std::string_view>, 11> kNames = {{
     {JobState::kPending, "pending"},
     {JobState::kHeld, "held"},
     {JobState::kStarting, "starting"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<JobState, std::string_view>, 10> kNames = {{
     {JobState::kFailed, "failed"},
     {JobState::kCancelled, "cancelled"},
     {JobState::kLost, "lost"},
+    {JobState::kTimeout, "timeout"},
 }};
 
 // The words the store keeps and the API shows: never rename one (stored
@@ -55,7 +56,7 @@ std::optional<JobReason> ParseJobReason(std::string_view name) {
 
 bool IsTerminal(JobState state) {
   return state == JobState::kSucceeded || state == JobState::kFailed ||
-         state == JobState::kCancelled;
+         state == JobState::kCancelled || state == JobState::kTimeout;
 }
 
 bool CanTransition(JobState from, JobState to) {
@@ -71,9 +72,10 @@ bool CanTransition(JobState from, JobState to) {
       return to == S::kRunning || to == S::kFailed || to == S::kLost || to == S::kPending;
     case S::kRunning:
       return to == S::kCompleting || to == S::kSucceeded || to == S::kFailed || to == S::kLost ||
-             to == S::kPreempted;
+             to == S::kPreempted || to == S::kTimeout;
     case S::kCompleting:
-      return to == S::kSucceeded || to == S::kFailed || to == S::kPreempted || to == S::kLost;
+      return to == S::kSucceeded || to == S::kFailed || to == S::kPreempted || to == S::kLost ||
+             to == S::kTimeout;
     case S::kPreempted:
       return to == S::kPending;
     case S::kLost:

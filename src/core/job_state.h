@@ -5,7 +5,9 @@
 //     ^                 ^  |                 |            |            |
 //     +-----hold--------+  |                 +-------+----+            v
 //                          |   preempted (requeued) <+      succeeded | failed
+//                          |                                     | timeout
 //                          +--cancel--> cancelled  (from any live state)
+//   A run stopped at its time limit ends `timeout` (Slurm's TIMEOUT).
 //   A node lost with its job: running --> lost, and the owner requeues
 //   (lost --> pending) or fails it.
 #pragma once
@@ -25,7 +27,8 @@ enum class JobState {
   kSucceeded,
   kFailed,
   kCancelled,
-  kLost,  // its node vanished; the owner requeues or fails it
+  kLost,     // its node vanished; the owner requeues or fails it
+  kTimeout,  // stopped at its time limit (stored jobs from before this state say failed)
 };
 
 std::string_view JobStateName(JobState state);

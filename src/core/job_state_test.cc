@@ -13,10 +13,13 @@ TEST(JobStateTest, NamesRoundTrip) {
   for (JobState state :
        {JobState::kPending, JobState::kHeld, JobState::kStarting, JobState::kRunning,
         JobState::kCompleting, JobState::kPreempted, JobState::kSucceeded, JobState::kFailed,
-        JobState::kCancelled, JobState::kLost}) {
+        JobState::kCancelled, JobState::kLost, JobState::kTimeout}) {
     EXPECT_EQ(ParseJobState(JobStateName(state)), state);
   }
   EXPECT_EQ(JobStateName(JobState::kPending), "pending");
+  EXPECT_EQ(JobStateName(JobState::kTimeout), "timeout");
+  EXPECT_TRUE(IsTerminal(JobState::kTimeout));
+  EXPECT_TRUE(CanTransition(JobState::kRunning, JobState::kTimeout));
   EXPECT_FALSE(ParseJobState("PENDING"));
 }
 

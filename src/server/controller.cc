@@ -14,6 +14,7 @@
 #include "core/placer.h"
 #include "server/event_log.h"
 #include "server/explain_text.h"
+#include "server/master_port.h"
 #include "server/queue_admission.h"
 #include "server/unix_groups.h"
 
@@ -155,11 +156,25 @@ void Controller::WakeAgentsLocked(const JobRecord& job) {
   }
 }
 
-void Controller::IndexPlacementLocked(const JobRecord& job) {
+void Controller::IndexPlacementLocked(JobRecord& job) {
   for (const store::TaskPlacementRecord& task : job.placement) placed_on_[task.node].insert(job.id);
+  if (job.placement.empty()) return;
+  std::set<int32_t>& taken = master_ports_on_[job.placement.front().node];
+  // A recovered job keeps the port its tasks were started with.
+  if (!job.master_port || taken.contains(*job.master_port)) {
+    job.master_port = ChooseMasterPort(job.id, job.attempts, taken);
+  }
+  taken.insert(*job.master_port);
 }
 
 void Controller::UnindexPlacementLocked(const JobRecord& job) {
+  if (!job.placement.empty() && job.master_port) {
+    auto ports = master_ports_on_.find(job.placement.front().node);
+    if (ports != master_ports_on_.end()) {
+      ports->second.erase(*job.master_port);
+      if (ports->second.empty()) master_ports_on_.erase(ports);
+    }
+  }
   for (const store::TaskPlacementRecord& task : job.placement) {
     auto it = placed_on_.find(task.node);
     if (it == placed_on_.end()) continue;

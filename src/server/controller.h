@@ -280,7 +280,9 @@ class Controller {
   // The job's nodes have something new to start or stop: tell their agents.
   void WakeAgentsLocked(const store::JobRecord& job);
   // Adds the job to (or removes it from) the per-node index of placed jobs.
-  void IndexPlacementLocked(const store::JobRecord& job);
+  // Also gives a placed job its MASTER_PORT: the one it has unless another
+  // live job on its task 0's node holds it (master_port.h).
+  void IndexPlacementLocked(store::JobRecord& job);
   void UnindexPlacementLocked(const store::JobRecord& job);
   // The lease an answer sent now grants its node: min(now, leadership
   // deadline) + heartbeat_timeout - now, never negative.
@@ -407,6 +409,8 @@ class Controller {
   // The live jobs placed on each node, by node name: a heartbeat builds its
   // node's desired state from these instead of walking every live job.
   std::map<std::string, std::set<core::JobId>> placed_on_;
+  // The MASTER_PORTs given to the live jobs whose task 0 is on each node.
+  std::map<std::string, std::set<int32_t>> master_ports_on_;
   std::map<core::NodeId, std::string> node_names_;
   // Per job and task: the exit the agents reported for the current attempt.
   std::map<std::pair<core::JobId, int32_t>, TaskReport> exits_;

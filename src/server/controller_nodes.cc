@@ -8,6 +8,7 @@
 #include "core/constraint.h"
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/master_port.h"
 #include "server/queue_admission.h"
 #include "server/run_outcome.h"
 #include "server/task_launch.h"
@@ -39,11 +40,6 @@ core::NodeSpec SpecFrom(const NodeRegistration& registration) {
                         gpu.healthy ? core::GpuHealth::kHealthy : core::GpuHealth::kUnhealthy});
   }
   return spec;
-}
-
-// A port for the gang's rendezvous, the same for every task of one attempt.
-int32_t MasterPort(JobId job, int32_t attempt) {
-  return 20000 + static_cast<int32_t>((core::Value(job) * 31 + attempt) % 20000);
 }
 
 }  // namespace
@@ -274,7 +270,14 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     if (job.state == JobState::kCompleting && job.reason == JobReason::kPreempted) {
       RequeueLocked(job, JobReason::kPreempted, changed);
     } else if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
+      // How task 0 ended is the job's (Slurm's batch step), for scripts
+      // that read the exit code of a cancelled job.
+      const TaskReport& exit = exits_.at({id, 0});
+      job.exit_code = exit.exit_code;
+      job.signal = exit.signal;
+      const std::string message = CancelledMessage(job, 0, exit);
       EndRunLocked(job, JobState::kCancelled, JobReason::kCancelled, changed);
+      job.message = message;
     } else if (failed > 0 || job.reason == JobReason::kTaskFailed) {
       int32_t first = 0;
       while (first + 1 < job.request.tasks && !TaskFailed(exits_.at({id, first}))) ++first;
@@ -282,9 +285,14 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       job.exit_code = exit.exit_code;
       job.signal = exit.signal;
       const std::string message = FailureMessage(job, first, exit);
-      EndRunLocked(job, JobState::kFailed, FailureReason(exit.outcome), changed);
+      // A run stopped at its time limit is a timeout, never retried (as in
+      // Slurm: it would run into the same limit).
+      const bool timed_out = exit.outcome == TaskOutcome::kTimeLimit;
+      EndRunLocked(job, timed_out ? JobState::kTimeout : JobState::kFailed,
+                   FailureReason(exit.outcome), changed,
+                   timed_out ? Retry::kNever : Retry::kAllowed);
       // (A retry keeps the message that says it is retrying.)
-      if (job.state == JobState::kFailed) job.message = message;
+      if (core::IsTerminal(job.state)) job.message = message;
     } else {
       job.exit_code = 0;
       job.signal.reset();
@@ -367,7 +375,7 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
       assignment.gpus = placed.gpus;
       assignment.world_size = job.request.tasks;
       assignment.master_addr = master_addr.substr(0, master_addr.rfind(':'));
-      assignment.master_port = MasterPort(id, job.attempts);
+      assignment.master_port = job.master_port.value_or(ChooseMasterPort(id, job.attempts, {}));
       assignment.node_rank = static_cast<int32_t>(
           std::find(job_nodes.begin(), job_nodes.end(), node) - job_nodes.begin());
       for (size_t other = 0; other < job.placement.size(); ++other) {

@@ -60,6 +60,7 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
                                                 : "its node was lost; waiting to run again";
   UnindexPlacementLocked(job);
   job.placement.clear();
+  job.master_port.reset();
   if (reason == JobReason::kPreempted) ++job.preemptions;
   for (int32_t task = 0; task < job.request.tasks; ++task) {
     exits_.erase({job.id, task});
@@ -157,6 +158,8 @@ Status Controller::CheckHeartbeats() {
       if (core::IsTerminal(job.state)) continue;
       if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
         EndRunLocked(job, JobState::kCancelled, JobReason::kCancelled, changed);
+        if (job.message.ends_with("; stopping")) job.message.resize(job.message.size() - 10);
+        job.message += "; its node '" + name + "' went down before its tasks reported their end";
       } else {
         LoseNodeLocked(job, name, changed);
       }

@@ -1,5 +1,7 @@
 #include "server/run_outcome.h"
 
+#include <string_view>
+
 namespace berth::server {
 
 using protocol::TaskOutcome;
@@ -48,6 +50,18 @@ std::string FailureMessage(const store::JobRecord& job, int32_t task,
            ": " + what;
   }
   return what;
+}
+
+std::string CancelledMessage(const store::JobRecord& job, int32_t task,
+                             const protocol::TaskReport& exit) {
+  constexpr std::string_view kStopping = "; stopping";
+  std::string said = job.message;
+  if (said.ends_with(kStopping)) said.resize(said.size() - kStopping.size());
+  if (said.empty()) said = "cancelled";
+  protocol::TaskReport ended = exit;
+  ended.message.clear();  // the supervisor's "stop requested" note is the cancel itself
+  const std::string how = FailureMessage(job, task, ended);
+  return how.empty() ? said : said + "; " + how;
 }
 
 }  // namespace berth::server

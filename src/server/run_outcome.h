@@ -24,4 +24,11 @@ core::JobReason FailureReason(protocol::TaskOutcome outcome);
 std::string FailureMessage(const store::JobRecord& job, int32_t task,
                            const protocol::TaskReport& exit);
 
+// The final message of a run cancelled while it ran, once its tasks
+// ended: the cancel's own words without its "; stopping", then how the
+// task (task 0 for a gang, as Slurm's batch step) ended: "cancelled by
+// alice; exited with code 143".
+std::string CancelledMessage(const store::JobRecord& job, int32_t task,
+                             const protocol::TaskReport& exit);
+
 }  // namespace berth::server

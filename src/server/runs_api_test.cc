@@ -2,11 +2,15 @@
 // that runs and exits, fails or is killed at its limits; a node that falls
 // silent, is drained or outlives a server restart. The fixture's clients
 // play the agents (api_test_fixture.h).
+#include <chrono>
 #include <functional>
+#include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server/api_test_fixture.h"
+#include "server/master_port.h"
 #include "store/sqlite_store.h"
 
 namespace berth::server::api_testing {
@@ -94,7 +98,8 @@ TEST_F(ApiTest, ATaskKilledAtItsLimitsFailsTheJobWithTheNodesWord) {
   EXPECT_EQ(killed["reason"], "out_of_memory");
   EXPECT_EQ(killed["message"], "out of memory: limit 64 MiB");
   EXPECT_EQ(killed["signal"], 9);
-  json timed_out = WaitForState(alice, late, "failed");
+  // Issue 29: a state of its own, Slurm's TIMEOUT.
+  json timed_out = WaitForState(alice, late, "timeout");
   EXPECT_EQ(timed_out["reason"], "time_limit");
   EXPECT_EQ(timed_out["message"], "time limit of 40 s reached");
 }
@@ -254,6 +259,61 @@ TEST_F(ApiTest, RestartKeepsJobsAndRunningWorkRunning) {
           core::JobId{running}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
   ASSERT_EQ(desired.status, 200);
   EXPECT_TRUE(desired.body["stop"].empty()) << "the running job was not killed by the restart";
+}
+
+// Issue 29: MASTER_PORT was a hash of the job id, never checked: jobs whose
+// hashes met shared a port on a node. A job gets a port no other live job
+// on its task 0's node holds, and keeps it across a server restart. Here
+// the running job's stored port is made the next job's preferred one.
+TEST_F(ApiTest, TwoJobsOnANodeNeverShareAMasterPort) {
+  Client alice = As(NewToken("alice", "user"));
+  const std::string agent_token = NewToken("agent-n0", "agent", "n0");
+  Client agent = As(agent_token);
+  NodeRegistration registration;
+  registration.node = "n0";
+  registration.address = "";
+  for (int i = 0; i < 8; ++i) registration.gpus.push_back(GpuReport{i, 0, true});
+  ASSERT_EQ(agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration)).status,
+            200);
+  const int64_t first = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
+  json task = WaitForAssignment(agent, "n0", first);
+  const int32_t attempt = task["attempt"];
+  const int32_t port = task["master_port"];
+  Heartbeat(agent, "n0", {TaskReport{core::JobId{first}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+  WaitForState(alice, first, "running");
+  server_.reset();
+
+  const int32_t wanted = ChooseMasterPort(core::JobId{first + 1}, 1, {});
+  Result<std::unique_ptr<store::SqliteConnection>> raw =
+      store::SqliteConnection::Open(dir_.path() + "/berth.sqlite");
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  ASSERT_TRUE(
+      (*raw)
+          ->Exec("UPDATE jobs SET body = replace(body, '\"master_port\":" + std::to_string(port) +
+                     "', '\"master_port\":" + std::to_string(wanted) + "') WHERE id = $1",
+                 {first})
+          .ok());
+  raw->reset();
+
+  StartServer();
+  Client alice_again = As(NewToken("alice2", "user"));
+  Client agent_again = As(agent_token);
+  const int64_t second = alice_again.Post("/api/v1/jobs", json{{"command", {"y"}}}).body["id"];
+  ASSERT_EQ(second, first + 1);
+  json desired;
+  for (int i = 0; i < 300 && desired["run"].size() != 2; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    desired = Heartbeat(agent_again, "n0",
+                        {TaskReport{core::JobId{first}, 0, attempt, TaskPhase::kRunning, {}, {}}})
+                  .body;
+  }
+  ASSERT_EQ(desired["run"].size(), 2u) << desired.dump();
+  std::map<int64_t, int32_t> ports;
+  for (const json& run : desired["run"]) ports[run["job"].get<int64_t>()] = run["master_port"];
+  EXPECT_EQ(ports[first], wanted) << "the running job keeps its port";
+  EXPECT_NE(ports[second], wanted);
+  EXPECT_GE(ports[second], kFirstMasterPort);
+  EXPECT_LT(ports[second], kEndMasterPort);
 }
 
 // A reason word this version does not know (a later version wrote it, and

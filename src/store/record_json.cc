@@ -388,6 +388,7 @@ json JobRecordToJson(const JobRecord& job) {
     placement.push_back({{"node", task.node}, {"gpus", task.gpus}});
   }
   out["placement"] = std::move(placement);
+  if (job.master_port) out["master_port"] = *job.master_port;
   if (job.exit_code) out["exit_code"] = *job.exit_code;
   if (job.signal) out["signal"] = *job.signal;
   if (job.peak_memory) out["peak_memory_mib"] = job.peak_memory->value();
@@ -422,6 +423,7 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
     job.end_time = core::Time::FromMicros(*us);
   }
   ReadPlacement(in, "", error, job.placement);
+  job.master_port = in.OptionalInt32("master_port");
   job.exit_code = in.OptionalInt32("exit_code");
   job.signal = in.OptionalInt32("signal");
   if (std::optional<int64_t> mib = in.OptionalInt64("peak_memory_mib")) {

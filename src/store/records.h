@@ -140,6 +140,9 @@ struct JobRecord {
   std::optional<core::Time> start_time;  // of the current (or last) run
   std::optional<core::Time> end_time;
   std::vector<TaskPlacementRecord> placement;  // while starting or running
+  // MASTER_PORT of its current run on task 0's node (server/master_port.h);
+  // none before it starts (or in records from before it was kept).
+  std::optional<int32_t> master_port;
   std::optional<int32_t> exit_code;
   std::optional<int32_t> signal;
   int32_t attempts = 0;  // runs started so far (retries and requeues count)

@@ -425,8 +425,8 @@ Result<std::vector<JobRecord>> SqlStore::ListJobs(const JobFilter& filter) {
     if (filter.queue) conditions.push_back("queue = " + param(*filter.queue));
     if (filter.live_only) {
       std::string ended;
-      for (core::JobState state :
-           {core::JobState::kSucceeded, core::JobState::kFailed, core::JobState::kCancelled}) {
+      for (core::JobState state : {core::JobState::kSucceeded, core::JobState::kFailed,
+                                   core::JobState::kCancelled, core::JobState::kTimeout}) {
         ended += (ended.empty() ? "" : ", ") + param(std::string(core::JobStateName(state)));
       }
       conditions.push_back("state NOT IN (" + ended + ")");

@@ -18,7 +18,6 @@ import ipaddress
 import json
 import os
 import secrets
-import shlex
 import socket
 import time
 import urllib.error
@@ -124,6 +123,101 @@ def _hostlist(value: Union[None, str, Sequence[str]]) -> Union[None, str, List[s
     return [str(name) for name in value]
 
 
+def _config_dir() -> str:
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        return os.path.join(xdg, "berth")
+    return os.path.join(os.environ.get("HOME") or os.path.expanduser("~"), ".config", "berth")
+
+
+def client_config_path() -> str:
+    """The config file the ``berth`` CLI reads: ``$BERTH_CONFIG``, else
+    ``$XDG_CONFIG_HOME/berth/config.toml``, else ``~/.config/berth/config.toml``."""
+    return os.environ.get("BERTH_CONFIG") or os.path.join(_config_dir(), "config.toml")
+
+
+def dev_cluster_path() -> str:
+    """Where ``berth dev`` announces its URL and admin token file: ``dev.toml``
+    beside the config file."""
+    return os.path.join(_config_dir(), "dev.toml")
+
+
+def _parse_toml(text: str, path: str) -> Dict[str, Any]:
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # pragma: no cover - older Pythons: the file's simple form
+        table: Dict[str, Any] = {}
+        for number, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, sep, value = line.partition("=")
+            try:
+                table[key.strip()] = json.loads(value.strip()) if sep else None
+            except ValueError:
+                raise BerthError(f"{path}:{number}: expected key = \"value\"") from None
+        return table
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise BerthError(f"{path}: {error}") from None
+
+
+def _read_endpoint_file(path: str) -> Tuple[Optional[str], Optional[str]]:
+    """(servers, token) from a config or dev cluster file as the CLI reads
+    it; (None, None) when there is no such file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            table = _parse_toml(f.read(), path)
+    except FileNotFoundError:
+        return None, None
+    except OSError as error:
+        raise BerthError(f"{path}: {error}") from None
+    for key in table:
+        if key not in ("server", "token", "token_file"):
+            raise BerthError(f"{path}: unknown key {key!r} (known: server, token, token_file)")
+    server = table.get("server")
+    if isinstance(server, list):
+        if not server or not all(isinstance(item, str) for item in server):
+            raise BerthError(f"{path}: server: expected strings (URLs)")
+        server = ",".join(server)
+    token = table.get("token") or None
+    if not token and table.get("token_file"):
+        try:
+            with open(table["token_file"], encoding="utf-8") as f:
+                token = f.readline().strip()
+        except OSError as error:
+            raise BerthError(f"{path}: token_file: {error}") from None
+        if not token:
+            raise BerthError(f"{path}: token_file {table['token_file']} is empty")
+    return server or None, token
+
+
+def _resolve_endpoint(addr: Union[None, str, Sequence[str]],
+                      token: Optional[str]) -> Tuple[Union[str, Sequence[str]], Optional[str]]:
+    """The server and token in the ``berth`` CLI's order (docs/cli.md):
+    arguments, ``BERTH_ADDR`` / ``BERTH_TOKEN``, the config file, the dev
+    cluster ``berth dev`` announced (its token only with its own server),
+    then ``http://127.0.0.1:8080`` with ``.berth-dev/admin-token``."""
+    addr = addr or os.environ.get("BERTH_ADDR") or None
+    token = token or os.environ.get("BERTH_TOKEN") or None
+    config_server, config_token = _read_endpoint_file(client_config_path())
+    addr = addr or config_server
+    token = token or config_token
+    if not addr:
+        dev_server, dev_token = _read_endpoint_file(dev_cluster_path())
+        addr = dev_server
+        if dev_server and not token:
+            token = dev_token
+    if not token:
+        try:
+            with open(DEV_TOKEN_FILE, encoding="utf-8") as f:
+                token = f.readline().strip() or None
+        except OSError:
+            token = None
+    return addr or DEFAULT_ADDR, token
+
+
 def _unix(value: Union[None, int, float, datetime.datetime]) -> Optional[int]:
     if value is None:
         return None
@@ -139,12 +233,15 @@ class Client:
         addr: the server URL, e.g. ``http://gpu-head:8080`` (``host:port``
             means ``http://host:port``), or several (a leader and its
             standbys): a list, or a string of URLs separated by commas.
-            Default: ``$BERTH_ADDR``, else ``http://127.0.0.1:8080`` (the
-            dev cluster).
-        token: an API token. Default: ``$BERTH_TOKEN``, else the dev
-            cluster's admin token in ``.berth-dev/admin-token`` under the
-            current directory (where ``berth dev`` writes it) -- the same
-            order as the ``berth`` CLI.
+            Default, as the ``berth`` CLI finds it: ``$BERTH_ADDR``, else
+            the config file's ``server`` (``$BERTH_CONFIG``, else
+            ``~/.config/berth/config.toml``), else the dev cluster that
+            ``berth dev`` announced in ``~/.config/berth/dev.toml``, else
+            ``http://127.0.0.1:8080``.
+        token: an API token. Default: ``$BERTH_TOKEN``, else the config
+            file's ``token`` or ``token_file``, else the dev cluster's admin
+            token (with the dev cluster's server only), else
+            ``.berth-dev/admin-token`` under the current directory.
         timeout: seconds for every request (connect and each read).
         ssl_context: an ``ssl.SSLContext`` for ``https://`` servers with a
             private CA.
@@ -161,20 +258,15 @@ class Client:
         timeout: float = 30.0,
         ssl_context: Any = None,
     ):
-        self.addrs = _addresses(addr or os.environ.get("BERTH_ADDR") or DEFAULT_ADDR)
+        addr, token = _resolve_endpoint(addr, token)
+        self.addrs = _addresses(addr)
         #: Where requests go now: the first address, then the one that answered last.
         self.addr = self.addrs[0]
         self._position = 0  # in addrs: the last listed address used
-        token = token or os.environ.get("BERTH_TOKEN")
-        if not token:
-            try:
-                with open(DEV_TOKEN_FILE, encoding="utf-8") as f:
-                    token = f.readline().strip()
-            except OSError:
-                token = None
         if not token:
             raise BerthError(
-                "no token: pass token=, set BERTH_TOKEN, or run `berth dev` in this directory"
+                "no token: pass token=, set BERTH_TOKEN, write a config file at "
+                f"{client_config_path()}, or start `berth dev`"
             )
         self._token = token.strip()
         self.timeout = timeout
@@ -367,8 +459,9 @@ class Client:
 
         Args:
             command: the program and its arguments, a list (``["python3",
-                "train.py"]``) or a string split as a shell would
-                (``"python3 train.py --lr 0.1"``; no shell runs it).
+                "train.py"]``, run as is), or a string run by ``sh -c``
+                (``"python3 train.py --lr 0.1 > out.txt"``), as ``berth
+                submit -- sh -c`` would.
             script: instead of ``command``, a script's text (or a path to one)
                 run by the agent.
             gpus: whole GPUs per task (default 1; 0 for CPU-only). Omitted
@@ -398,7 +491,8 @@ class Client:
                 ``time_limit_s``, ``estimate_s``, ``grace_s`` (seconds, or a
                 ``timedelta``), ``preemptible``, ``depends_on`` (ids or
                 ``"afterok:ID"``/``"afterany:ID"``/``"afternotok:ID"``),
-                ``array`` (``"0-9%2"``), ``env`` (dict), ``workdir``,
+                ``array`` (``"0-9%2"``), ``env`` (dict), ``workdir``
+                (default: this process's working directory, as the CLI's),
                 ``output`` and ``error`` (files for stdout and stderr,
                 relative to ``workdir``, with Slurm's ``%j %x %u %A %a %N
                 %t %%``), ``open_mode`` (``"append"`` or ``"truncate"``),
@@ -444,7 +538,9 @@ class Client:
                       wait_for_nodes=wait_for_nodes, container=_container(container))
         body: Dict[str, Any] = {}
         if command is not None:
-            body["command"] = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+            # A string is a shell command line: run by a shell, as typed.
+            body["command"] = (["sh", "-c", command] if isinstance(command, str)
+                               else [str(a) for a in command])
         if script is not None:
             if isinstance(script, os.PathLike):
                 with open(script, encoding="utf-8") as f:
@@ -459,6 +555,8 @@ class Client:
         for key, value in fields.items():
             if value is not None:
                 body[key] = _seconds(value)
+        # The job runs where its submitter is, as with `berth submit`.
+        body.setdefault("workdir", os.getcwd())
         # With a key, a submit sent again (its answer lost, or to a new
         # leader) returns the first one's jobs instead of queueing twice.
         body.setdefault("idempotency_key", "berth-py-" + secrets.token_hex(16))
@@ -538,7 +636,7 @@ class Client:
         return Explanation.from_json(self._json("GET", f"/api/v1/jobs/{int(id)}/explain"))
 
     def wait(self, id: int, timeout: Optional[float] = None, poll: float = 1.0) -> Job:
-        """Waits until the job ends (succeeded, failed or cancelled) and returns it.
+        """Waits until the job ends (succeeded, failed, cancelled or timeout) and returns it.
 
         Args:
             timeout: seconds to wait at most (None: forever).

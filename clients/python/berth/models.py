@@ -15,7 +15,7 @@ __all__ = ["Job", "Explanation", "TERMINAL_STATES", "parse_time"]
 
 #: The states no job leaves (the server's words; ``lost`` is not one: a lost
 #: job is requeued or failed).
-TERMINAL_STATES = frozenset({"succeeded", "failed", "cancelled"})
+TERMINAL_STATES = frozenset({"succeeded", "failed", "cancelled", "timeout"})
 
 
 def parse_time(text: Optional[str]) -> Optional[datetime.datetime]:
@@ -97,7 +97,7 @@ class Job:
 
     @property
     def terminal(self) -> bool:
-        """Whether the job has ended (succeeded, failed or cancelled)."""
+        """Whether the job has ended (succeeded, failed, cancelled or timeout)."""
         return self.state in TERMINAL_STATES
 
     @classmethod

@@ -154,8 +154,13 @@ class JobRoundTrips(ServerTest):
         self.assertEqual(job.raw["id"], job_id)
 
     def test_submit_string_command_script_and_fractions(self):
-        job = self.alice.get(self.alice.submit("python3 train.py --name 'a b'"))
-        self.assertEqual(job.command, ["python3", "train.py", "--name", "a b"])
+        # Issue 29: a string is a shell command line, run by sh -c; a list
+        # is argv; the job runs in the caller's directory unless told.
+        job = self.alice.get(self.alice.submit("python3 train.py --name 'a b' > out.txt"))
+        self.assertEqual(job.command, ["sh", "-c", "python3 train.py --name 'a b' > out.txt"])
+        self.assertEqual(job.workdir, os.getcwd())
+        job = self.alice.get(self.alice.submit(["echo", "a b"], workdir="/tmp"))
+        self.assertEqual((job.command, job.workdir), (["echo", "a b"], "/tmp"))
         self.assertEqual(job.gpus, 1)  # the default
         job = self.alice.get(self.alice.submit(script="#!/bin/sh\necho hi\n", gpus=0))
         self.assertEqual(job.script, "#!/bin/sh\necho hi\n")
@@ -464,7 +469,10 @@ class Defaults(ServerTest):
         self.cwd = os.getcwd()
         self.tmp = tempfile.TemporaryDirectory()
         os.chdir(self.tmp.name)
-        env = {k: v for k, v in os.environ.items() if k not in ("BERTH_ADDR", "BERTH_TOKEN")}
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("BERTH_ADDR", "BERTH_TOKEN", "BERTH_CONFIG", "XDG_CONFIG_HOME")}
+        # A home of its own: no config file or dev cluster of the caller's.
+        env["HOME"] = self.tmp.name
         self.env = mock.patch.dict(os.environ, env, clear=True)
         self.env.start()
 
@@ -488,6 +496,43 @@ class Defaults(ServerTest):
         dave = self.admin.create_token("dave")
         client = berth.Client(token=dave)
         self.assertEqual(client.get(client.submit(["true"])).user, "dave")
+
+    def write(self, path, text):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def test_the_dev_cluster_berth_dev_announced(self):
+        # Issue 29: what `berth dev` writes in ~/.config/berth/dev.toml, as
+        # the CLI reads it, from any directory.
+        token_file = os.path.join(self.tmp.name, "admin-token")
+        self.write(token_file, SERVER.admin_token() + "\n")
+        self.write(os.path.join(self.tmp.name, ".config/berth/dev.toml"),
+                   f'server = "{self.addr}"\ntoken_file = "{token_file}"\n')
+        client = berth.Client()
+        self.assertEqual(client.addr, self.addr)
+        self.assertEqual(client.get(client.submit(["true"])).user,
+                         pwd.getpwuid(os.geteuid()).pw_name)
+        # A token given alone goes to the dev cluster's server.
+        gina = berth.Client(token=self.admin.create_token("gina"))
+        self.assertEqual(gina.addr, self.addr)
+        self.assertEqual(gina.get(gina.submit(["true"])).user, "gina")
+
+    def test_the_cli_config_file(self):
+        # The config file wins over the dev cluster; $BERTH_CONFIG names another.
+        self.write(os.path.join(self.tmp.name, ".config/berth/dev.toml"),
+                   'server = "http://127.0.0.1:1"\ntoken = "dev"\n')
+        frank = self.admin.create_token("frank")
+        self.write(os.path.join(self.tmp.name, ".config/berth/config.toml"),
+                   f'server = ["{self.addr}"]\ntoken = "{frank}"\n')
+        client = berth.Client()
+        self.assertEqual(client.get(client.submit(["true"])).user, "frank")
+        other = os.path.join(self.tmp.name, "other.toml")
+        self.write(other, f'server = "{self.addr}"\nnot_a_key = 1\n')
+        os.environ["BERTH_CONFIG"] = other
+        with self.assertRaises(berth.BerthError) as caught:
+            berth.Client()
+        self.assertIn("not_a_key", str(caught.exception))
 
     def test_default_address_and_missing_token(self):
         os.environ["BERTH_TOKEN"] = "t"

@@ -273,7 +273,7 @@ function actions(job) {
     });
     return button;
   };
-  const live = !['succeeded', 'failed', 'cancelled'].includes(job.state);
+  const live = !['succeeded', 'failed', 'cancelled', 'timeout'].includes(job.state);
   const mine = state.me && (state.me.role === 'admin' || state.me.user === job.user);
   if (live && mine) buttons.push(act('Cancel job', `/api/v1/jobs/${job.id}/cancel`, true));
   if (job.state === 'held' && job.reason === 'held' && mine)
