@@ -22,6 +22,7 @@ TEST(ReportJsonTest, ARegistrationRoundTrips) {
   registration.memory = core::MemoryMiB(1'000'000);
   registration.labels = {{"rack", "r1"}, {"zone", "a"}};
   registration.features = {"ib", "nvlink"};
+  registration.container_runtime = "podman 4.3.1 (runc, cgroupfs, cgroup v1)";  // issue 28
 
   Result<NodeRegistration> parsed = ParseRegistration(RegistrationJson(registration));
 
@@ -50,6 +51,9 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
                  core::Duration::Micros(1'250'001)},
       TaskReport{core::JobId{11}, 0, 1, TaskPhase::kExited, 127, std::nullopt,
                  TaskOutcome::kStartFailed, "user 'bob' has no account on node gpu-07"},
+      // Issue 28: a task still getting ready on its node.
+      TaskReport{core::JobId{12}, 0, 1, TaskPhase::kRunning, std::nullopt, std::nullopt,
+                 TaskOutcome::kExited, "", std::nullopt, std::nullopt, "pulling image img:1"},
   };
   heartbeat.gpus = {GpuReport{0, 0, true}, GpuReport{1, 0, false}};
 

@@ -46,6 +46,13 @@ inline JobRecord FullJob() {
   request.requeue = false;
   request.hold = true;
   request.array_index = 6;
+  request.container = ContainerRequest{"localhost/train:1",
+                                       {{"/data", "/data", true}, {"/home/a", "/home/a", false}},
+                                       "/workspace",
+                                       {{"NCCL_DEBUG", "INFO"}},
+                                       {"/bin/sh", "-c"},
+                                       true,
+                                       "never"};
   job.array_parent = core::JobId(35);
   job.state = core::JobState::kRunning;
   job.reason = core::JobReason::kPreempted;
@@ -73,6 +80,7 @@ inline NodeRecord Node(const std::string& name, core::NodeState state) {
   node.spec.gpus[3].interconnect_group = 1;
   node.spec.labels = {{"zone", "a"}, {"rack", "r12"}};
   node.spec.features = {"ib", "nvlink"};
+  node.spec.container_runtime = "podman 4.3.1 (runc, cgroupfs, cgroup v1)";
   node.state = state;
   node.drained = state == core::NodeState::kDraining;
   node.last_heartbeat = core::Time::FromSeconds(1'700'000'300);
