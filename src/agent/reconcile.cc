@@ -78,6 +78,7 @@ protocol::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<Lo
     report.attempt = task.key.attempt;
     if (task.phase == LocalPhase::kRunning) {
       report.phase = protocol::TaskPhase::kRunning;
+      report.checkpoint_age = task.checkpoint_age;
     } else {
       if (task.acked || !task.exit) continue;
       report.phase = protocol::TaskPhase::kExited;

@@ -40,6 +40,9 @@ struct LocalTask {
   std::vector<int32_t> gpus;
   std::optional<core::Duration> stop_grace;  // a stop was asked for, with this grace
   bool acked = false;                        // the server has seen its exit
+  // Running: how long ago its checkpoint file (task_env.h CheckpointFile)
+  // was touched, as of the last refresh; none: it has no such file.
+  std::optional<core::Duration> checkpoint_age = std::nullopt;
 };
 
 struct ReconcilePlan {

@@ -71,6 +71,7 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(report.message, task.String("message", false));
   BERTH_ASSIGN_OR_RETURN(int64_t peak_memory, task.Int("peak_memory_mib", -1, 0, int64_t{1} << 40));
   BERTH_ASSIGN_OR_RETURN(report.cpu_time, ReadSeconds(task, "cpu_time_s"));
+  BERTH_ASSIGN_OR_RETURN(report.checkpoint_age, ReadSeconds(task, "checkpoint_age_s"));
   BERTH_RETURN_IF_ERROR(task.Finish());
   if (peak_memory >= 0) report.peak_memory = core::MemoryMiB(peak_memory);
   if (job < 1) return InvalidArgument(task.Name("job") + "is required");
@@ -166,6 +167,7 @@ json HeartbeatJson(const Heartbeat& heartbeat) {
     if (!task.message.empty()) entry["message"] = task.message;
     if (task.peak_memory) entry["peak_memory_mib"] = task.peak_memory->value();
     if (task.cpu_time) entry["cpu_time_s"] = SecondsJson(*task.cpu_time);
+    if (task.checkpoint_age) entry["checkpoint_age_s"] = SecondsJson(*task.checkpoint_age);
     tasks.push_back(entry);
   }
   return json{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};
