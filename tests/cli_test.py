@@ -21,6 +21,7 @@ Usage: cli_test.py BERTH_BINARY
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -123,8 +124,21 @@ def main():
                              "an ETA for the blocked job")
             check("resources" in why or "reserved" in why, f"why names what blocks it: {why!r}")
             queue = berth("queue")
-            check(running in queue.stdout and blocked in queue.stdout and "eta" in queue.stdout,
-                  f"queue lists both: {queue.stdout!r}")
+            check(running in queue.stdout and blocked in queue.stdout and
+                  "expected " in queue.stdout and "80%: " in queue.stdout,
+                  f"queue lists both, the blocked one with its ETA: {queue.stdout!r}")
+            # One ETA format (issue 30): the why's own line as the queue's.
+            check(re.search(r"eta: +expected \S+, 80%: \S+-\S+", why) is not None,
+                  f"why's ETA line: {why!r}")
+            # The running job reports a checkpoint (issue 30); show has it.
+            saved = berth("checkpoint", running)
+            check(saved.returncode == 0 and "checkpoint recorded at" in saved.stdout,
+                  f"checkpoint: {saved.returncode} {saved.stdout!r} {saved.stderr!r}")
+            check(json.loads(berth("show", running, "--json").stdout)["last_checkpoint"]
+                  is not None, "show has the checkpoint")
+            not_running = berth("checkpoint", blocked)
+            check(not_running.returncode == 1 and "is not running" in not_running.stderr,
+                  f"checkpoint of a pending job: {not_running.returncode} {not_running.stderr!r}")
             nodes = berth("nodes").stdout
             check(f"[{running}]" in nodes, f"nodes shows the running job's GPUs: {nodes!r}")
 

@@ -20,6 +20,7 @@ starts is stopped by its PID (Chromium by its process group).
 """
 import html.parser
 import os
+import re
 import shutil
 import signal
 import struct
@@ -236,7 +237,7 @@ def run(base, data_dir, chromium, artifacts):
         "command": ["sleep", "60"]})["id"]
     wait_until(lambda: api(f"/api/v1/jobs/{running}")["state"] == "running", 60,
                f"job {running} running")
-    # Full explanations (with ETAs) come every explain_every (10 s).
+    # The first cycle after a submit plans its ETA (issue 30).
     why = wait_until(lambda: (lambda e: e if e["reason"] and e["eta"] else None)(
         api(f"/api/v1/jobs/{blocked}/explain")), 60, f"job {blocked} explained with an ETA")
     first_clause = why["message"].split(";")[0]
@@ -263,6 +264,10 @@ def run(base, data_dir, chromium, artifacts):
     eta = row.find("td", data_col="eta")
     assert eta.attrs.get("data-eta") == why["eta"], (eta.attrs, why["eta"])
     assert "in " in eta.text() or "ago" in eta.text(), eta.text()
+    # One ETA format everywhere (issue 30): the expected start, then the 80% interval.
+    assert re.search(r"expected \d\d:\d\d, 80%: \d\d:\d\d-\d\d:\d\d", eta.text()), eta.text()
+    assert "No job has started since the server gave it an ETA" in \
+        dom.find("figure", id="chart-eta").text()
     assert dom.find("tr", data_job_id=str(running)).attrs["data-state"] == "running"
     for chart in ("chart-queue", "chart-utilization", "chart-waits"):
         figure = dom.find("figure", id=chart)
@@ -305,8 +310,21 @@ def run(base, data_dir, chromium, artifacts):
     check_png(job_shot, 1400, 1000)
     print(f"screenshots: {overview}, {job_shot}")
 
-    for job in (running, blocked):
-        api(f"/api/v1/jobs/{job}/cancel", method="POST", body={})
+    # ETA accuracy (issue 30): the blocked job starts once the running one
+    # is gone, inside the first interval it was given (the running job's
+    # time limit bounds it), and the dashboard says how the first ETAs did.
+    api(f"/api/v1/jobs/{running}/cancel", method="POST", body={})
+    wait_until(lambda: api(f"/api/v1/jobs/{blocked}")["state"] in ("starting", "running"), 60,
+               f"job {blocked} started")
+    dom = chromium.dom(f"{base}/#token={token}")
+    accuracy = dom.find("figure", id="chart-eta")
+    assert "1 of 1 job (100%) started inside the first 80% interval" in accuracy.text(), \
+        accuracy.text()
+    assert accuracy.find("g", data_coverage=None).attrs["data-coverage"] == "1.000", \
+        accuracy.find_all("g")
+    print(f"ETA accuracy: {accuracy.text()}")
+
+    api(f"/api/v1/jobs/{blocked}/cancel", method="POST", body={})
 
 
 if __name__ == "__main__":

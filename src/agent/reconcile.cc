@@ -79,6 +79,7 @@ protocol::Heartbeat BuildHeartbeat(const std::string& node, const std::vector<Lo
     if (task.phase == LocalPhase::kRunning) {
       report.phase = protocol::TaskPhase::kRunning;
       report.starting = task.starting;
+      report.checkpoint_age = task.checkpoint_age;
     } else {
       if (task.acked || !task.exit) continue;
       report.phase = protocol::TaskPhase::kExited;

@@ -43,6 +43,9 @@ struct LocalTask {
   // What a running task does before it runs ("pulling image X"); empty:
   // it runs.
   std::string starting = "";
+  // Running: how long ago its checkpoint file (task_env.h CheckpointFile)
+  // was touched, as of the last refresh; none: it has no such file.
+  std::optional<core::Duration> checkpoint_age = std::nullopt;
 };
 
 struct ReconcilePlan {

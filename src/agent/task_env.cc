@@ -9,6 +9,10 @@ namespace berth::agent {
 
 std::string ScratchDir(const std::string& task_dir) { return task_dir + "/" + task_files::kWork; }
 
+std::string CheckpointFile(const std::string& task_dir) {
+  return ScratchDir(task_dir) + "/.berth-checkpoint";
+}
+
 std::string JoinIndices(const std::vector<int32_t>& indices) {
   std::string out;
   for (int32_t index : indices) out += (out.empty() ? "" : ",") + std::to_string(index);
@@ -70,6 +74,7 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
   env["BERTH_NODE"] = context.node;
   env["BERTH_GPUS"] = gpus;
   env["BERTH_TASK_DIR"] = ScratchDir(context.task_dir);
+  env["BERTH_CHECKPOINT_FILE"] = CheckpointFile(context.task_dir);
   return env;
 }
 

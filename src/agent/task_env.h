@@ -19,6 +19,9 @@
 //        NODE_RANK, GROUP_RANK                     this node among the job's nodes
 //        BERTH_JOB_ID, BERTH_TASK, BERTH_ATTEMPT, BERTH_USER, BERTH_JOB_NAME,
 //        BERTH_NODE, BERTH_GPUS, BERTH_TASK_DIR (the task's scratch dir)
+//        BERTH_CHECKPOINT_FILE   touch it after saving a checkpoint: the agent
+//                      reports its age and a preemption then picks the
+//                      victim that loses least (CheckpointFile)
 #pragma once
 
 #include <map>
@@ -65,6 +68,11 @@ TaskCgroup CgroupForTask(const TaskCgroupConfig& config, const TaskKey& key,
 
 // `<task_dir>/work`
 std::string ScratchDir(const std::string& task_dir);
+
+// `<task_dir>/work/.berth-checkpoint`: in the scratch dir, which is the
+// task's user's (the task may create it), and dotted so that it does not
+// clash with the job's own checkpoint files.
+std::string CheckpointFile(const std::string& task_dir);
 
 // "0,1,2,3"
 std::string JoinIndices(const std::vector<int32_t>& indices);

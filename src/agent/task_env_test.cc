@@ -54,6 +54,7 @@ TEST(TaskEnvTest, GangVariablesFollowTheAssignment) {
       {"BERTH_NODE", "node-2"},
       {"BERTH_GPUS", "4,5,6,7"},
       {"BERTH_TASK_DIR", "/state/tasks/42-1-3/work"},
+      {"BERTH_CHECKPOINT_FILE", "/state/tasks/42-1-3/work/.berth-checkpoint"},
   };
   for (const auto& [name, value] : expected) {
     ASSERT_TRUE(env.contains(name)) << name;

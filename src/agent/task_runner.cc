@@ -152,10 +152,23 @@ void TaskRunner::RefreshOne(Entry& entry) {
     SettleLost(entry);
     return;
   }
-  if (IsAlive(*entry.supervisor)) return;
+  if (IsAlive(*entry.supervisor)) {
+    entry.task.checkpoint_age = CheckpointAge(entry.dir);
+    return;
+  }
   // It may have written the exit between our two looks.
   if (read_exit()) return;
   SettleLost(entry);
+}
+
+// How long ago the task last touched its checkpoint file (lstat: a link
+// the task made is not followed), by this node's clock; none without one.
+std::optional<core::Duration> TaskRunner::CheckpointAge(const std::string& dir) {
+  struct stat info {};
+  if (::lstat(CheckpointFile(dir).c_str(), &info) != 0) return std::nullopt;
+  const core::Time touched = core::Time::FromMicros(int64_t{info.st_mtim.tv_sec} * 1'000'000 +
+                                                    info.st_mtim.tv_nsec / 1000);
+  return core::Max(SystemClock().Now() - touched, core::Duration::Zero());
 }
 
 // The supervisor died without recording an outcome (killed, or the machine

@@ -96,6 +96,7 @@ class TaskRunner {
   void Adopt(const TaskKey& key, const std::string& dir);
   void RefreshOne(Entry& entry);
   void SettleLost(Entry& entry);
+  static std::optional<core::Duration> CheckpointAge(const std::string& dir);
   void RecordOutcome(Entry& entry, ExitStatus status, const std::string& note);
   // The task's directory, spec and the files its user owns (task_dir.h).
   Status Prepare(const protocol::TaskAssignment& assignment, const std::string& dir,

@@ -78,6 +78,39 @@ TEST_F(TaskRunnerTest, AnExitWhileAwayIsReportedWithItsStatus) {
   EXPECT_FALSE(task->acked);
 }
 
+// Issue 30: a task says it saved a checkpoint by touching the file its
+// environment names; the runner reads the file's age (not when it noticed)
+// and the heartbeat carries it.
+TEST_F(TaskRunnerTest, ATouchedCheckpointFileIsReportedWithItsAge) {
+  std::unique_ptr<TaskRunner> runner = Open();
+  ASSERT_TRUE(runner
+                  ->Start(ShellTask(1,
+                                    "while [ ! -e go ]; do sleep 0.02; done; "
+                                    "touch -d '2 minutes ago' \"$BERTH_CHECKPOINT_FILE\"; "
+                                    "touch touched; exec sleep 1000"))
+                  .ok());
+  ASSERT_TRUE(WaitFor([&] { return FileExists(TaskDir() + "/supervisor.pid"); }));
+  runner->Refresh();
+  std::optional<LocalTask> before = Find(*runner, core::JobId{1});
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->phase, LocalPhase::kRunning);
+  EXPECT_EQ(before->checkpoint_age, std::nullopt) << "no file, no checkpoint";
+
+  std::ofstream(TaskDir() + "/work/go") << "go";
+  ASSERT_TRUE(WaitFor([&] { return FileExists(TaskDir() + "/work/touched"); }));
+  runner->Refresh();
+  std::optional<LocalTask> after = Find(*runner, core::JobId{1});
+  ASSERT_TRUE(after && after->checkpoint_age);
+  EXPECT_GE(*after->checkpoint_age, core::Duration::Seconds(119));
+  EXPECT_LT(*after->checkpoint_age, core::Duration::Minutes(10));
+  const protocol::Heartbeat heartbeat = BuildHeartbeat("node-1", runner->Tasks(), {}, {});
+  ASSERT_EQ(heartbeat.tasks.size(), 1u);
+  EXPECT_EQ(heartbeat.tasks[0].checkpoint_age, after->checkpoint_age);
+
+  ASSERT_TRUE(runner->Stop(kKey, core::Duration::Zero()).ok());
+  ASSERT_TRUE(WaitForExit(*runner, core::JobId{1}));
+}
+
 TEST_F(TaskRunnerTest, AVanishedSupervisorIsSettledAndItsTaskKilled) {
   std::unique_ptr<TaskRunner> runner = Open();
   ASSERT_TRUE(runner->Start(ShellTask(1, "echo $$ > pid; exec sleep 1000")).ok());

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -29,8 +30,8 @@ std::string Why(const json& job) {
   const std::string state = job.value("state", "");
   if (state == "pending" || state == "held") {
     std::string text = job.value("reason", "");
-    if (std::optional<core::Time> eta = JsonTime(job["eta"])) {
-      text += (text.empty() ? "" : ", ") + std::string("eta ") + ShortClock(*eta);
+    if (const std::string eta = EtaSummary(job, ZoneName::kLeftOut); !eta.empty()) {
+      text += (text.empty() ? "" : ", ") + eta;
     }
     return text;
   }
@@ -102,7 +103,11 @@ void RunShow(const ClientFlags& flags, int64_t id) {
   const json job = GetOrExit("show", client, "/api/v1/jobs/" + std::to_string(id));
   if (flags.json) return PrintJson(job);
   for (const auto& [key, value] : job.items()) {
-    std::printf("%-14s %s\n", (key + ":").c_str(), Field(value).c_str());
+    // The ETA in its one format (the times as the API has them: --json).
+    if (key == "eta_low" || key == "eta_high") continue;
+    const std::string eta = key == "eta" ? EtaSummary(job, ZoneName::kShown) : "";
+    std::printf("%-14s %s\n", (key + ":").c_str(),
+                eta.empty() ? Field(value).c_str() : eta.c_str());
   }
 }
 
@@ -130,7 +135,7 @@ void RunWhy(const ClientFlags& flags, int64_t id) {
                 static_cast<long long>(explained["blocker"].get<int64_t>()));
   }
   if (std::optional<core::Time> eta = JsonTime(explained["eta"])) {
-    std::printf("  eta:       %s (in %s)\n", ShortClock(*eta).c_str(),
+    std::printf("  eta:       %s (in %s)\n", EtaSummary(explained, ZoneName::kShown).c_str(),
                 ShortDuration(static_cast<double>(eta->micros()) / 1e6 - NowSeconds()).c_str());
   } else if (state == "pending") {
     std::printf("  eta:       unknown yet\n");
@@ -153,6 +158,10 @@ void RunAction(const std::string& action, const ClientFlags& flags,
       if (reply.status().code() == StatusCode::kUnavailable) break;
     } else if (flags.json) {
       std::printf("%s\n", reply->dump().c_str());
+    } else if (action == "checkpoint") {
+      const std::optional<core::Time> at = JsonTime((*reply)["last_checkpoint"]);
+      std::printf("job %lld: checkpoint recorded at %s\n", static_cast<long long>(id),
+                  at ? ShortClock(*at).c_str() : "-");
     }
   }
   if (failures > 0) {
@@ -236,14 +245,18 @@ void AddJobCommands(CLI::App& app) {
   AddClientFlags(*why_app, why->first);
   why_app->callback([why] { RunWhy(why->first, why->second); });
 
-  for (const std::string action : {"cancel", "release"}) {
+  const std::map<std::string, std::string> actions = {
+      {"cancel", "Cancel jobs (running ones get SIGTERM, then SIGKILL)"},
+      {"release", "Release held jobs"},
+      {"checkpoint",
+       "Say running jobs saved a checkpoint now: a preemption then loses only the work since"},
+  };
+  for (const auto& [action, description] : actions) {
     auto flags = std::make_shared<std::pair<ClientFlags, std::vector<int64_t>>>();
-    CLI::App* sub = app.add_subcommand(
-        action, action == "cancel" ? "Cancel jobs (running ones get SIGTERM, then SIGKILL)"
-                                   : "Release held jobs");
+    CLI::App* sub = app.add_subcommand(action, description);
     sub->add_option("ids", flags->second, "Job ids")->required();
     AddClientFlags(*sub, flags->first);
-    sub->callback([flags, action] { RunAction(action, flags->first, flags->second); });
+    sub->callback([flags, name = action] { RunAction(name, flags->first, flags->second); });
   }
 
   auto logs = std::make_shared<LogsFlags>();

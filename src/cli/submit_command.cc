@@ -88,7 +88,9 @@ std::string Progress(const nlohmann::json& job) {
     if (job["position"].is_number()) {
       line += "; position " + std::to_string(job["position"].get<int64_t>() + 1);
     }
-    if (std::optional<core::Time> eta = JsonTime(job["eta"])) line += "; eta " + ShortClock(*eta);
+    if (const std::string eta = EtaSummary(job, ZoneName::kLeftOut); !eta.empty()) {
+      line += "; " + eta;
+    }
     if (!job.value("reason", "").empty()) line += ")";
   } else if (job.value("state", "") == "running" && job["placement"].is_array() &&
              !job["placement"].empty()) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "common/eta_text.h"
 #include "common/time_format.h"
 
 namespace berth::cli {
@@ -82,6 +83,24 @@ std::string ShortClock(core::Time time) {
   const bool same_day = local.tm_year == today.tm_year && local.tm_yday == today.tm_yday;
   std::strftime(buffer, sizeof(buffer), same_day ? "%H:%M" : "%b %d %H:%M", &local);
   return buffer;
+}
+
+std::string EtaSummary(const nlohmann::json& fields, ZoneName zone) {
+  const auto time_field = [&fields](const char* name) -> std::optional<core::Time> {
+    return fields.is_object() && fields.contains(name) ? JsonTime(fields[name]) : std::nullopt;
+  };
+  const std::optional<core::Time> eta = time_field("eta");
+  if (!eta) return "";
+  const std::time_t now_seconds = std::time(nullptr);
+  std::string zone_name;
+  if (zone == ZoneName::kShown) {
+    std::tm local{};
+    ::localtime_r(&now_seconds, &local);
+    char buffer[16];
+    if (std::strftime(buffer, sizeof(buffer), "%Z", &local) > 0) zone_name = buffer;
+  }
+  return EtaText(*eta, time_field("eta_low"), time_field("eta_high"),
+                 core::Time::FromSeconds(now_seconds), ClockZone::kLocal, zone_name);
 }
 
 std::string GpuSummary(const nlohmann::json& job) {

@@ -40,6 +40,13 @@ std::string ShortDuration(double seconds);
 std::optional<core::Time> JsonTime(const nlohmann::json& value);
 // "14:05" today, else "Dec 03 14:05" (local time).
 std::string ShortClock(core::Time time);
+// Whether an ETA's text names its time zone: alone on a line it does; in a
+// table column, where every row would repeat it, it does not.
+enum class ZoneName { kShown, kLeftOut };
+// A pending job's (or an explanation's) ETA in the one format of
+// common/eta_text.h, local time: "expected 14:05, 80%: 13:50-14:40 CET";
+// empty when it has none.
+std::string EtaSummary(const nlohmann::json& fields, ZoneName zone);
 // Whole GPUs per task and tasks as "4", "2x8", or "0.5" for a share.
 std::string GpuSummary(const nlohmann::json& job);
 // What --constraint can name on a node (GET /nodes JSON): its features, then

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/eta_interval.h"
 #include "core/eta_plan.h"
 #include "core/ids.h"
 #include "core/order_key.h"
@@ -68,6 +69,9 @@ struct PendingJob {
   std::optional<JobId> after_job;
   // kUserLimit: the limit and its numbers.
   std::optional<UserLimitHit> user_limit;
+  // The 80% interval around `eta`. The core leaves it empty: the server
+  // calibrates it on how its earlier ETAs turned out (server/eta_book.h).
+  std::optional<EtaInterval> eta_interval = std::nullopt;
 };
 
 // The pending order a full cycle computed, kept by the owner so that the

@@ -50,6 +50,45 @@ void ForEachExpectedEnd(const Cycle& cycle, Fn&& fn) {
   }
 }
 
+// The longest a run of the job can last: its time limit (the agent stops
+// each run there) and the grace after SIGTERM.
+std::optional<Duration> Longest(const JobSpec& spec) {
+  if (!spec.time_limit) return std::nullopt;
+  return *spec.time_limit + spec.grace;
+}
+
+// The latest a running job, or one the cycle starts, ends.
+std::optional<Time> LatestEnd(const Cycle& cycle, JobId id) {
+  const Job* job = cycle.state.Find(id);
+  if (job == nullptr) return std::nullopt;
+  const std::optional<Duration> longest = Longest(job->spec);
+  if (!longest) return std::nullopt;
+  return (job->running() ? job->started : cycle.now) + *longest;
+}
+
+// The plan again with time limits for run times (PlannedEta::latest), into
+// `etas`, from `capacity` as the plan began. Stops after the first job
+// without a time limit: no job behind it has a bound.
+void PlanLatestStarts(const EtaPlan& plan, Capacity capacity, std::vector<PlannedEta>& etas) {
+  ReleaseSchedule ends(plan.now);
+  for (const EtaPlan::End& end : plan.ends) {
+    if (!end.latest) return;
+    ends.Add(*end.latest, end.job, &end.placement);
+  }
+  Time clock = plan.now;
+  for (size_t i = 0; i < plan.queue.size(); ++i) {
+    const EtaPlan::Step& step = plan.queue[i];
+    std::optional<PlannedStart> start = ends.AdvanceUntilFits(capacity, step.request, clock);
+    if (!start) continue;  // needs nodes that are down or draining: no ETA either
+    clock = start->at;
+    etas[i].latest = start->at;
+    if (!step.longest) return;  // its own start is bounded; what it holds up is not
+    const Placement* placement = ends.Own(std::move(start->placement));
+    capacity.Allocate(*placement);
+    ends.Add(start->at + *step.longest, step.job, placement);
+  }
+}
+
 }  // namespace
 
 ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
@@ -111,8 +150,8 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
   EtaPlan plan{cycle.now, std::move(nodes), std::move(capacity), {}, {}, {}};
   plan.eligibility = cycle.resolver.Eligibilities();
   plan.ends.reserve(cycle.state.running().size() + cycle.decision.starts.size());
-  ForEachExpectedEnd(cycle, [&plan](Time end, JobId job, const Placement& placement) {
-    plan.ends.push_back({end, job, placement});
+  ForEachExpectedEnd(cycle, [&](Time end, JobId job, const Placement& placement) {
+    plan.ends.push_back({end, job, placement, LatestEnd(cycle, job)});
   });
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
   // decision.pending lists the candidates not started, in order, then the
@@ -124,13 +163,21 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
     BERTH_CHECK(pending.job == candidate.job->spec.id);
     // It waits for its team, or for its user's other jobs, not for GPUs.
     if (pending.reason == ReasonCode::kQuota || pending.reason == ReasonCode::kUserLimit) continue;
-    plan.queue.push_back(
-        {pending.job, candidate.request, runtimes.Remaining(*candidate.job, cycle.now)});
+    plan.queue.push_back({pending.job, candidate.request,
+                          runtimes.Remaining(*candidate.job, cycle.now),
+                          Longest(candidate.job->spec)});
   }
   return plan;
 }
 
 std::vector<PlannedEta> PlanEtas(EtaPlan plan) {
+  // The bound's plan starts from the same free capacity, which the plan
+  // below uses up; copied only when every running job has a time limit.
+  std::optional<Capacity> before;
+  if (std::all_of(plan.ends.begin(), plan.ends.end(),
+                  [](const EtaPlan::End& end) { return end.latest.has_value(); })) {
+    before = plan.capacity;
+  }
   ReleaseSchedule ends(plan.now);
   for (const EtaPlan::End& end : plan.ends) ends.Add(end.at, end.job, &end.placement);
   Time clock = plan.now;
@@ -148,6 +195,7 @@ std::vector<PlannedEta> PlanEtas(EtaPlan plan) {
     plan.capacity.Allocate(*placement);
     ends.Add(start->at + step.remaining, step.job, placement);
   }
+  if (before) PlanLatestStarts(plan, std::move(*before), etas);
   return etas;
 }
 

@@ -58,4 +58,21 @@ EtaInterval EtaCalibrator::Interval(Time given_at, Time eta) const {
   return EtaInterval{low, high};
 }
 
+EtaEstimate EstimateEta(const EtaCalibrator& calibrator, Time given_at, Time eta,
+                        std::optional<Time> latest) {
+  BERTH_CHECK(!latest || *latest >= given_at);
+  EtaEstimate estimate{eta, calibrator.Interval(given_at, eta)};
+  if (latest) {
+    estimate.expected = Min(estimate.expected, *latest);
+    estimate.interval.high = Min(estimate.interval.high, *latest);
+    estimate.interval.low = Min(estimate.interval.low, estimate.interval.high);
+  }
+  return estimate;
+}
+
+EtaEstimate AsOf(const EtaEstimate& estimate, Time now) {
+  return EtaEstimate{Max(estimate.expected, now), EtaInterval{Max(estimate.interval.low, now),
+                                                              Max(estimate.interval.high, now)}};
+}
+
 }  // namespace berth::core

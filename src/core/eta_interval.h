@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/time.h"
@@ -31,6 +32,7 @@ struct EtaInterval {
   Time low;
   Time high;
   bool Contains(Time at) const { return low <= at && at <= high; }
+  bool operator==(const EtaInterval&) const = default;
 };
 
 struct EtaCalibratorConfig {
@@ -64,5 +66,25 @@ class EtaCalibrator {
   size_t next_ = 0;
   int64_t observations_ = 0;
 };
+
+// A pending job's ETA as people are told it: the expected start and the
+// interval that should hold 80% of starts.
+struct EtaEstimate {
+  Time expected;
+  EtaInterval interval;
+  bool operator==(const EtaEstimate&) const = default;
+};
+
+// The estimate for the plan's `eta` given at `given_at`: the calibrator's
+// interval around it, and, where time limits bind (`latest`, the start they
+// guarantee: PlannedEta::latest), neither the point nor the interval later
+// than that. REQUIRES: given_at <= eta, and given_at <= *latest.
+EtaEstimate EstimateEta(const EtaCalibrator& calibrator, Time given_at, Time eta,
+                        std::optional<Time> latest);
+
+// The estimate as shown at `now`: never in the past. A start expected
+// before now, for a job still waiting, is expected now at the earliest
+// until a new plan replaces it; so is each end of its interval.
+EtaEstimate AsOf(const EtaEstimate& estimate, Time now);
 
 }  // namespace berth::core

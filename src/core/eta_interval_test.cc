@@ -62,5 +62,41 @@ TEST(EtaIntervalTest, OnlyTheMostRecentWindowCounts) {
   EXPECT_EQ(calibrator.observations(), 10);
 }
 
+// Issue 30 (live): where every job ahead has a time limit, the start they
+// guarantee caps the point and the interval; where they do not, the
+// calibrated interval stands.
+TEST(EtaIntervalTest, TimeLimitsCapThePointAndTheInterval) {
+  const EtaCalibrator prior(Config(100, 3));  // [given, eta + wait]
+  EXPECT_EQ(EstimateEta(prior, At(100), At(400), std::nullopt),
+            (EtaEstimate{At(400), EtaInterval{At(100), At(700)}}));
+  EXPECT_EQ(EstimateEta(prior, At(100), At(400), At(1000)),
+            (EtaEstimate{At(400), EtaInterval{At(100), At(700)}}))
+      << "a bound later than the interval changes nothing";
+  EXPECT_EQ(EstimateEta(prior, At(100), At(400), At(500)),
+            (EtaEstimate{At(400), EtaInterval{At(100), At(500)}}));
+  EXPECT_EQ(EstimateEta(prior, At(100), At(400), At(300)),
+            (EtaEstimate{At(300), EtaInterval{At(100), At(300)}}))
+      << "the plan's point is later than the limits allow";
+
+  EtaCalibrator late(Config(100, 1));
+  for (int i = 0; i < 10; ++i) late.Observe(At(0), At(1000), At(2000));  // +100%, always
+  EXPECT_EQ(EstimateEta(late, At(0), At(1000), std::nullopt).interval,
+            (EtaInterval{At(2000), At(2000)}));
+  EXPECT_EQ(EstimateEta(late, At(0), At(1000), At(1500)),
+            (EtaEstimate{At(1000), EtaInterval{At(1500), At(1500)}}))
+      << "the whole interval is past the bound: it collapses onto it";
+}
+
+// Issue 30 (live): an ETA that has passed while the job still waits is
+// never shown in the past.
+TEST(EtaIntervalTest, AnEstimateIsNeverShownInThePast) {
+  const EtaEstimate estimate{At(400), EtaInterval{At(300), At(700)}};
+  EXPECT_EQ(AsOf(estimate, At(200)), estimate);
+  EXPECT_EQ(AsOf(estimate, At(300)), estimate);
+  EXPECT_EQ(AsOf(estimate, At(400)), (EtaEstimate{At(400), EtaInterval{At(400), At(700)}}));
+  EXPECT_EQ(AsOf(estimate, At(500)), (EtaEstimate{At(500), EtaInterval{At(500), At(700)}}));
+  EXPECT_EQ(AsOf(estimate, At(900)), (EtaEstimate{At(900), EtaInterval{At(900), At(900)}}));
+}
+
 }  // namespace
 }  // namespace berth::core

@@ -23,11 +23,17 @@ struct EtaPlan {
     Time at;
     JobId job{};
     Placement placement;
+    // The latest it can end: its run's start plus its time limit and its
+    // grace period (none: it has no time limit).
+    std::optional<Time> latest = std::nullopt;
   };
   struct Step {
     JobId job{};
     PlacementRequest request;
     Duration remaining;  // expected run time once started
+    // The longest it can run once started: its time limit plus its grace
+    // period (none: it has no time limit).
+    std::optional<Duration> longest = std::nullopt;
   };
   Time now;
   // A copy of the cluster's nodes, which `capacity` follows: the plan does
@@ -46,6 +52,12 @@ struct PlannedEta {
   JobId job{};
   std::optional<Time> eta;  // none: it needs nodes that are down or draining
   std::optional<JobId> after_job;
+  // The start that time limits guarantee, where they bind: the same plan
+  // with every running job ending at its `latest` and every job ahead
+  // running its `longest`. None when a running job, this job or one ahead
+  // of it has no time limit. Like the ETA, it holds for the queue as it
+  // stands: a later job that ranks ahead, or a node that goes down, moves it.
+  std::optional<Time> latest = std::nullopt;
 };
 
 // One entry per step of the plan, in its order. Pure; any thread.

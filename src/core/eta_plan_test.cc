@@ -16,8 +16,10 @@ namespace {
 
 using testing::Apply;
 using testing::At;
+using testing::Id;
 using testing::MakeRandomScenario;
 using testing::RandomScenario;
+using testing::Secs;
 
 // A random cluster with work running: jobs arrive over time, decided by
 // `policy` as they come, until `until`.
@@ -113,6 +115,40 @@ TEST_P(EtaPlanTest, ThePlanDoesNotReadTheStateItCameFrom) {
     EXPECT_EQ(after[i].job, before[i].job);
     EXPECT_EQ(after[i].eta, before[i].eta);
   }
+}
+
+// Issue 30 (live): what time limits guarantee. One node of 4 GPUs; each
+// job takes all of it and is expected to run 100 s.
+TEST(EtaPlanBoundTest, TimeLimitsBoundTheStartsOfTheJobsBehindThem) {
+  const auto plan = [](bool running_has_limit) {
+    ClusterState state;
+    testing::AddNodes(state, 1, 4);
+    JobSpec running = testing::NewJob(1).Gpus(4);
+    if (running_has_limit) running.time_limit = Secs(1000);
+    running.grace = Secs(30);
+    state.Submit(running, At(0));
+    state.Start(running.id, Placement{running.task, {TaskPlacement{testing::N(0), 0xF}}}, At(0));
+    state.Submit(testing::NewJob(2).Gpus(4).Limit(500).Submit(1), At(1));
+    state.Submit(testing::NewJob(3).Gpus(4).Submit(2), At(2));  // no time limit
+    state.Submit(testing::NewJob(4).Gpus(4).Limit(500).Submit(3), At(3));
+    const Policy policy = testing::NamedPolicy(
+        "fifo", std::make_shared<testing::TableEstimator>(std::map<JobId, Duration>{}, Secs(100)));
+    DecideOptions options{ExplainLevel::kFull};
+    options.defer_etas = true;
+    Decision decision = Decide(state, At(10), policy, options);
+    return ById(PlanEtas(std::move(decision.eta_plan).value()));
+  };
+  std::map<JobId, PlannedEta> bounded = plan(true);
+  EXPECT_EQ(bounded[Id(2)].eta, At(100));
+  EXPECT_EQ(bounded[Id(2)].latest, At(1030)) << "the running job's limit and grace";
+  EXPECT_EQ(bounded[Id(3)].eta, At(200));
+  EXPECT_EQ(bounded[Id(3)].latest, At(1530)) << "then job 2's limit";
+  EXPECT_EQ(bounded[Id(4)].eta, At(300));
+  EXPECT_EQ(bounded[Id(4)].latest, std::nullopt) << "job 3 ahead of it has no limit";
+
+  std::map<JobId, PlannedEta> unbounded = plan(false);
+  EXPECT_EQ(unbounded[Id(2)].eta, At(100));
+  EXPECT_EQ(unbounded[Id(2)].latest, std::nullopt) << "the running job has no limit";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, EtaPlanTest,

@@ -87,6 +87,13 @@ struct TaskReport {
   // A running task that is still getting ready ("pulling image X"): its job
   // is starting, not running, until this is empty.
   std::string starting = "";
+  // Running tasks whose checkpoint file (BERTH_CHECKPOINT_FILE) exists: how
+  // long ago it was last touched, by the node's clock when it sent the
+  // report. An age, not a time, so the two machines' clocks need not agree.
+  // A server that predates it refuses the heartbeat naming the field
+  // (tasks[i].checkpoint_age_s: unknown field); an agent that predates it
+  // never sends it.
+  std::optional<core::Duration> checkpoint_age = std::nullopt;
 
   bool operator==(const TaskReport&) const = default;
 };

@@ -72,6 +72,7 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(int64_t peak_memory, task.Int("peak_memory_mib", -1, 0, int64_t{1} << 40));
   BERTH_ASSIGN_OR_RETURN(report.cpu_time, ReadSeconds(task, "cpu_time_s"));
   BERTH_ASSIGN_OR_RETURN(report.starting, task.String("starting", false));
+  BERTH_ASSIGN_OR_RETURN(report.checkpoint_age, ReadSeconds(task, "checkpoint_age_s"));
   BERTH_RETURN_IF_ERROR(task.Finish());
   if (report.starting.size() > kMaxTaskMessage) {
     return InvalidArgument(task.Name("starting") + "at most " + std::to_string(kMaxTaskMessage) +
@@ -174,6 +175,7 @@ json HeartbeatJson(const Heartbeat& heartbeat) {
     if (!task.starting.empty()) entry["starting"] = task.starting;
     if (task.peak_memory) entry["peak_memory_mib"] = task.peak_memory->value();
     if (task.cpu_time) entry["cpu_time_s"] = SecondsJson(*task.cpu_time);
+    if (task.checkpoint_age) entry["checkpoint_age_s"] = SecondsJson(*task.checkpoint_age);
     tasks.push_back(entry);
   }
   return json{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};

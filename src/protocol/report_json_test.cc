@@ -54,6 +54,10 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
       // Issue 28: a task still getting ready on its node.
       TaskReport{core::JobId{12}, 0, 1, TaskPhase::kRunning, std::nullopt, std::nullopt,
                  TaskOutcome::kExited, "", std::nullopt, std::nullopt, "pulling image img:1"},
+      // Its checkpoint file was touched 12.5 s ago.
+      TaskReport{core::JobId{12}, 0, 1, TaskPhase::kRunning, std::nullopt, std::nullopt,
+                 TaskOutcome::kExited, "", std::nullopt, std::nullopt, "",
+                 core::Duration::Millis(12'500)},
   };
   heartbeat.gpus = {GpuReport{0, 0, true}, GpuReport{1, 0, false}};
 
@@ -136,6 +140,8 @@ TEST(ReportJsonTest, AMalformedHeartbeatIsRefusedNamingTheField) {
       {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 1,
                                    "cpu_time_s": "1s"}]})",
        "tasks[0].cpu_time_s: expected a number"},
+      {R"({"node": "n", "tasks": [{"job": 1, "phase": "running", "checkpoint_age_s": -1}]})",
+       "tasks[0].checkpoint_age_s: must be"},
       {R"({"node": "n", "tasks": [{"job": 1, "phase": "exited", "exit_code": 256}]})",
        "tasks[0].exit_code: must be -1000..255, got 256"},
       {R"({"node": "n", "gpus": [{"index": 0, "healthy": "yes"}]})",

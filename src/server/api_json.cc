@@ -100,10 +100,17 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   // What its last run used, measured in its tasks' cgroups.
   out["peak_memory_mib"] = job.peak_memory ? json(job.peak_memory->value()) : json(nullptr);
   out["cpu_time_s"] = job.cpu_time ? json(job.cpu_time->seconds()) : json(nullptr);
+  // Its current (or last) run's last reported checkpoint.
+  out["last_checkpoint"] = TimeJson(job.last_checkpoint);
   out["array_parent"] = job.array_parent ? json(core::Value(*job.array_parent)) : json(nullptr);
   out["array_index"] = request.array_index ? json(*request.array_index) : json(nullptr);
   out["position"] = pending ? json(pending->position) : json(nullptr);
   out["eta"] = pending ? TimeJson(pending->eta) : json(nullptr);
+  // The 80% interval around the ETA (issue 30).
+  const std::optional<core::EtaInterval> interval =
+      pending ? pending->eta_interval : std::optional<core::EtaInterval>();
+  out["eta_low"] = interval ? TimeJson(interval->low) : json(nullptr);
+  out["eta_high"] = interval ? TimeJson(interval->high) : json(nullptr);
   if (reader == Reader::kOwnerOrAdmin) {
     out["command"] = request.command;
     out["script"] = request.script;
@@ -134,6 +141,9 @@ json ExplanationJson(const Explanation& explanation, Reader reader) {
   out["position"] = explanation.position ? json(*explanation.position) : json(nullptr);
   out["blocker"] = explanation.blocker ? json(core::Value(*explanation.blocker)) : json(nullptr);
   out["eta"] = TimeJson(explanation.eta);
+  const std::optional<core::EtaInterval>& interval = explanation.eta_interval;
+  out["eta_low"] = interval ? TimeJson(interval->low) : json(nullptr);
+  out["eta_high"] = interval ? TimeJson(interval->high) : json(nullptr);
   out["nodes"] = explanation.nodes ? NodeTallyJson(*explanation.nodes) : json(nullptr);
   return out;
 }

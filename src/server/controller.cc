@@ -63,7 +63,8 @@ Controller::Controller(store::Store& store, const Clock& clock, ControllerOption
       options_(std::move(options)),
       metrics_(metrics),
       policy_(core::MakePolicy(options_.policy, options_.policy_config).value()),
-      state_(options_.cluster) {
+      state_(options_.cluster),
+      eta_book_(metrics) {
   state_.SetUserShares(options_.user_shares);
   if (metrics_ != nullptr) {
     metrics_->DeclareHistogram(
@@ -134,6 +135,7 @@ std::shared_future<Status> Controller::QueueCommitLocked(const std::vector<JobRe
     if (it == jobs_.end()) continue;
     UnindexPlacementLocked(it->second);
     explained_.erase(id);
+    eta_book_.Forget(id);
     jobs_.erase(it);
   }
   return durable;
@@ -237,6 +239,7 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
 
 void Controller::AddToStateLocked(JobRecord& job) {
   state_.Submit(JobSpecOf(job), Now());
+  arrived_since_full_ = true;
   if (job.state == JobState::kHeld) state_.Hold(job.id);
 }
 
@@ -300,7 +303,10 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
         job.state = job.request.hold ? JobState::kHeld : JobState::kPending;
         job.reason = job.request.hold ? JobReason::kHeld : JobReason::kNone;
         job.message = job.request.hold ? "held until released" : "";
-        if (job.state == JobState::kPending) state_.Release(id);
+        if (job.state == JobState::kPending) {
+          state_.Release(id);
+          arrived_since_full_ = true;
+        }
         changed.push_back(&job);
       } else if (dependencies == Dependencies::kNeverSatisfied) {
         cancelled.push_back(id);
@@ -439,7 +445,8 @@ JobView Controller::ViewLocked(const JobRecord& job, Detail detail) const {
   if (pending != nullptr && job.state == JobState::kPending) {
     view.waiting = pending->reason;
     if (detail == Detail::kWithNodes) view.nodes = TallyLocked(job, pending->reason);
-    view.record.message = DescribePending(*pending, job, view.nodes.get(), state_.quotas());
+    view.record.message =
+        DescribePending(ShownAt(*pending, Now()), job, Now(), view.nodes.get(), state_.quotas());
   }
   return view;
 }
@@ -511,6 +518,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     state_.Cancel(id, Now());
     RememberEndedLocked(id, job.state);
     explained_.erase(id);
+    eta_book_.Forget(id);
     jobs_.erase(id);
     std::vector<JobRecord*> released;
     ReleaseDependentsLocked(released);
@@ -545,7 +553,10 @@ Status Controller::Release(const Principal& who, JobId id) {
     awaiting_dependencies_.insert(id);
   }
   BERTH_RETURN_IF_ERROR(PersistLocked({job}));
-  if (job->state == JobState::kPending) state_.Release(id);
+  if (job->state == JobState::kPending) {
+    state_.Release(id);
+    arrived_since_full_ = true;
+  }
   WakeLocked();
   return Status::Ok();
 }
@@ -561,7 +572,9 @@ Result<Explanation> Controller::Explain(const Principal& who, JobId id) {
       pending != nullptr && explanation.job.record.state == JobState::kPending) {
     explanation.position = pending->position;
     explanation.blocker = pending->blocker;
-    explanation.eta = pending->eta;
+    const core::PendingJob shown = ShownAt(*pending, Now());
+    explanation.eta = shown.eta;
+    explanation.eta_interval = shown.eta_interval;
     explanation.nodes = explanation.job.nodes;
   }
   return explanation;
@@ -574,7 +587,7 @@ std::map<JobId, core::PendingJob> Controller::PendingViews(const std::vector<Job
     auto job = jobs_.find(id);
     const core::PendingJob* pending = explained_.find(id);
     if (job != jobs_.end() && pending != nullptr && job->second.state == JobState::kPending) {
-      views.emplace(id, *pending);
+      views.emplace(id, ShownAt(*pending, Now()));
     }
   }
   return views;

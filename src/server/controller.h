@@ -42,6 +42,7 @@
 #include "protocol/desired_state.h"
 #include "protocol/node_report.h"
 #include "server/auth.h"
+#include "server/eta_book.h"
 #include "server/history.h"
 #include "server/job_request.h"
 #include "server/job_view.h"
@@ -104,6 +105,7 @@ struct Explanation {
   std::optional<int64_t> position;
   std::optional<core::JobId> blocker;
   std::optional<core::Time> eta;
+  std::optional<core::EtaInterval> eta_interval;  // the 80% interval around `eta`
   // What the node pipeline said of every node, for a job that does not fit
   // (now, or ever): the counts behind the message.
   std::shared_ptr<const core::NodeTally> nodes;
@@ -158,6 +160,10 @@ class Controller {
   Result<std::vector<JobView>> ListJobs(const Principal& who, store::JobFilter filter);
   Status Cancel(const Principal& who, core::JobId id);
   Status Release(const Principal& who, core::JobId id);
+  // The owner (or an admin) says the running job saved a checkpoint now:
+  // preempting it loses only the work since (core/checkpoint.h). Returns
+  // the time recorded. FailedPrecondition when the job is not running.
+  Result<core::Time> ReportCheckpoint(const Principal& who, core::JobId id);
   Result<Explanation> Explain(const Principal& who, core::JobId id);
   // The last cycle's view of the given pending jobs (position, ETA), by id.
   std::map<core::JobId, core::PendingJob> PendingViews(const std::vector<core::JobId>& ids);
@@ -204,8 +210,10 @@ class Controller {
   };
   // One decision cycle at the clock's now.
   Result<CycleOutcome> RunCycle();
-  // The ETAs of a full pass's plan, for the jobs still pending.
-  void ApplyEtas(const std::vector<core::PlannedEta>& etas);
+  // The ETAs of a full pass's plan made at `planned_at`, for the jobs
+  // still pending: each with its 80% interval, capped by what time limits
+  // guarantee (EtaBook).
+  void ApplyEtas(const std::vector<core::PlannedEta>& etas, core::Time planned_at);
   // Marks nodes whose heartbeats stopped as down and requeues their jobs.
   Status CheckHeartbeats();
   // Blocks until something happened that a cycle should see, or `timeout`.
@@ -255,6 +263,8 @@ class Controller {
     int64_t cycles = 0;
   };
   Stats GetStats();
+  // How the first ETAs given turned out, since this server started.
+  EtaBook::Accuracy EtaAccuracy();
   // The runs going on now, as usage records that end now (accounting
   // reports count them up to the moment they are asked).
   std::vector<store::UsageRecord> RunningUsage();
@@ -347,6 +357,12 @@ class Controller {
   // Also records on the job what the run's tasks used (their exits' cgroup
   // measurements), so `berth show` has them.
   void WriteRunUsageLocked(store::JobRecord& job, const core::Job& run, core::Time end);
+  // The running job saved a checkpoint at `at` (clamped into its run, up to
+  // now). Returns whether its record changed: reports within
+  // kCheckpointResolution of the last one are the same checkpoint seen
+  // again (an agent reports its task's file on every heartbeat), and are
+  // not written again (controller_checkpoints.cc).
+  bool RecordCheckpointLocked(store::JobRecord& job, core::Time at);
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
   Result<store::JobRecord*> FindOwnLiveLocked(const Principal& who, core::JobId id);
@@ -429,6 +445,13 @@ class Controller {
   // Whether a queue admits by Unix group: Submit then looks up the
   // submitter's groups before it takes the lock. Written under the lock.
   std::atomic<bool> queues_admit_by_group_{false};
+  // The ETAs told and how they turned out: intervals, accuracy metrics.
+  EtaBook eta_book_;
+  // What makes a full pass come before explain_every (controller_cycle.cc):
+  // jobs became pending since the last one (they have no ETA yet), or the
+  // earliest ETA given has passed with its job still waiting.
+  bool arrived_since_full_ = false;
+  std::optional<core::Time> earliest_eta_;
 };
 
 }  // namespace berth::server

@@ -92,6 +92,7 @@ Status Controller::Recover() {
       if (placement && state_.capacity().CanAllocate(*placement)) {
         state_.Start(id, *placement, job.start_time.value_or(now));
         if (job.state == JobState::kCompleting) state_.MarkStopping(id);
+        if (job.last_checkpoint) state_.ReportCheckpoint(id, *job.last_checkpoint);
       } else {
         LoseNodeLocked(job, job.placement.empty() ? "" : job.placement.front().node, changed);
       }
@@ -226,6 +227,11 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     }
     if (report.phase == TaskPhase::kRunning) {
       running_tasks_.insert(key);
+      // Any task's file counts: a gang usually saves from one rank.
+      if (report.checkpoint_age &&
+          RecordCheckpointLocked(it->second, Now() - *report.checkpoint_age)) {
+        changed.push_back(&it->second);
+      }
     } else {
       running_tasks_.erase(key);
       exits_[key] = report;

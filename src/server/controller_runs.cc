@@ -53,6 +53,7 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
     const core::Time now = Now();
     WriteRunUsageLocked(job, *live, now);
     state_.Preempt(job.id, now);
+    arrived_since_full_ = true;  // back in the queue, without an ETA
   }
   job.state = JobState::kPending;
   job.reason = reason;

@@ -33,8 +33,9 @@ void EtaPlanner::Loop() {
       job = std::exchange(next_, std::nullopt);
     }
     const auto start = std::chrono::steady_clock::now();
+    const core::Time planned_at = job->plan.now;
     std::vector<core::PlannedEta> etas = core::PlanEtas(std::move(job->plan));
-    done_(std::move(etas), job->decided_in, std::chrono::steady_clock::now() - start);
+    done_(std::move(etas), job->decided_in, std::chrono::steady_clock::now() - start, planned_at);
   }
 }
 

@@ -20,11 +20,12 @@ namespace berth::server {
 
 class EtaPlanner {
  public:
-  // Called on the planner's thread with each plan's ETAs and how long the
-  // plan took to make (`decided_in`, as submitted) and to run.
-  using Done = std::function<void(std::vector<core::PlannedEta> etas,
-                                  std::chrono::steady_clock::duration decided_in,
-                                  std::chrono::steady_clock::duration planned_in)>;
+  // Called on the planner's thread with each plan's ETAs, how long the
+  // plan took to make (`decided_in`, as submitted) and to run, and the time
+  // it planned from (EtaPlan::now: when its ETAs were given).
+  using Done = std::function<void(
+      std::vector<core::PlannedEta> etas, std::chrono::steady_clock::duration decided_in,
+      std::chrono::steady_clock::duration planned_in, core::Time planned_at)>;
 
   explicit EtaPlanner(Done done);
   // Finishes the plan in progress; drops one still waiting.

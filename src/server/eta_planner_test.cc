@@ -37,7 +37,7 @@ core::EtaPlan PlanOn(int queued) {
 
 TEST(EtaPlannerTest, APlanComesBackWithItsEtas) {
   std::promise<std::vector<core::PlannedEta>> result;
-  EtaPlanner planner([&](std::vector<core::PlannedEta> etas, auto decided_in, auto) {
+  EtaPlanner planner([&](std::vector<core::PlannedEta> etas, auto decided_in, auto, auto) {
     EXPECT_EQ(decided_in, std::chrono::milliseconds(7));
     result.set_value(std::move(etas));
   });
@@ -60,7 +60,7 @@ TEST(EtaPlannerTest, OnlyTheNewestWaitingPlanRunsAndStoppingDropsAWaitingOne) {
   std::shared_future<void> released = release_first.get_future().share();
   bool first = true;
   {
-    EtaPlanner planner([&](std::vector<core::PlannedEta> etas, auto, auto) {
+    EtaPlanner planner([&](std::vector<core::PlannedEta> etas, auto, auto, auto) {
       bool wait = false;
       {
         std::lock_guard lock(mutex);

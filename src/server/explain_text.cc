@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/eta_text.h"
 #include "common/time_format.h"
 
 namespace berth::server {
@@ -227,7 +228,8 @@ std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequ
 }
 
 std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job,
-                            const core::NodeTally* nodes, const core::QuotaTree* queues) {
+                            core::Time now, const core::NodeTally* nodes,
+                            const core::QuotaTree* queues) {
   std::string text = What(pending, job, queues);
   if (nodes != nullptr) {
     const When when = pending.reason == core::ReasonCode::kInfeasible ? When::kEver : When::kNow;
@@ -238,7 +240,10 @@ std::string DescribePending(const core::PendingJob& pending, const store::JobRec
     text += fmt::format("; position {} in the queue", pending.position + 1);
   }
   if (pending.eta) {
-    text += "; expected to start around " + FormatRfc3339(*pending.eta);
+    const std::optional<core::EtaInterval>& interval = pending.eta_interval;
+    text += "; " + EtaText(*pending.eta, interval ? std::optional(interval->low) : std::nullopt,
+                           interval ? std::optional(interval->high) : std::nullopt, now,
+                           ClockZone::kUtc, "UTC");
     if (pending.after_job) text += " (when " + JobRef(*pending.after_job) + " ends)";
   }
   return text;

@@ -16,8 +16,10 @@ namespace berth::server {
 // not fit; its sentence joins the message. `queues`, the queue tree the
 // cycle decided on, names the queue whose per-user limit holds the job
 // (PendingJob::user_limit); without it the job's own queue is named.
+// Its ETA, if it has one, says when it is expected to start and the 80%
+// interval around that, in UTC (common/eta_text.h), as of `now`.
 std::string DescribePending(const core::PendingJob& pending, const store::JobRecord& job,
-                            const core::NodeTally* nodes = nullptr,
+                            core::Time now, const core::NodeTally* nodes = nullptr,
                             const core::QuotaTree* queues = nullptr);
 
 // Whether a node tally is of the cluster now or as if every node were up

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "common/eta_text.h"
+
 namespace berth::server {
 namespace {
 
@@ -129,18 +131,47 @@ TEST(ExplainTextTest, AUserLimitSaysWhatRunsOfWhatIsAllowedWhere) {
   pending.reason = core::ReasonCode::kUserLimit;
   pending.position = 2;
   pending.user_limit = core::UserLimitHit{core::UserLimitKind::kGpus, 1, 8000, 8000};
-  EXPECT_EQ(DescribePending(pending, job, nullptr, &tree),
+  EXPECT_EQ(DescribePending(pending, job, core::Time(), nullptr, &tree),
             "user limit: 8 GPUs running of 8 allowed in queue vision; position 3 in the queue");
   pending.user_limit = core::UserLimitHit{core::UserLimitKind::kGpus, 0, 1500, 2000};
-  EXPECT_THAT(DescribePending(pending, job, nullptr, &tree),
+  EXPECT_THAT(DescribePending(pending, job, core::Time(), nullptr, &tree),
               HasSubstr("user limit: 1.5 GPUs running of 2 allowed in queue research"));
   pending.user_limit = core::UserLimitHit{core::UserLimitKind::kRunningJobs, 1, 1, 1};
-  EXPECT_THAT(DescribePending(pending, job, nullptr, &tree),
+  EXPECT_THAT(DescribePending(pending, job, core::Time(), nullptr, &tree),
               HasSubstr("user limit: 1 job running of 1 allowed in queue vision"));
   // A tree replaced since the cycle: the job's own queue is named.
   pending.user_limit = core::UserLimitHit{core::UserLimitKind::kRunningJobs, 7, 4, 4};
-  EXPECT_THAT(DescribePending(pending, job, nullptr, &tree),
+  EXPECT_THAT(DescribePending(pending, job, core::Time(), nullptr, &tree),
               HasSubstr("user limit: 4 jobs running of 4 allowed in queue vision"));
+}
+
+// Issue 30: one format for an ETA wherever it is shown, "expected 14:05,
+// 80%: 13:50-14:40"; the server's sentences in UTC, and a time on another
+// day with its date.
+TEST(ExplainTextTest, AnEtaSaysTheExpectedStartThenItsEightyPercentInterval) {
+  // 2026-12-05 12:00:00 UTC.
+  const core::Time noon = core::Time::FromSeconds(1'796'472'000);
+  const auto at = [&](int hours, int minutes) {
+    return noon + core::Duration::Hours(hours - 12) + core::Duration::Minutes(minutes);
+  };
+  EXPECT_EQ(EtaText(at(14, 5), at(13, 50), at(14, 40), noon, ClockZone::kUtc, ""),
+            "expected 14:05, 80%: 13:50-14:40");
+  EXPECT_EQ(EtaText(at(14, 5), at(13, 50), at(33, 10), noon, ClockZone::kUtc, "UTC"),
+            "expected 14:05, 80%: 13:50-Dec 06 09:10 UTC");
+  EXPECT_EQ(EtaText(at(14, 5), std::nullopt, std::nullopt, noon, ClockZone::kUtc, ""),
+            "expected 14:05");
+
+  store::JobRecord job;
+  job.request = Gpus(4);
+  core::PendingJob pending;
+  pending.reason = core::ReasonCode::kResources;
+  pending.position = 0;
+  pending.eta = at(14, 5);
+  pending.eta_interval = core::EtaInterval{at(13, 50), at(14, 40)};
+  pending.after_job = core::JobId{3};
+  EXPECT_THAT(DescribePending(pending, job, noon),
+              HasSubstr("; position 1 in the queue; expected 14:05, 80%: 13:50-14:40 UTC (when "
+                        "job 3 ends)"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "common/unix_account.h"
+#include "common/time_format.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
 #include "protocol/seconds_json.h"
@@ -246,6 +247,15 @@ void HttpApi::Install(http::Router& router, bool public_metrics) {
         if (!status.ok()) return Fail(res, status);
         Json(res, 200, json{{"id", core::Value(*id)}, {"released", true}});
       });
+  // The running job saved its work now (its owner or an admin says so).
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/checkpoint)", "/api/v1/jobs/{id}/checkpoint",
+      Access::kUser, [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        if (!id.ok()) return Fail(res, id.status());
+        Result<core::Time> at = controller_.ReportCheckpoint(who, *id);
+        if (!at.ok()) return Fail(res, at.status());
+        Json(res, 200, json{{"id", core::Value(*id)}, {"last_checkpoint", FormatRfc3339(*at)}});
+      });
   Add(router, "GET", R"(/api/v1/jobs/(\d+)/explain)", "/api/v1/jobs/{id}/explain", Access::kUser,
       [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);
@@ -463,7 +473,12 @@ void HttpApi::HistoryReport(const Principal& who, const http::Request& request,
   Result<core::Time> since =
       TimeParam(request, "since", controller_.Now() - core::Duration::Hours(1));
   if (!since.ok()) return Fail(response, since.status());
-  Json(response, 200, HistoryJson(history_.Since(*since), history_every_, history_.capacity()));
+  json body = HistoryJson(history_.Since(*since), history_every_, history_.capacity());
+  // How the first ETAs turned out, since the server started (the dashboard's
+  // ETA accuracy; /metrics has the same as berth_eta_*).
+  const EtaBook::Accuracy accuracy = controller_.EtaAccuracy();
+  body["eta_accuracy"] = json{{"judged", accuracy.judged}, {"covered", accuracy.covered}};
+  Json(response, 200, body);
 }
 
 // The log lives on the agent that ran the task: fetch the bytes from there

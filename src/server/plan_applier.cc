@@ -69,6 +69,7 @@ JobRecord Controller::PlanApplier::Starting(const JobRecord& job,
   next.reason = JobReason::kNone;
   next.message.clear();
   next.start_time = now_;
+  next.last_checkpoint.reset();  // a checkpoint belongs to the run that saved it
   next.placement = RecordPlacement(start.placement);
   ++next.attempts;
   return next;
@@ -121,6 +122,7 @@ void Controller::PlanApplier::LogChange(const JobRecord& job) const {
 void Controller::PlanApplier::ObserveFirstStart(const JobRecord& job) {
   Controller& c = controller_;
   c.start_waits_.Add(now_ - job.submit_time);
+  c.eta_book_.Judge(job.id, now_);
   if (c.metrics_ != nullptr) {
     c.metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},
                         (now_ - job.submit_time).seconds());

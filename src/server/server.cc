@@ -222,8 +222,8 @@ void Server::DeclareMetrics() {
 void Server::StartEtaPlanner() {
   eta_planner_ = std::make_unique<EtaPlanner>(
       [this](std::vector<core::PlannedEta> etas, std::chrono::steady_clock::duration decided_in,
-             std::chrono::steady_clock::duration planned_in) {
-        controller_->ApplyEtas(etas);
+             std::chrono::steady_clock::duration planned_in, core::Time planned_at) {
+        controller_->ApplyEtas(etas, planned_at);
         metrics_.Observe("berth_scheduler_full_pass_seconds", {},
                          std::chrono::duration<double>(decided_in + planned_in).count());
       });

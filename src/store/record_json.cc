@@ -393,6 +393,7 @@ json JobRecordToJson(const JobRecord& job) {
   if (job.signal) out["signal"] = *job.signal;
   if (job.peak_memory) out["peak_memory_mib"] = job.peak_memory->value();
   if (job.cpu_time) out["cpu_time_us"] = job.cpu_time->micros();
+  if (job.last_checkpoint) out["last_checkpoint"] = job.last_checkpoint->micros();
   return out;
 }
 
@@ -431,6 +432,9 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
   }
   if (std::optional<int64_t> us = in.OptionalInt64("cpu_time_us")) {
     job.cpu_time = core::Duration::Micros(*us);
+  }
+  if (std::optional<int64_t> us = in.OptionalInt64("last_checkpoint")) {
+    job.last_checkpoint = core::Time::FromMicros(*us);
   }
   job.attempts = in.Int32("attempts", 0);
   job.preemptions = in.Int32("preemptions", 0);

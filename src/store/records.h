@@ -151,6 +151,10 @@ struct JobRecord {
   // runs, or when its node measured nothing.
   std::optional<core::MemoryMiB> peak_memory;
   std::optional<core::Duration> cpu_time;
+  // When its current run last reported a checkpoint (API or the task's
+  // checkpoint file): a preemption then loses only the work since. Cleared
+  // when a run ends.
+  std::optional<core::Time> last_checkpoint;
   // Bumped by every write; UpdateJobs refuses a stale record (someone else
   // changed the job since it was read).
   int64_t version = 0;

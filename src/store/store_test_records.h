@@ -65,6 +65,7 @@ inline JobRecord FullJob() {
   job.signal = 9;
   job.attempts = 2;
   job.preemptions = 1;
+  job.last_checkpoint = core::Time::FromSeconds(1'700'000'150) + core::Duration::Micros(7);
   job.version = 5;
   return job;
 }

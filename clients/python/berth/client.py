@@ -27,7 +27,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from . import errors
 from .errors import BerthError, Conflict, ConnectionFailed, NotFound, ServerError, WaitTimeout
-from .models import Explanation, Job
+from .models import Explanation, Job, parse_time
 
 __all__ = ["Client", "DEFAULT_ADDR", "DEV_TOKEN_FILE"]
 
@@ -630,6 +630,19 @@ class Client:
             Conflict: the job is not held by a user. NotFound: no such live job.
         """
         self._json("POST", f"/api/v1/jobs/{int(id)}/release", safe=True)
+
+    def checkpoint(self, id: int) -> Optional[datetime.datetime]:
+        """Says the running job saved a checkpoint just now: a preemption then
+        picks victims by the work each would lose, and this one loses only what
+        it did since. Returns the time the server recorded. (A task may instead
+        touch the file named by its ``BERTH_CHECKPOINT_FILE``.)
+
+        Raises:
+            Conflict: the job is not running. Forbidden: another user's job.
+            NotFound: no such live job.
+        """
+        reply = self._json("POST", f"/api/v1/jobs/{int(id)}/checkpoint", safe=True)
+        return parse_time(reply.get("last_checkpoint"))
 
     def explain(self, id: int) -> Explanation:
         """Why the job is where it is: reason, message, queue position, blocker, ETA."""

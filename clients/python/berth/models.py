@@ -74,6 +74,7 @@ class Job:
     placement: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     attempts: int = 0
     preemptions: int = 0
+    last_checkpoint: Optional[datetime.datetime] = None
     exit_code: Optional[int] = None
     signal: Optional[int] = None
     array_parent: Optional[int] = None
@@ -108,7 +109,7 @@ class Job:
             if field.name == "raw" or field.name not in data:
                 continue
             value = data[field.name]
-            if field.name.endswith("_time"):
+            if field.name.endswith("_time") or field.name == "last_checkpoint":
                 value = parse_time(value)
             values[field.name] = value
         return cls(raw=data, **values)

@@ -279,6 +279,16 @@ class JobRoundTrips(ServerTest):
             self.alice.cancel(job_id)
         self.assertIn("already ended", caught.exception.message)
 
+    def test_checkpoint_of_a_job_that_is_not_running_is_a_conflict(self):
+        job_id = self.alice.submit(["sleep", "100"])
+        with self.assertRaises(berth.Conflict) as caught:
+            self.alice.checkpoint(job_id)
+        self.assertIn("is not running (state pending)", caught.exception.message)
+        with self.assertRaises(berth.Forbidden):
+            self.bob.checkpoint(job_id)
+        self.assertIsNone(self.alice.get(job_id).last_checkpoint)
+        self.alice.cancel(job_id)
+
     def test_wait_times_out_on_a_pending_job(self):
         job_id = self.alice.submit(["true"])
         start = time.monotonic()

@@ -113,5 +113,6 @@ export async function updateHistory() {
     samples: held.concat(body.samples).filter((sample) => sample.time >= cutoff),
     interval: body.interval_s,
     bounds: body.wait_bounds_s,
+    etaAccuracy: body.eta_accuracy,
   };
 }

@@ -105,7 +105,7 @@ export function renderCharts() {
       }),
     ),
   );
-  for (const id of ['chart-queue', 'chart-utilization', 'chart-waits'])
+  for (const id of ['chart-queue', 'chart-utilization', 'chart-waits', 'chart-eta'])
     $(id).dataset.samples = samples.length;
 
   // Queue length.
@@ -163,6 +163,45 @@ export function renderCharts() {
 
   // Wait-time distribution.
   renderWaits(samples);
+  renderEtaAccuracy();
+}
+
+// How the first ETAs turned out, since the server started: the share of
+// first starts inside the first 80% interval given (the server's own
+// judgement; /metrics has it as berth_eta_* with the errors' histogram).
+function renderEtaAccuracy() {
+  const accuracy = state.history.etaAccuracy;
+  if (!accuracy || !accuracy.judged) {
+    chartBody('chart-eta', 'No job has started since the server gave it an ETA.');
+    return;
+  }
+  const share = accuracy.covered / accuracy.judged;
+  const note =
+    `${accuracy.covered} of ${accuracy.judged} job${accuracy.judged === 1 ? '' : 's'} ` +
+    `(${Math.round(100 * share)}%) started inside the first 80% interval they were given.`;
+  const y = H - M.bottom;
+  const plotW = W - M.left - M.right;
+  const bar = svg('g', { class: 'coverage', 'data-coverage': share.toFixed(3) });
+  bar.append(svg('title', {}, `${Math.round(100 * share)}% inside (aim: 80%)`));
+  bar.append(svg('rect', { class: 'track', x: M.left, y: y - 24, width: plotW, height: 24, rx: 3 }));
+  bar.append(
+    svg('rect', {
+      class: 'bar',
+      x: M.left,
+      y: y - 24,
+      width: (plotW * share).toFixed(1),
+      height: 24,
+      rx: 3,
+    }),
+  );
+  const aim = M.left + plotW * 0.8;
+  bar.append(svg('line', { class: 'aim', x1: aim, x2: aim, y1: y - 32, y2: y + 4 }));
+  bar.append(svg('text', { class: 'axis', x: aim, y: y + 16, 'text-anchor': 'middle' }, 'aim 80%'));
+  chartBody(
+    'chart-eta',
+    note,
+    svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `ETA accuracy: ${note}` }, bar),
+  );
 }
 
 function pct(sample) {

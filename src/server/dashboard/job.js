@@ -9,6 +9,7 @@ import {
   colorClass,
   duration,
   el,
+  etaText,
   gpuAsk,
   localTimes,
   parseTime,
@@ -114,7 +115,11 @@ function explanationBox(job, explanation) {
     );
   const eta = parseTime(explanation.eta);
   if (eta !== null)
-    add('ETA', el('time', { datetime: explanation.eta, text: clock(eta) }), ` (${relative(eta)})`);
+    add(
+      'ETA',
+      el('time', { datetime: explanation.eta, text: etaText(explanation) }),
+      ` (${relative(eta)})`,
+    );
   else if (job.state === 'pending')
     add(
       'ETA',

@@ -7,6 +7,7 @@ import {
   clock,
   duration,
   el,
+  etaText,
   gpuAsk,
   gpusPerTask,
   localTimes,
@@ -113,7 +114,7 @@ function etaCell(job, started) {
     const eta = parseTime(job.eta);
     if (eta === null) return [el('span', { class: 'muted', text: 'not known yet' })];
     return [
-      el('time', { datetime: job.eta, text: clock(eta) }),
+      el('time', { datetime: job.eta, text: etaText(job) }),
       el('div', { class: 'muted', text: relative(eta) }),
     ];
   }

@@ -67,6 +67,27 @@ export function clock(ms) {
   return `${date.toLocaleDateString([], { month: 'short', day: 'numeric' })} ${time}`;
 }
 
+// "14:05" (another day: "Dec 6 14:05"), local time.
+export function shortClock(ms) {
+  const date = new Date(ms);
+  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
+  if (new Date().toDateString() === date.toDateString()) return time;
+  return `${date.toLocaleDateString([], { month: 'short', day: 'numeric' })} ${time}`;
+}
+
+// An ETA in the one format Berth uses everywhere (issue 30): "expected
+// 14:05, 80%: 13:50-14:40", from a job's or an explanation's eta, eta_low
+// and eta_high; null without an ETA.
+export function etaText(fields) {
+  const eta = parseTime(fields.eta);
+  if (eta === null) return null;
+  const low = parseTime(fields.eta_low);
+  const high = parseTime(fields.eta_high);
+  const interval =
+    low !== null && high !== null ? `, 80%: ${shortClock(low)}-${shortClock(high)}` : '';
+  return `expected ${shortClock(eta)}${interval}`;
+}
+
 // Server sentences carry RFC 3339 UTC times; show them as local clock times.
 export function localTimes(text) {
   return String(text).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, (match) => {
