@@ -5,8 +5,8 @@
 #include <charconv>
 #include <chrono>
 
-#include "common/unix_account.h"
 #include "common/time_format.h"
+#include "common/unix_account.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
 #include "protocol/seconds_json.h"
