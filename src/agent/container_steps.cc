@@ -35,7 +35,8 @@ void Log(const std::string& text) {
 
 }  // namespace
 
-Status PrepareImage(const std::string& task_dir, const ContainerSpec& container) {
+Status PrepareImage(const std::string& task_dir, const ContainerSpec& container,
+                    const std::function<bool()>& stopped) {
   const bool present = container.pull != "always" && ImagePresent(container);
   if (present) return Status::Ok();
   if (container.pull == "never") {
@@ -46,8 +47,11 @@ Status PrepareImage(const std::string& task_dir, const ContainerSpec& container)
   (void)WriteFileAtomic(starting, "pulling image " + container.image + "\n");
   Log("pulling image " + container.image);
   const CommandResult pulled =
-      RunCommand(Runtime(container, {"pull", container.image}), kPullTimeout);
+      RunCommand(Runtime(container, {"pull", container.image}), kPullTimeout, stopped);
   ::unlink(starting.c_str());
+  if (pulled.given_up) {
+    return FailedPrecondition("stopped while pulling image " + container.image);
+  }
   if (pulled.exit_code != 0) {
     Log(pulled.output);
     return Unavailable("cannot pull image " + container.image + ": " + LastLine(pulled.output));

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -18,8 +19,11 @@ namespace berth::agent {
 // Makes the image available: present already (missing, never), or pulled
 // (always; missing when absent). While it pulls, `<task_dir>/starting` says
 // "pulling image X" (the agent reports the task as still starting). The
-// error names the image and carries the runtime's own last line.
-Status PrepareImage(const std::string& task_dir, const ContainerSpec& container);
+// error names the image and carries the runtime's own last line. A pull is
+// abandoned once `stopped` says the task was stopped meanwhile (a cancel,
+// the node's lease), with FailedPrecondition.
+Status PrepareImage(const std::string& task_dir, const ContainerSpec& container,
+                    const std::function<bool()>& stopped);
 
 // Starts `<runtime> stop -t <seconds> <name>` without waiting for it (the
 // runtime sends SIGTERM, then SIGKILL after the grace); its pid, to reap.

@@ -13,10 +13,13 @@ namespace berth::agent {
 namespace {
 
 constexpr size_t kMaxOutput = 64 << 10;
+// How often `give_up` is asked.
+constexpr std::chrono::milliseconds kGiveUpPoll{1000};
 
 }  // namespace
 
-CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                         const std::function<bool()>& give_up) {
   CommandResult result;
   if (argv.empty()) {
     result.output = "no command";
@@ -60,8 +63,13 @@ CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::mill
       timed_out = true;
       break;
     }
+    if (give_up && give_up()) {
+      result.given_up = true;
+      break;
+    }
     pollfd fd{pipe_fds[0], POLLIN, 0};
-    const int ready = ::poll(&fd, 1, static_cast<int>(left.count()));
+    const auto wait = give_up ? std::min(left, kGiveUpPoll) : left;
+    const int ready = ::poll(&fd, 1, static_cast<int>(wait.count()));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) continue;
     const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
@@ -73,12 +81,14 @@ CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::mill
     }
   }
   ::close(pipe_fds[0]);
-  if (timed_out) ::kill(child, SIGKILL);
+  if (timed_out || result.given_up) ::kill(child, SIGKILL);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
     result.output += "\n(killed after " + std::to_string(timeout.count()) + " ms)";
+  } else if (result.given_up) {
+    result.output += "\n(killed: given up)";
   } else if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -494,7 +494,15 @@ int RunSupervisor(const std::string& task_dir) {
   envp.push_back(nullptr);
 
   if (spec->container) {
-    if (Status image = PrepareImage(task_dir, *spec->container); !image.ok()) {
+    // A cancel, or the end of the node's lease, during a pull ends it: the
+    // task has not started, so there is nothing else to stop.
+    const auto stopped = [&] {
+      if (RequestedGrace(task_dir)) return true;
+      if (spec->lease_file.empty()) return false;
+      const std::optional<SteadyClock::time_point> end = ReadLeaseEnd(spec->lease_file);
+      return end && SteadyClock::now() >= *end;
+    };
+    if (Status image = PrepareImage(task_dir, *spec->container, stopped); !image.ok()) {
       return RecordStartFailure(task_dir, "cannot start the task: " + image.message());
     }
   }

@@ -4,8 +4,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "agent/node_lease.h"
@@ -188,6 +190,37 @@ TEST_F(SupervisorTest, AStopRightAfterTheStartIsNotLost) {
   ASSERT_TRUE(task && task->exit);
   EXPECT_EQ(task->exit->reason, "stopped");
   EXPECT_TRUE(task->exit->signal);
+}
+
+// Issue 28: a task whose image is still being pulled when it is stopped
+// (a cancel) ends then, without waiting for the pull (which may take an
+// hour), and never starts.
+TEST_F(SupervisorTest, AStopDuringAnImagePullEndsThePull) {
+  const std::string runtime = dir_.Write("runtime",
+                                         "#!/bin/sh\n"
+                                         "case \"$1 $2\" in\n"
+                                         "  'image exists') exit 1 ;;\n"
+                                         "  'pull '*) exec sleep 600 ;;\n"
+                                         "esac\n"
+                                         "exit 2\n");
+  ASSERT_EQ(::chmod(runtime.c_str(), 0755), 0);
+  TaskRunnerOptions options = RunnerOptions(dir_.Path("state"));
+  options.containers = ContainerRuntime{};
+  options.containers->command = {runtime};
+  std::unique_ptr<TaskRunner> runner = TaskRunner::Open(options).value();
+  protocol::TaskAssignment assignment = ShellTask(1, "echo ran");
+  assignment.launch.container = protocol::Container{};
+  assignment.launch.container->image = "registry.example/train:1";
+  ASSERT_TRUE(runner->Start(assignment).ok());
+  const std::string task_dir = runner->tasks_dir() + "/" + TaskKey{core::JobId{1}, 0, 1}.DirName();
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(task_dir + "/starting"); }));
+  ASSERT_TRUE(runner->Stop(TaskKey{core::JobId{1}, 0, 1}, core::Duration::Zero()).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "start_failed");
+  EXPECT_THAT(task->exit->message,
+              HasSubstr("stopped while pulling image registry.example/train:1"));
+  EXPECT_THAT(Slurp(task_dir + "/log"), ::testing::Not(HasSubstr("ran")));
 }
 
 // Issue 32: a supervisor stops its task on its own once the node's lease
