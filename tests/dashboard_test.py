@@ -240,6 +240,10 @@ def run(base, data_dir, chromium, artifacts):
     # The first cycle after a submit plans its ETA (issue 30).
     why = wait_until(lambda: (lambda e: e if e["reason"] and e["eta"] else None)(
         api(f"/api/v1/jobs/{blocked}/explain")), 60, f"job {blocked} explained with an ETA")
+    # The chart of waits counts starts per history sample (one every 5 s):
+    # the running job's start is in one once a sample follows it.
+    wait_until(lambda: sum(s["starts"] for s in api("/api/v1/history")["samples"]) >= 1, 60,
+               f"a history sample with job {running}'s start")
     first_clause = why["message"].split(";")[0]
     # The node pipeline's tally joins the explanation of one job.
     tally = "0 of 1 nodes can start it now: 1 has fewer than 4 free GPUs"
@@ -273,7 +277,8 @@ def run(base, data_dir, chromium, artifacts):
         figure = dom.find("figure", id=chart)
         assert int(figure.attrs.get("data-samples", "0")) >= 1, figure.attrs
         assert figure.find_all("svg"), f"{chart}: no chart drawn"
-    assert "1 job started" in dom.find("figure", id="chart-waits").text()
+    waits = dom.find("figure", id="chart-waits").text()
+    assert "1 job started" in waits, waits
     print(f"cluster: node-1 GPUs 0-3 hold job {running}; queue: job {blocked} "
           f"{why['reason']}, ETA {eta.text()}")
 

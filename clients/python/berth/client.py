@@ -492,7 +492,8 @@ class Client:
                 ``timedelta``), ``preemptible``, ``depends_on`` (ids or
                 ``"afterok:ID"``/``"afterany:ID"``/``"afternotok:ID"``),
                 ``array`` (``"0-9%2"``), ``env`` (dict), ``workdir``
-                (default: this process's working directory, as the CLI's),
+                (default: this process's working directory, as the CLI's;
+                none for a job in a container, which sees only its mounts),
                 ``output`` and ``error`` (files for stdout and stderr,
                 relative to ``workdir``, with Slurm's ``%j %x %u %A %a %N
                 %t %%``), ``open_mode`` (``"append"`` or ``"truncate"``),
@@ -555,8 +556,10 @@ class Client:
         for key, value in fields.items():
             if value is not None:
                 body[key] = _seconds(value)
-        # The job runs where its submitter is, as with `berth submit`.
-        body.setdefault("workdir", os.getcwd())
+        # The job runs where its submitter is, as with `berth submit`; a
+        # container sees only what it mounts, so there only when asked.
+        if "container" not in body:
+            body.setdefault("workdir", os.getcwd())
         # With a key, a submit sent again (its answer lost, or to a new
         # leader) returns the first one's jobs instead of queueing twice.
         body.setdefault("idempotency_key", "berth-py-" + secrets.token_hex(16))
