@@ -194,12 +194,17 @@ TEST_F(AgentLoopTest, ACancelKeepsTheTasksExitAndATimeLimitIsATimeout) {
       Token({{"user", "agent-1"}, {"role", "agent"}, {"node", "node-1"}});
   std::unique_ptr<Agent> agent = StartAgent(Options(agent_token, server_->port()));
   ASSERT_NE(agent, nullptr);
+  // The task says when its trap is set: a cancel before that would kill the
+  // shell by SIGTERM itself (as it does on a slow machine, under ASan).
+  TempDir marks;
+  const std::string armed = marks.path() + "/armed";
   const int64_t trapping = Submit(
-      admin_, {{"command", {"sh", "-c", "trap 'exit 7' TERM; while true; do sleep 0.05; done"}},
-               {"gpus", 1}});
+      admin_,
+      {{"command",
+        {"sh", "-c", "trap 'exit 7' TERM; touch '" + armed + "'; while true; do sleep 0.05; done"}},
+       {"gpus", 1}});
   ASSERT_TRUE(WaitForState(trapping, "running"));
-  // The shell sets its trap as it starts: give it that moment.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(armed); }));
   httplib::Client client("127.0.0.1", server_->port());
   client.set_bearer_token_auth(admin_);
   httplib::Result cancelled = client.Post("/api/v1/jobs/" + std::to_string(trapping) + "/cancel");

@@ -37,7 +37,8 @@ TEST_F(ContainerApiTest, AJobInAnImageGoesToANodeWithARuntimeAndIsStartingWhileI
   const json task = WaitForAssignment(podman, "podman", id);
   EXPECT_EQ(task["container"]["image"], "img:1");
   EXPECT_EQ(task["container"]["pull"], "never");
-  for (const json& run : Heartbeat(bare, "bare", {}).body["run"]) {
+  const Reply bare_beat = Heartbeat(bare, "bare", {});
+  for (const json& run : bare_beat.body["run"]) {
     EXPECT_NE(run.value("job", 0), id) << "placed on a node without a runtime";
   }
 
