@@ -1,5 +1,7 @@
 #include "protocol/output_pattern.h"
 
+#include "common/printable.h"
+
 namespace berth::protocol {
 namespace {
 
@@ -20,7 +22,7 @@ Status CheckOutputPattern(std::string_view pattern, std::string_view field) {
       return InvalidArgument(name + ": '%' at the end; write %% for a percent sign");
     }
     if (kEscapes.find(pattern[i + 1]) == std::string_view::npos) {
-      return InvalidArgument(name + ": unknown pattern %" + std::string(1, pattern[i + 1]) +
+      return InvalidArgument(name + ": unknown pattern %" + Printable(pattern.substr(i + 1, 1), 8) +
                              " (known: %j %x %u %A %a %N %t %%)");
     }
     ++i;

@@ -25,6 +25,9 @@ TEST(OutputPatternTest, APatternNoTaskCouldExpandIsRefusedNamingTheField) {
             "output: '%' at the end; write %% for a percent sign");
   EXPECT_EQ(CheckOutputPattern(std::string_view("a\0b", 3), "output").message(),
             "output: a file name cannot hold a NUL byte");
+  // The refused character is quoted printably (found by the fuzzer).
+  EXPECT_EQ(CheckOutputPattern("%\x7f-%j.out", "output").message(),
+            "output: unknown pattern %\\x7f (known: %j %x %u %A %a %N %t %%)");
 }
 
 }  // namespace
