@@ -3,26 +3,10 @@
 #include <cctype>
 #include <optional>
 
+#include "common/time_format.h"
+
 namespace berth::cli {
 namespace {
-
-// Days from 1970-01-01 to the proleptic Gregorian date (Howard Hinnant's
-// days_from_civil): no time zone database, no locale.
-int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
-  year -= month <= 2 ? 1 : 0;
-  const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const int64_t year_of_era = year - era * 400;
-  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + day_of_era - 719468;
-}
-
-bool IsLeap(int64_t year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
-
-int64_t DaysInMonth(int64_t year, int64_t month) {
-  static constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return month == 2 && IsLeap(year) ? 29 : kDays[month - 1];
-}
 
 // Reads exactly `digits` digits at `at`, moving past them.
 std::optional<int64_t> Digits(const std::string& text, size_t& at, size_t digits) {
@@ -50,8 +34,8 @@ std::optional<int64_t> IsoSeconds(const std::string& text) {
   const std::optional<int64_t> month = Digits(text, at, 2);
   if (!month || *month < 1 || *month > 12 || !Expect(text, at, '-')) return std::nullopt;
   const std::optional<int64_t> day = Digits(text, at, 2);
-  if (!day || *day < 1 || *day > DaysInMonth(*year, *month)) return std::nullopt;
-  int64_t seconds = DaysFromCivil(*year, *month, *day) * 86400;
+  if (!day || *day < 1 || *day > DaysInMonth(*year, static_cast<int>(*month))) return std::nullopt;
+  int64_t seconds = DaysFromCivil(*year, static_cast<int>(*month), static_cast<int>(*day)) * 86400;
   if (at == text.size()) return seconds;
   if (!Expect(text, at, 'T') && !Expect(text, at, ' ')) return std::nullopt;
   const std::optional<int64_t> hour = Digits(text, at, 2);

@@ -53,6 +53,16 @@ inline int64_t DaysFromCivil(int64_t year, int month, int day) {
   return era * 146097 + doe - 719468;
 }
 
+inline bool IsLeapYear(int64_t year) {
+  return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+// Days in a month (1..12) of a proleptic Gregorian year.
+inline int DaysInMonth(int64_t year, int month) {
+  constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
+}
+
 // The inverse of FormatRfc3339 for the forms it writes (UTC, "Z", with or
 // without milliseconds); nullopt for anything else.
 inline std::optional<core::Time> ParseRfc3339(std::string_view text) {

@@ -23,6 +23,7 @@
 #include <utility>
 #include <variant>
 
+#include "common/time_format.h"
 #include "core/constraint.h"
 #include "sim/csv.h"
 
@@ -55,24 +56,6 @@ std::optional<int64_t> ParseDigits(std::string_view digits) {
   return value;
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date. This is Howard
-// Hinnant's days_from_civil: pure integer arithmetic, so no timegm, TZ or
-// locale can change the answer.
-int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
-  if (month <= 2) --year;
-  const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const int64_t year_of_era = year - era * 400;
-  const int64_t day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + day_of_era - 719468;
-}
-
-int64_t DaysInMonth(int64_t year, int64_t month) {
-  constexpr std::array<int64_t, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  return month == 2 && leap ? 29 : kDays[static_cast<size_t>(month - 1)];
-}
-
 // True when `text` has the shape of `pattern`, where 'd' stands for a digit.
 bool MatchesPattern(std::string_view text, std::string_view pattern) {
   if (text.size() != pattern.size()) return false;
@@ -97,15 +80,17 @@ Result<Time> ParseCivilTime(std::string_view text) {
   const int64_t minute = with_time ? at(14, 2) : 0;
   const int64_t second = with_time ? at(17, 2) : 0;
   if (month < 1 || month > 12) return InvalidArgument("month must be 01..12");
-  if (day < 1 || day > DaysInMonth(year, month)) {
-    return InvalidArgument("day must be 01.." + std::to_string(DaysInMonth(year, month)) +
+  if (day < 1 || day > DaysInMonth(year, static_cast<int>(month))) {
+    return InvalidArgument("day must be 01.." +
+                           std::to_string(DaysInMonth(year, static_cast<int>(month))) +
                            " in that month");
   }
   if (hour > 23 || minute > 59 || second > 59) {
     return InvalidArgument("time of day must be 00:00:00..23:59:59");
   }
   const int64_t seconds =
-      DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+      DaysFromCivil(year, static_cast<int>(month), static_cast<int>(day)) * 86400 + hour * 3600 +
+      minute * 60 + second;
   return Time::FromSeconds(seconds);
 }
 
