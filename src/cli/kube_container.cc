@@ -244,7 +244,8 @@ Result<KubeVolumes> ReadKubeVolumes(YamlFields& pod, KubeJob& job) {
       }
       WarnUnread(host, job);
     }
-    const std::vector<std::string> rest = fields.Rest();
+    // A source of another kind, even an empty one ("emptyDir: {}").
+    const std::vector<std::string> rest = fields.Untaken();
     if (!rest.empty()) volume.kind = rest[0];
     if (!volumes.emplace(*name, std::move(volume)).second) {
       return InvalidArgument(fields.PathOf("name") + ": '" + *name + "' names two volumes");

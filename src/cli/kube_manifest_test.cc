@@ -213,7 +213,7 @@ metadata:
 spec:
   restartPolicy: Always
   hostNetwork: false
-  tolerations: []
+  tolerations: [{key: gpu, operator: Exists}]
   initContainers:
   - {name: init, image: busybox}
   containers:
@@ -258,6 +258,39 @@ status: {phase: Running}
           "spec.initContainers: ignored, Berth runs one container; run their steps in its "
           "command",
           "status: ignored, Kubernetes writes it; it is no part of a request"));
+}
+
+// What `kubectl create job train --image=img --dry-run=client -o yaml --
+// python train.py` prints: its null and empty fields say nothing, so they
+// are not warned about, and the job is the container's command.
+TEST(KubeManifestTest, KubectlsOwnOutputIsReadWithoutWarnings) {
+  constexpr std::string_view kKubectlJob = R"(apiVersion: batch/v1
+kind: Job
+metadata:
+  creationTimestamp: null
+  name: train
+spec:
+  template:
+    metadata:
+      creationTimestamp: null
+    spec:
+      containers:
+      - command:
+        - python
+        - train.py
+        image: img
+        name: train
+        resources: {}
+      restartPolicy: Never
+status: {}
+)";
+  EXPECT_THAT(Warnings(kKubectlJob), IsEmpty());
+  const json body = Body(kKubectlJob);
+  EXPECT_EQ(body["name"], "train");
+  EXPECT_EQ(body["container"]["image"], "img");
+  EXPECT_EQ(body["container"]["entrypoint"], json::array({"python"}));
+  EXPECT_EQ(body["command"], json::array({"train.py"}));
+  EXPECT_EQ(body["gpus"], 0);
 }
 
 TEST(KubeManifestTest, AJobsOwnFieldsWithoutMeaningAreWarnedToo) {

@@ -1,6 +1,7 @@
 #include "cli/yaml_fields.h"
 
 #include <charconv>
+#include <utility>
 
 namespace berth::cli {
 namespace {
@@ -9,6 +10,12 @@ bool Present(const YAML::Node& node) { return node.IsDefined() && !node.IsNull()
 
 Status Expected(std::string_view path, std::string_view what) {
   return InvalidArgument(std::string(path) + ": expected " + std::string(what));
+}
+
+// kubectl's own output is full of these ("creationTimestamp: null",
+// "resources: {}", "status: {}"): they say nothing, so nothing is ignored.
+bool CarriesNothing(const YAML::Node& value) {
+  return value.IsNull() || ((value.IsMap() || value.IsSequence()) && value.size() == 0);
 }
 
 }  // namespace
@@ -80,11 +87,19 @@ Result<std::vector<std::string>> YamlFields::Strings(std::string_view key) {
   return strings;
 }
 
-std::vector<std::string> YamlFields::Rest() const {
-  std::vector<std::string> rest;
+std::vector<std::string> YamlFields::Untaken() const {
+  std::vector<std::string> untaken;
   for (const auto& entry : node_) {
     const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "?";
-    if (!taken_.contains(key)) rest.push_back(key);
+    if (!taken_.contains(key)) untaken.push_back(key);
+  }
+  return untaken;
+}
+
+std::vector<std::string> YamlFields::Rest() const {
+  std::vector<std::string> rest;
+  for (std::string& key : Untaken()) {
+    if (!CarriesNothing(node_[key])) rest.push_back(std::move(key));
   }
   return rest;
 }

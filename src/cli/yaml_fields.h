@@ -40,6 +40,9 @@ class YamlFields {
   Result<std::vector<std::string>> Strings(std::string_view key);
 
   // The keys nothing took, in the document's order.
+  std::vector<std::string> Untaken() const;
+  // Those worth a warning: Untaken less the keys whose value is null or an
+  // empty mapping or list.
   std::vector<std::string> Rest() const;
 
  private:
