@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/submission_test_helpers.h"
+
 namespace berth::server {
 namespace {
 
@@ -16,28 +18,11 @@ using core::Duration;
 using store::Dependency;
 using store::DependencyKind;
 using store::JobRequest;
+using submission_test::ParseOne;
+using submission_test::Rejection;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-// The one request a successful non-array body must produce.
-JobRequest ParseOne(std::string_view body, const SubmissionLimits& limits = {}) {
-  Result<Submission> submission = ParseSubmission(body, limits);
-  EXPECT_TRUE(submission.ok()) << submission.status().ToString() << "\n  body: " << body;
-  if (!submission.ok()) return {};
-  EXPECT_EQ(submission->jobs.size(), 1u);
-  EXPECT_FALSE(submission->array_max_running.has_value());
-  return submission->jobs.front();
-}
-
-// The message of a body that must be rejected as InvalidArgument.
-std::string Rejection(std::string_view body, const SubmissionLimits& limits = {}) {
-  Result<Submission> submission = ParseSubmission(body, limits);
-  EXPECT_FALSE(submission.ok()) << "accepted: " << body;
-  if (submission.ok()) return "";
-  EXPECT_EQ(submission.status().code(), StatusCode::kInvalidArgument) << body;
-  return submission.status().message();
-}
 
 core::JobId Id(int64_t id) { return core::JobId{id}; }
 
@@ -649,109 +634,6 @@ TEST(ParseSubmission, MessagesEscapeWhatTheyQuote) {
   // character in an unknown key is valid JSON and must come back escaped.
   const std::string message = Rejection(R"({"command": ["x"], "a\u0007\u00e9": 1})");
   EXPECT_THAT(message, StartsWith("unknown field 'a\\x07\\xc3\\xa9'"));
-}
-
-}  // namespace
-}  // namespace berth::server
-
-namespace berth::server {
-namespace {
-
-// --- issue 28: the container ---
-
-SubmissionLimits AllowingData() {
-  SubmissionLimits limits;
-  limits.container_mounts.paths = {"/data", "/home/"};
-  return limits;
-}
-
-TEST(ParseSubmission, ContainerWithMountsWithinTheAllowList) {
-  const store::JobRequest request = ParseOne(
-      R"({"command": ["python", "train.py"], "workdir": "/data/run1",
-          "container": {"image": "localhost/train:1",
-                        "mounts": [{"source": "/data/sets", "target": "/sets", "read_only": true},
-                                   {"source": "/home/alice", "target": "/home/alice"}],
-                        "workdir": "/workspace", "env": {"NCCL_DEBUG": "INFO"},
-                        "entrypoint": ["/bin/sh", "-c"], "mount_home": true, "pull": "never"}})",
-      AllowingData());
-  ASSERT_TRUE(request.container.has_value());
-  const store::ContainerRequest& container = *request.container;
-  EXPECT_EQ(container.image, "localhost/train:1");
-  ASSERT_EQ(container.mounts.size(), 2u);
-  EXPECT_EQ(container.mounts[0], (store::ContainerMount{"/data/sets", "/sets", true}));
-  EXPECT_EQ(container.mounts[1], (store::ContainerMount{"/home/alice", "/home/alice", false}));
-  EXPECT_EQ(container.workdir, "/workspace");
-  EXPECT_EQ(container.env.at("NCCL_DEBUG"), "INFO");
-  EXPECT_THAT(container.entrypoint, ElementsAre("/bin/sh", "-c"));
-  EXPECT_TRUE(container.mount_home);
-  EXPECT_EQ(container.pull, "never");
-  // An image alone needs no allow-list at all.
-  EXPECT_TRUE(
-      ParseOne(R"({"command": ["true"], "container": {"image": "img"}})").container.has_value());
-}
-
-TEST(ParseSubmission, ContainerMountOutsideTheAllowListIsRefusedNamingIt) {
-  EXPECT_THAT(Rejection(R"({"command": ["true"], "container": {"image": "i",
-                  "mounts": [{"source": "/etc", "target": "/etc"}]}})",
-                        AllowingData()),
-              ::testing::AllOf(StartsWith("container.mounts[0].source: "), HasSubstr("'/etc'"),
-                               HasSubstr("/data, /home/")));
-  // A prefix is a path, not a string: /database is not under /data.
-  EXPECT_THAT(Rejection(R"({"command": ["true"], "container": {"image": "i",
-                  "mounts": [{"source": "/database", "target": "/d"}]}})",
-                        AllowingData()),
-              StartsWith("container.mounts[0].source: "));
-  EXPECT_THAT(Rejection(R"({"command": ["true"], "container": {"image": "i",
-                  "mounts": [{"source": "/data/../etc", "target": "/d"}]}})",
-                        AllowingData()),
-              HasSubstr("'..'"));
-  // The default allows no host path at all.
-  EXPECT_THAT(Rejection(R"({"command": ["true"], "container": {"image": "i",
-                  "mounts": [{"source": "/data", "target": "/d"}]}})"),
-              HasSubstr("none are allowed"));
-  // The job's workdir is mounted into its container: it is checked too.
-  EXPECT_THAT(Rejection(R"({"command": ["true"], "workdir": "/srv/x",
-                  "container": {"image": "i"}})",
-                        AllowingData()),
-              StartsWith("workdir: '/srv/x' is outside"));
-}
-
-TEST(ParseSubmission, ContainerFieldsAreChecked) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"container": {}})", "container.image: required"},
-      {R"({"container": {"image": ""}})", "container.image: "},
-      {R"({"container": "img"})", "container: expected an object"},
-      {R"({"container": {"image": "i", "user": "root"}})", "container: unknown field 'user'"},
-      {R"({"container": {"image": "i", "pull": "sometimes"}})", "container.pull: "},
-      {R"({"container": {"image": "i", "workdir": "rel"}})", "container.workdir: "},
-      {R"({"container": {"image": "i", "env": {"BERTH_X": "1"}}})", "container.env.BERTH_X: "},
-      {R"({"container": {"image": "i", "mounts": [{"source": "/data"}]}})",
-       "container.mounts[0].target: required"},
-      {R"({"container": {"image": "i", "mounts": [{"source": "/data", "target": "/a,b"}]}})",
-       "container.mounts[0].target: "},
-      {R"({"container": {"image": "i", "mount_home": "yes"}})", "container.mount_home: "},
-  };
-  for (const auto& [container, message] : cases) {
-    const std::string body = R"({"command": ["true"], )" + container.substr(1);
-    EXPECT_THAT(Rejection(body, AllowingData()), StartsWith(message)) << body;
-  }
-}
-
-TEST(ParseSubmission, HomeMountIsTheUsersHomeWithinTheAllowList) {
-  store::ContainerRequest request;
-  request.image = "i";
-  request.mount_home = true;
-  Result<store::ContainerRequest> home =
-      WithHomeMount(request, "alice", "/home/alice", AllowingData().container_mounts);
-  ASSERT_TRUE(home.ok()) << home.status().ToString();
-  EXPECT_THAT(home->mounts,
-              ElementsAre(store::ContainerMount{"/home/alice", "/home/alice", false}));
-  EXPECT_THAT(
-      WithHomeMount(request, "bob", "/u/bob", AllowingData().container_mounts).status().message(),
-      StartsWith("container.mount_home: '/u/bob' is outside"));
-  EXPECT_THAT(
-      WithHomeMount(request, "carol", "", AllowingData().container_mounts).status().message(),
-      HasSubstr("no home directory"));
 }
 
 }  // namespace
