@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/sbatch_options.h"
+#include "cli/slurm/array_env.h"
 #include "core/constraint.h"
 #include "protocol/output_pattern.h"
 
@@ -282,7 +283,13 @@ Status AddSlurmShape(const slurm::SlurmResourceOptions& options,
   if (allocation.nodes() > 1) body["distinct_nodes"] = true;
   body["slurm_tasks_per_node"] = allocation.tasks_per_node;
   body["gpus"] = allocation.gpus_per_node;
-  body["cpus"] = allocation.cpus_per_node;
+  // Slurm counts a CPU per task at least; Berth reserves CPUs only when
+  // they were asked for (or the whole node), so that a GPU job is not held
+  // back by nodes that register few CPUs. Its variables still count them.
+  if (options.cpus_per_task || options.cpus_per_gpu || options.mem_per_cpu_mib ||
+      options.exclusive) {
+    body["cpus"] = allocation.cpus_per_node;
+  }
   if (allocation.memory_mib_per_node > 0) body["memory_mib"] = allocation.memory_mib_per_node;
   json env = SlurmOptionEnv(options, allocation);
   if (!env.empty()) body["env"] = std::move(env);
@@ -490,6 +497,9 @@ Result<ScriptDirectives> ParseScriptDirectives(std::string_view script) {
     if (line[0] != '#') break;  // the first command ends the directives
     const bool sbatch = line.starts_with("#SBATCH");
     if (!sbatch && !line.starts_with("#BERTH")) continue;
+    // A script with #SBATCH lines is a Slurm job, resources or not: one
+    // node, and no GPU unless it asks (slurm/slurm_allocation.h).
+    if (sbatch && !directives.sbatch.slurm) directives.sbatch.slurm = slurm::SlurmResourceOptions{};
     const std::string where = "line " + std::to_string(line_number) + ": ";
     const std::vector<std::string> words = Words(line.substr(sbatch ? 7 : 6));
     for (size_t i = 0; i < words.size(); ++i) {
@@ -536,6 +546,12 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
       options.gpus || options.tasks || options.nodes || options.cpus || options.mem;
   if (options.slurm && !berth_resources) {
     BERTH_RETURN_IF_ERROR(AddSlurmShape(*options.slurm, reference_node, body));
+    // The array's bounds, the same in every element (its index comes from the node).
+    if (options.array) {
+      if (auto array_env = slurm::ArrayEnvironment(*options.array)) {
+        for (const auto& [name, value] : *array_env) body["env"][name] = value;
+      }
+    }
   }
   if (options.tasks) {
     body["tasks"] = *options.tasks;

@@ -73,6 +73,7 @@ Result<int64_t> ParseMemoryMiB(std::string_view text, std::string_view flag);
 // The directive lines of a script: `#BERTH` and `#SBATCH` lines before the
 // first line that is neither blank nor a comment (as sbatch reads them).
 // `#BERTH` lines take berth submit's own flags; unknown ones are errors.
+// Any `#SBATCH` line makes `sbatch.slurm` set: the script is a Slurm job.
 // `#SBATCH` options without a Berth meaning are skipped with a warning.
 struct ScriptDirectives {
   SubmitOptions berth;

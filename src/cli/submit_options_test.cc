@@ -96,9 +96,9 @@ TEST(SubmitOptionsTest, SlurmGpuOptionsKeepTheirPerJobPerNodeAndPerTaskMeanings)
     json layout;
   };
   const std::vector<Case> cases = {
-      {"#SBATCH --nodes=2 --ntasks-per-node=4 --gpus-per-node=4\n", 2, 4, 4, {4, 4}},
-      {"#SBATCH --gpus=4 --ntasks=2\n", 1, 4, 2, {2}},
-      {"#SBATCH -n 2 --gres=gpu:2\n", 1, 2, 2, {2}},
+      {"#SBATCH --nodes=2 --ntasks-per-node=4 --gpus-per-node=4\n", 2, 4, 0, {4, 4}},
+      {"#SBATCH --gpus=4 --ntasks=2\n", 1, 4, 0, {2}},
+      {"#SBATCH -n 2 --gres=gpu:2\n", 1, 2, 0, {2}},
       {"#SBATCH -n 4 --gpus-per-task=1 -c 2\n", 1, 4, 8, {4}},
   };
   for (const Case& c : cases) {
@@ -109,10 +109,21 @@ TEST(SubmitOptionsTest, SlurmGpuOptionsKeepTheirPerJobPerNodeAndPerTaskMeanings)
     ASSERT_TRUE(body.ok()) << body.status().ToString();
     EXPECT_EQ((*body)["tasks"], c.tasks);
     EXPECT_EQ((*body)["gpus"], c.gpus);
-    EXPECT_EQ((*body)["cpus"], c.cpus);
+    EXPECT_EQ(body->value("cpus", 0), c.cpus);  // reserved only when asked
     EXPECT_EQ((*body)["slurm_tasks_per_node"], c.layout);
     EXPECT_EQ(body->value("distinct_nodes", false), c.tasks > 1);
   }
+}
+
+TEST(SubmitOptionsTest, ASlurmArrayCarriesItsBoundsInEveryElementsEnv) {
+  Result<ScriptDirectives> parsed = ParseScriptDirectives("#!/bin/sh\n#SBATCH --array=0-15:4%2\n");
+  ASSERT_TRUE(parsed.ok());
+  Result<json> body = SubmissionBody(parsed->sbatch, {}, "script");
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_MIN"], "0");
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_MAX"], "12");
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_COUNT"], "4");
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_STEP"], "4");
 }
 
 TEST(SubmitOptionsTest, BerthResourceFlagsWinOverSlurmLinesAsAWhole) {
@@ -232,7 +243,11 @@ TEST(SubmitOptionsTest, SbatchPlacementLinesMeanWhatSlurmMeans) {
     EXPECT_TRUE(parsed->warnings.empty()) << script;
     Result<json> body = SubmissionBody(parsed->sbatch, {}, "s");
     ASSERT_TRUE(body.ok()) << script << body.status().ToString();
+    // A Slurm job without resource lines: one node, no GPU (issue 29).
     EXPECT_EQ(*body, json({{"script", "s"},
+                           {"tasks", 1},
+                           {"gpus", 0},
+                           {"slurm_tasks_per_node", {1}},
                            {"constraint", "a100&ib"},
                            {"nodelist", "gpu[01-04],gpu07"},
                            {"exclude", "gpu02"}}))
