@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agent/slurm_env.h"
 #include "protocol/output_pattern.h"
 
 namespace berth::agent {
@@ -71,6 +72,7 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
     env["BERTH_ARRAY_INDEX"] = env["SLURM_ARRAY_TASK_ID"] = index;
     env["BERTH_ARRAY_JOB_ID"] = env["SLURM_ARRAY_JOB_ID"] = array_job;
   }
+  AddSlurmEnvironment(assignment, context.node, env);
   env["BERTH_NODE"] = context.node;
   env["BERTH_GPUS"] = gpus;
   env["BERTH_TASK_DIR"] = ScratchDir(context.task_dir);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/sbatch_options.h"
+#include "cli/slurm/array_env.h"
 #include "core/constraint.h"
 #include "protocol/output_pattern.h"
 
@@ -78,7 +79,8 @@ std::vector<std::string> Words(std::string_view line) {
 bool TakesValue(std::string_view flag) {
   return flag != "--preemptible" && flag != "--hold" && flag != "-H" && flag != "--requeue" &&
          flag != "--no-requeue" && flag != "--wait-for-nodes" && flag != "--gpus-in-one-group" &&
-         flag != "--container-mount-home" && flag != "--no-container-mount-home";
+         flag != "--container-mount-home" && flag != "--no-container-mount-home" &&
+         flag != "--exclusive";
 }
 
 // Slurm's --dependency: "afterok:1:2,afterany:3" (also "?" separated: any of;
@@ -94,20 +96,23 @@ Status AddSlurmDependencies(std::string_view text, SubmitOptions& options) {
   return Status::Ok();
 }
 
-// Slurm's --gres: "gpu:4" or "gpu:a100:4" (several resources comma-separated).
+// Slurm's --gres: "gpu:4" or "gpu:a100:4" (several resources comma-separated),
+// GPUs per node.
 Result<bool> ApplyGres(std::string_view text, SubmitOptions& options) {
   bool used = false;
   for (std::string_view resource : Split(text, ',')) {
     std::vector<std::string_view> parts = Split(resource, ':');
     if (parts.empty() || parts[0] != "gpu") continue;
+    slurm::SlurmResourceOptions wanted = options.slurm.value_or(slurm::SlurmResourceOptions{});
     if (parts.size() == 2) {
-      BERTH_ASSIGN_OR_RETURN(options.gpus, Count("--gres", parts[1], 0));
+      BERTH_ASSIGN_OR_RETURN(wanted.gres_gpus, Count("--gres", parts[1], 0));
     } else if (parts.size() == 3) {
       options.gpu_type = std::string(parts[1]);
-      BERTH_ASSIGN_OR_RETURN(options.gpus, Count("--gres", parts[2], 0));
+      BERTH_ASSIGN_OR_RETURN(wanted.gres_gpus, Count("--gres", parts[2], 0));
     } else {
       return Bad("--gres", "gpu:N or gpu:TYPE:N", resource);
     }
+    options.slurm = wanted;
     used = true;
   }
   return used;
@@ -178,35 +183,54 @@ Result<std::optional<json>> ContainerBody(const SubmitOptions& options) {
   return std::optional<json>(std::move(container));
 }
 
+// "a100:4" or "4": a GPU count, with a model before it.
+Result<int64_t> GpuCount(std::string_view flag, std::string_view value, SubmitOptions& options) {
+  const size_t colon = value.rfind(':');
+  if (colon != std::string_view::npos) options.gpu_type = std::string(value.substr(0, colon));
+  return Count(flag, colon == std::string_view::npos ? value : value.substr(colon + 1), 0);
+}
+
+// Slurm's resource options, kept with their Slurm meanings (per job, per
+// node, per task) for slurm::AllocateSlurmJob.
+Result<bool> ApplySlurmResource(std::string_view flag, std::string_view value,
+                                SubmitOptions& options) {
+  slurm::SlurmResourceOptions wanted = options.slurm.value_or(slurm::SlurmResourceOptions{});
+  if (flag == "--gpus" || flag == "-G") {
+    BERTH_ASSIGN_OR_RETURN(wanted.gpus, GpuCount(flag, value, options));
+  } else if (flag == "--gpus-per-node") {
+    BERTH_ASSIGN_OR_RETURN(wanted.gpus_per_node, GpuCount(flag, value, options));
+  } else if (flag == "--gpus-per-task") {
+    BERTH_ASSIGN_OR_RETURN(wanted.gpus_per_task, GpuCount(flag, value, options));
+  } else if (flag == "--nodes" || flag == "-N") {
+    BERTH_ASSIGN_OR_RETURN(wanted.nodes, Count(flag, Split(value, '-')[0], 1));
+  } else if (flag == "--ntasks" || flag == "-n") {
+    BERTH_ASSIGN_OR_RETURN(wanted.ntasks, Count(flag, value, 1));
+  } else if (flag == "--ntasks-per-node") {
+    BERTH_ASSIGN_OR_RETURN(wanted.ntasks_per_node, Count(flag, value, 1));
+  } else if (flag == "--cpus-per-task" || flag == "-c") {
+    BERTH_ASSIGN_OR_RETURN(wanted.cpus_per_task, Count(flag, value, 1));
+  } else if (flag == "--cpus-per-gpu") {
+    BERTH_ASSIGN_OR_RETURN(wanted.cpus_per_gpu, Count(flag, value, 1));
+  } else if (flag == "--mem") {
+    BERTH_ASSIGN_OR_RETURN(wanted.mem_mib, ParseMemoryMiB(value, flag));
+  } else if (flag == "--mem-per-cpu") {
+    BERTH_ASSIGN_OR_RETURN(wanted.mem_per_cpu_mib, ParseMemoryMiB(value, flag));
+  } else if (flag == "--mem-per-gpu") {
+    BERTH_ASSIGN_OR_RETURN(wanted.mem_per_gpu_mib, ParseMemoryMiB(value, flag));
+  } else if (flag == "--exclusive") {
+    wanted.exclusive = true;
+  } else {
+    return false;
+  }
+  options.slurm = wanted;
+  return true;
+}
+
 Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOptions& options) {
   if (flag == "--gres") return ApplyGres(value, options);
   if (ApplyContainer(flag, value, options)) return true;
-  if (flag == "--gpus" || flag == "-G" || flag == "--gpus-per-task" || flag == "--gpus-per-node") {
-    // Per task: Berth's unit. (--gpus is per job in Slurm; the same for one task.)
-    const size_t colon = value.rfind(':');
-    if (colon != std::string_view::npos) options.gpu_type = std::string(value.substr(0, colon));
-    BERTH_ASSIGN_OR_RETURN(
-        options.gpus,
-        Count(flag, colon == std::string_view::npos ? value : value.substr(colon + 1), 0));
-    return true;
-  }
-  if (flag == "--nodes" || flag == "-N") {
-    BERTH_ASSIGN_OR_RETURN(options.nodes, Count(flag, Split(value, '-')[0], 1));
-    return true;
-  }
-  if (flag == "--ntasks" || flag == "-n") {
-    BERTH_ASSIGN_OR_RETURN(options.tasks, Count(flag, value, 1));
-    return true;
-  }
-  if (flag == "--ntasks-per-node") {
-    BERTH_ASSIGN_OR_RETURN(options.tasks_per_node, Count(flag, value, 1));
-    return true;
-  }
-  if (flag == "--cpus-per-task" || flag == "-c") {
-    BERTH_ASSIGN_OR_RETURN(int64_t cpus, Count(flag, value, 0));
-    options.cpus = static_cast<double>(cpus);
-    return true;
-  }
+  BERTH_ASSIGN_OR_RETURN(bool resource, ApplySlurmResource(flag, value, options));
+  if (resource) return true;
   if (flag == "--time" || flag == "-t") return options.time = std::string(value), true;
   if (flag == "--job-name" || flag == "-J") return options.name = std::string(value), true;
   if (flag == "--array" || flag == "-a") return options.array = std::string(value), true;
@@ -215,7 +239,6 @@ Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOp
   if (flag == "--output" || flag == "-o") return options.output = std::string(value), true;
   if (flag == "--error" || flag == "-e") return options.error = std::string(value), true;
   if (flag == "--open-mode") return options.open_mode = std::string(value), true;
-  if (flag == "--mem") return options.mem = std::string(value), true;
   if (flag == "--qos" || flag == "-q") return options.priority = std::string(value), true;
   if (flag == "--constraint" || flag == "-C") return options.constraint = std::string(value), true;
   if (flag == "--nodelist" || flag == "-w") return options.nodelist = std::string(value), true;
@@ -225,6 +248,52 @@ Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOp
     return true;
   }
   return false;
+}
+
+// The variables sbatch itself exports from the options it was given (so
+// only those given), as a real sbatch sets them (tests/data/slurm/golden/).
+json SlurmOptionEnv(const slurm::SlurmResourceOptions& options,
+                    const slurm::SlurmAllocation& allocation) {
+  json env = json::object();
+  auto set = [&](const char* name, const std::optional<int64_t>& value) {
+    if (value) env[name] = std::to_string(*value);
+  };
+  if (options.ntasks || options.ntasks_per_node) {
+    env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = std::to_string(allocation.tasks());
+  }
+  set("SLURM_NTASKS_PER_NODE", options.ntasks_per_node);
+  set("SLURM_CPUS_PER_TASK", options.cpus_per_task);
+  set("SLURM_CPUS_PER_GPU", options.cpus_per_gpu);
+  set("SLURM_GPUS", options.gpus);
+  set("SLURM_GPUS_PER_NODE", options.gpus_per_node);
+  set("SLURM_GPUS_PER_TASK", options.gpus_per_task);
+  set("SLURM_MEM_PER_NODE", options.mem_mib);
+  set("SLURM_MEM_PER_CPU", options.mem_per_cpu_mib);
+  set("SLURM_MEM_PER_GPU", options.mem_per_gpu_mib);
+  return env;
+}
+
+// A Slurm job as Berth runs it: one task per node with that node's share,
+// on distinct nodes, and the Slurm layout for its variables and steps.
+Status AddSlurmShape(const slurm::SlurmResourceOptions& options,
+                     const std::optional<slurm::NodeSize>& reference_node, json& body) {
+  BERTH_ASSIGN_OR_RETURN(slurm::SlurmAllocation allocation,
+                         slurm::AllocateSlurmJob(options, reference_node));
+  body["tasks"] = allocation.nodes();
+  if (allocation.nodes() > 1) body["distinct_nodes"] = true;
+  body["slurm_tasks_per_node"] = allocation.tasks_per_node;
+  body["gpus"] = allocation.gpus_per_node;
+  // Slurm counts a CPU per task at least; Berth reserves CPUs only when
+  // they were asked for (or the whole node), so that a GPU job is not held
+  // back by nodes that register few CPUs. Its variables still count them.
+  if (options.cpus_per_task || options.cpus_per_gpu || options.mem_per_cpu_mib ||
+      options.exclusive) {
+    body["cpus"] = allocation.cpus_per_node;
+  }
+  if (allocation.memory_mib_per_node > 0) body["memory_mib"] = allocation.memory_mib_per_node;
+  json env = SlurmOptionEnv(options, allocation);
+  if (!env.empty()) body["env"] = std::move(env);
+  return Status::Ok();
 }
 
 Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOptions& options) {
@@ -293,7 +362,7 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(gpus, lower.gpus);
   fill(tasks, lower.tasks);
   fill(nodes, lower.nodes);
-  fill(tasks_per_node, lower.tasks_per_node);
+  fill(slurm, lower.slurm);
   fill(gpu_type, lower.gpu_type);
   fill(cpus, lower.cpus);
   fill(mem, lower.mem);
@@ -405,6 +474,7 @@ Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_vie
                             bool sbatch, SubmitOptions& options) {
   if (TakesValue(flag) && !value) return InvalidArgument(std::string(flag) + ": needs a value");
   if (sbatch && (flag == "--hold" || flag == "-H")) return options.hold = true, true;
+  if (sbatch && flag == "--exclusive") return ApplySlurmResource(flag, "", options);
   if (sbatch && (flag == "--requeue" || flag == "--no-requeue")) {
     return options.requeue = flag == "--requeue", true;
   }
@@ -427,6 +497,9 @@ Result<ScriptDirectives> ParseScriptDirectives(std::string_view script) {
     if (line[0] != '#') break;  // the first command ends the directives
     const bool sbatch = line.starts_with("#SBATCH");
     if (!sbatch && !line.starts_with("#BERTH")) continue;
+    // A script with #SBATCH lines is a Slurm job, resources or not: one
+    // node, and no GPU unless it asks (slurm/slurm_allocation.h).
+    if (sbatch && !directives.sbatch.slurm) directives.sbatch.slurm = slurm::SlurmResourceOptions{};
     const std::string where = "line " + std::to_string(line_number) + ": ";
     const std::vector<std::string> words = Words(line.substr(sbatch ? 7 : 6));
     for (size_t i = 0; i < words.size(); ++i) {
@@ -461,19 +534,30 @@ Result<ScriptDirectives> ParseScriptDirectives(std::string_view script) {
 }
 
 Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std::string>& command,
-                            const std::string& script) {
+                            const std::string& script,
+                            const std::optional<slurm::NodeSize>& reference_node) {
   json body = json::object();
   if (!command.empty()) {
     body["command"] = command;
   } else {
     body["script"] = script;
   }
+  const bool berth_resources =
+      options.gpus || options.tasks || options.nodes || options.cpus || options.mem;
+  if (options.slurm && !berth_resources) {
+    BERTH_RETURN_IF_ERROR(AddSlurmShape(*options.slurm, reference_node, body));
+    // The array's bounds, the same in every element (its index comes from the node).
+    if (options.array) {
+      if (auto array_env = slurm::ArrayEnvironment(*options.array)) {
+        for (const auto& [name, value] : *array_env) body["env"][name] = value;
+      }
+    }
+  }
   if (options.tasks) {
     body["tasks"] = *options.tasks;
   } else if (options.nodes) {
-    body["tasks"] = *options.nodes * options.tasks_per_node.value_or(1);
-  } else if (options.tasks_per_node) {
-    body["tasks"] = *options.tasks_per_node;
+    body["tasks"] = *options.nodes;
+    body["distinct_nodes"] = true;
   }
   if (options.gpus) body["gpus"] = *options.gpus;
   if (options.gpu_type) {
@@ -539,7 +623,7 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
   if (!options.after.empty()) body["depends_on"] = options.after;
   if (options.array) body["array"] = *options.array;
   if (!options.env.empty()) {
-    json env = json::object();
+    json env = body.value("env", json::object());
     for (const std::string& pair : options.env) {
       const size_t eq = pair.find('=');
       if (eq == std::string::npos || eq == 0) return Bad("--env", "KEY=VALUE", pair);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/slurm/slurm_allocation.h"
 #include "common/status.h"
 
 namespace berth::cli {
@@ -18,15 +19,20 @@ namespace berth::cli {
 struct SubmitOptions {
   std::optional<int64_t> gpus;  // per task
   std::optional<int64_t> tasks;
-  std::optional<int64_t> nodes;           // with tasks_per_node: tasks = nodes x per node
-  std::optional<int64_t> tasks_per_node;  // #SBATCH --ntasks-per-node
+  std::optional<int64_t> nodes;  // berth submit --nodes: one task on each of N distinct nodes
+  // Slurm's resource options (#SBATCH lines, sbatch's command line), read
+  // with Slurm's per-job, per-node and per-task meanings
+  // (slurm/slurm_allocation.h). Used only when none of Berth's own
+  // resource flags (gpus, tasks, nodes, cpus, mem) is given: those win
+  // over them as a whole.
+  std::optional<slurm::SlurmResourceOptions> slurm;
   std::optional<std::string> gpu_type;    // a model, or several as "A100-80GB|H100-80GB"
   std::optional<std::string> constraint;  // node features: "a100&ib", "!spot" (core/constraint.h)
   std::optional<std::string> nodelist;    // a Slurm hostlist: only these nodes
   std::optional<std::string> exclude;     // a Slurm hostlist: never these nodes
   std::optional<double> cpus;             // per task
-  std::optional<std::string> mem;
-  std::optional<std::string> time;  // time limit, Slurm formats
+  std::optional<std::string> mem;         // per task
+  std::optional<std::string> time;        // time limit, Slurm formats
   std::optional<std::string> estimate;
   std::optional<std::string> name;
   std::optional<std::string> priority;  // integer or low/normal/high
@@ -67,6 +73,7 @@ Result<int64_t> ParseMemoryMiB(std::string_view text, std::string_view flag);
 // The directive lines of a script: `#BERTH` and `#SBATCH` lines before the
 // first line that is neither blank nor a comment (as sbatch reads them).
 // `#BERTH` lines take berth submit's own flags; unknown ones are errors.
+// Any `#SBATCH` line makes `sbatch.slurm` set: the script is a Slurm job.
 // `#SBATCH` options without a Berth meaning are skipped with a warning.
 struct ScriptDirectives {
   SubmitOptions berth;
@@ -87,8 +94,17 @@ Result<bool> ApplyDirective(std::string_view flag, std::optional<std::string_vie
 // form alone (a duration, memory, a constraint expression, an empty
 // hostlist or GPU model) are errors naming the flag; hostlists pass through
 // unexpanded, and whether any node could host the job is the server's call.
+// A Slurm reading (options.slurm, no Berth resource flag) becomes one
+// Berth task per node with that node's share, on distinct nodes
+// (`distinct_nodes`), with the Slurm task layout (`slurm_tasks_per_node`)
+// and the variables sbatch itself exports from its options (SLURM_NTASKS,
+// SLURM_CPUS_PER_TASK, SLURM_GPUS_PER_NODE, SLURM_MEM_PER_CPU...) in
+// `env`; `reference_node` is the cluster's largest node, when known
+// (slurm_allocation.h). `berth submit --nodes N` alone asks N tasks on
+// distinct nodes.
 Result<nlohmann::json> SubmissionBody(const SubmitOptions& options,
                                       const std::vector<std::string>& command,
-                                      const std::string& script);
+                                      const std::string& script,
+                                      const std::optional<slurm::NodeSize>& reference_node = {});
 
 }  // namespace berth::cli

@@ -53,11 +53,13 @@ TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
       "#SBATCH --gres=gpu:8\n");  // after the first command: not a directive
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   const SubmitOptions& o = parsed->sbatch;
-  EXPECT_EQ(o.gpus, 4);
+  ASSERT_TRUE(o.slurm.has_value());
+  EXPECT_EQ(o.slurm->gres_gpus, 4);  // --gres is per node
+  EXPECT_EQ(o.gpus, std::nullopt);
   EXPECT_EQ(o.time, "00:10:00");
   EXPECT_EQ(o.name, "x");
-  EXPECT_EQ(o.nodes, 2);
-  EXPECT_EQ(o.tasks_per_node, 1);
+  EXPECT_EQ(o.slurm->nodes, 2);
+  EXPECT_EQ(o.slurm->ntasks_per_node, 1);
   EXPECT_EQ(o.after, (std::vector<std::string>{"afterok:7", "afterok:8"}));
   EXPECT_EQ(o.queue, "vision");
   EXPECT_EQ(o.priority, "high");
@@ -72,21 +74,89 @@ TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
   ASSERT_TRUE(body.ok());
   EXPECT_EQ((*body)["output"], "slurm-%j.out");
   EXPECT_EQ((*body)["open_mode"], "append");
+  // Issue 29: one Berth task per node, each with the node's 4 GPUs, on two
+  // distinct nodes (not 2 tasks that may share a node).
   EXPECT_EQ((*body)["gpus"], 4);
   EXPECT_EQ((*body)["time_limit_s"], 600);
   EXPECT_EQ((*body)["name"], "x");
   EXPECT_EQ((*body)["tasks"], 2);
+  EXPECT_EQ((*body)["distinct_nodes"], true);
+  EXPECT_EQ((*body)["slurm_tasks_per_node"], json::array({1, 1}));
   EXPECT_EQ((*body)["script"], "script");
   EXPECT_FALSE(body->contains("command"));
+}
+
+// Issue 29: per-node and per-job GPU options were read as per task
+// (--nodes=2 --ntasks-per-node=4 --gpus-per-node=4 became 8 tasks x 4
+// GPUs; --gpus=4 --ntasks=2 took 8; -n 2 --gres=gpu:2 took 4).
+TEST(SubmitOptionsTest, SlurmGpuOptionsKeepTheirPerJobPerNodeAndPerTaskMeanings) {
+  struct Case {
+    std::string lines;
+    int64_t tasks, gpus, cpus;
+    json layout;
+  };
+  const std::vector<Case> cases = {
+      {"#SBATCH --nodes=2 --ntasks-per-node=4 --gpus-per-node=4\n", 2, 4, 0, {4, 4}},
+      {"#SBATCH --gpus=4 --ntasks=2\n", 1, 4, 0, {2}},
+      {"#SBATCH -n 2 --gres=gpu:2\n", 1, 2, 0, {2}},
+      {"#SBATCH -n 4 --gpus-per-task=1 -c 2\n", 1, 4, 8, {4}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.lines);
+    Result<ScriptDirectives> parsed = ParseScriptDirectives("#!/bin/sh\n" + c.lines);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    Result<json> body = SubmissionBody(parsed->sbatch, {}, "script");
+    ASSERT_TRUE(body.ok()) << body.status().ToString();
+    EXPECT_EQ((*body)["tasks"], c.tasks);
+    EXPECT_EQ((*body)["gpus"], c.gpus);
+    EXPECT_EQ(body->value("cpus", 0), c.cpus);  // reserved only when asked
+    EXPECT_EQ((*body)["slurm_tasks_per_node"], c.layout);
+    EXPECT_EQ(body->value("distinct_nodes", false), c.tasks > 1);
+  }
+}
+
+TEST(SubmitOptionsTest, ASlurmArrayCarriesItsBoundsInEveryElementsEnv) {
+  Result<ScriptDirectives> parsed = ParseScriptDirectives("#!/bin/sh\n#SBATCH --array=0-15:4%2\n");
+  ASSERT_TRUE(parsed.ok());
+  Result<json> body = SubmissionBody(parsed->sbatch, {}, "script");
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_MIN"], "0");
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_MAX"], "12");
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_COUNT"], "4");
+  EXPECT_EQ((*body)["env"]["SLURM_ARRAY_TASK_STEP"], "4");
+}
+
+TEST(SubmitOptionsTest, BerthResourceFlagsWinOverSlurmLinesAsAWhole) {
+  SubmitOptions command_line;
+  command_line.gpus = 1;
+  Result<ScriptDirectives> parsed =
+      ParseScriptDirectives("#!/bin/sh\n#SBATCH --nodes=2 --gpus-per-node=4\n");
+  ASSERT_TRUE(parsed.ok());
+  command_line.FillFrom(parsed->sbatch);
+  Result<json> body = SubmissionBody(command_line, {}, "script");
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["gpus"], 1);
+  EXPECT_FALSE(body->contains("tasks"));
+  EXPECT_FALSE(body->contains("slurm_tasks_per_node"));
+}
+
+TEST(SubmitOptionsTest, BerthNodesAloneAsksDistinctNodes) {
+  SubmitOptions o;
+  o.nodes = 3;
+  Result<json> body = SubmissionBody(o, {"hostname"}, "");
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["tasks"], 3);
+  EXPECT_EQ((*body)["distinct_nodes"], true);
+  EXPECT_FALSE(body->contains("slurm_tasks_per_node"));  // one process per task still
 }
 
 TEST(SubmitOptionsTest, TypedGresAndShortFlags) {
   Result<ScriptDirectives> parsed =
       ParseScriptDirectives("#SBATCH --gres=gpu:a100:2 -n4 -t 2:00:00 -J train\n");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  EXPECT_EQ(parsed->sbatch.gpus, 2);
+  EXPECT_EQ(parsed->sbatch.slurm->gres_gpus, 2);
   EXPECT_EQ(parsed->sbatch.gpu_type, "a100");
-  EXPECT_EQ(parsed->sbatch.tasks, 4);
+  EXPECT_EQ(parsed->sbatch.slurm->ntasks, 4);
   EXPECT_EQ(parsed->sbatch.time, "2:00:00");
   EXPECT_EQ(parsed->sbatch.name, "train");
 }
@@ -173,7 +243,11 @@ TEST(SubmitOptionsTest, SbatchPlacementLinesMeanWhatSlurmMeans) {
     EXPECT_TRUE(parsed->warnings.empty()) << script;
     Result<json> body = SubmissionBody(parsed->sbatch, {}, "s");
     ASSERT_TRUE(body.ok()) << script << body.status().ToString();
+    // A Slurm job without resource lines: one node, no GPU (issue 29).
     EXPECT_EQ(*body, json({{"script", "s"},
+                           {"tasks", 1},
+                           {"gpus", 0},
+                           {"slurm_tasks_per_node", {1}},
                            {"constraint", "a100&ib"},
                            {"nodelist", "gpu[01-04],gpu07"},
                            {"exclude", "gpu02"}}))
@@ -200,7 +274,7 @@ TEST(SubmitOptionsTest, ASbatchTypoIsAnErrorWithASuggestion) {
   ASSERT_EQ(unsupported->warnings.size(), 1u);
   EXPECT_EQ(unsupported->warnings[0],
             "line 2: #SBATCH --mail-user is not supported by Berth; ignored");
-  EXPECT_EQ(unsupported->sbatch.gpus, 1);
+  EXPECT_EQ(unsupported->sbatch.slurm->gres_gpus, 1);
 }
 
 TEST(SubmitOptionsTest, BerthPlacementLinesTakeSubmitsFlags) {

@@ -30,7 +30,7 @@ class Feasibility {
     PlacementRequest request = resolver_.Resolve(job.spec);
     auto [it, inserted] =
         fits_.try_emplace(RequestKey{request.type, request.eligibility, request.locality,
-                                     request.tasks, request.shape},
+                                     request.spread, request.tasks, request.shape},
                           false);
     if (inserted) it->second = FitsEmptyCluster(nodes_, request);
     return Admission{std::move(request), it->second};
@@ -39,8 +39,8 @@ class Feasibility {
  private:
   // Requests of one set of constraints share their eligibility (the
   // resolver's memory), so its address tells constraints apart.
-  using RequestKey =
-      std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality, int32_t, TaskShape>;
+  using RequestKey = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality,
+                                NodeSpread, int32_t, TaskShape>;
   const NodeTable& nodes_;
   RequestResolver& resolver_;
   std::map<RequestKey, bool> fits_;
@@ -168,19 +168,21 @@ QueueOrder KeepOrder(const Cycle& cycle) {
 class Diagnoses {
  public:
   ReasonCode Why(const Capacity& capacity, const PlacementRequest& request) {
-    if (request.eligibility == nullptr && request.locality == GpuLocality::kAny) {
+    if (request.eligibility == nullptr && request.locality == GpuLocality::kAny &&
+        request.spread == NodeSpread::kAny) {
       return BlockedReason(capacity, request);
     }
-    auto [it, inserted] = reasons_.try_emplace(
-        Key{request.type, request.eligibility, request.locality, request.tasks, request.shape},
-        ReasonCode{});
+    auto [it, inserted] =
+        reasons_.try_emplace(Key{request.type, request.eligibility, request.locality,
+                                 request.spread, request.tasks, request.shape},
+                             ReasonCode{});
     if (inserted) it->second = BlockedReason(capacity, request);
     return it->second;
   }
 
  private:
-  using Key =
-      std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality, int32_t, TaskShape>;
+  using Key = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality, NodeSpread,
+                         int32_t, TaskShape>;
   std::map<Key, ReasonCode> reasons_;
 };
 

@@ -38,6 +38,12 @@ struct NodeConstraints {
 // (tensor parallelism across an NVLink island wants it).
 enum class GpuLocality : uint8_t { kAny, kOneGroup };
 
+// How a gang's tasks may share nodes. kDistinctNodes puts each task on a
+// node of its own: a Slurm job is a gang of one task per node (each the
+// node's share), and `--nodes 2` means two nodes even when both shares
+// would fit one.
+enum class NodeSpread : uint8_t { kAny, kDistinctNodes };
+
 struct JobSpec {
   JobId id{};
   std::string user;
@@ -56,6 +62,7 @@ struct JobSpec {
   // carry a pointer rather than three empty containers.
   std::shared_ptr<const NodeConstraints> constraints;
   GpuLocality gpu_locality = GpuLocality::kAny;
+  NodeSpread node_spread = NodeSpread::kAny;
   std::optional<Duration> time_limit;  // hard limit; the job is stopped there
   std::optional<Duration> estimate;    // the user's own runtime estimate
   bool preemptible = false;

@@ -18,6 +18,8 @@
 //   6. memory       free MiB                                  kMemory
 //   7. interconnect free GPUs in one interconnect group, when    kInterconnect
 //                   the job asks for it (GpuLocality::kOneGroup)
+//   8. spread       at most one task per node when the job asks  (never rejects)
+//                   for distinct nodes (NodeSpread::kDistinctNodes)
 //
 // The node hosts the least any filter lets through; the first filter that
 // lets none through is the reason (NodeRejection). The order is cheapest
@@ -172,7 +174,8 @@ NodeFit FitOn(const View& node, const PlacementRequest& request) {
   if (memory <= 0) return {0, NodeRejection::kMemory};
   const int64_t grouped = InterconnectFilter(node, request);
   if (grouped <= 0) return {0, NodeRejection::kInterconnect};
-  return {std::min({gpus, cpu, memory, grouped}), std::nullopt};
+  const int64_t spread = request.spread == NodeSpread::kDistinctNodes ? 1 : kAnyTasks;
+  return {std::min({gpus, cpu, memory, grouped, spread}), std::nullopt};
 }
 
 // Tasks of the request the node can host now (0: a filter rejects it).

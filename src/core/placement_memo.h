@@ -46,8 +46,8 @@ class PlacementMemo {
     const bool same_kind =
         x.wants_share() == y.wants_share() && (x.gpu.value() == 0) == (y.gpu.value() == 0);
     return same_kind && a.type == b.type && a.eligibility == b.eligibility &&
-           a.locality == b.locality && a.tasks >= b.tasks && x.gpu >= y.gpu && x.cpu >= y.cpu &&
-           x.memory >= y.memory;
+           a.locality == b.locality && a.spread == b.spread && a.tasks >= b.tasks &&
+           x.gpu >= y.gpu && x.cpu >= y.cpu && x.memory >= y.memory;
   }
 
   std::vector<PlacementRequest> failed_;

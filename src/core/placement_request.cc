@@ -65,6 +65,7 @@ PlacementRequest Shape(const JobSpec& spec) {
   request.tasks = spec.tasks;
   request.shape = spec.task;
   request.locality = spec.gpu_locality;
+  request.spread = spec.node_spread;
   return request;
 }
 

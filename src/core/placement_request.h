@@ -46,6 +46,7 @@ struct PlacementRequest {
   // eligibilities (EtaPlan::eligibility).
   const NodeEligibility* eligibility = nullptr;
   GpuLocality locality = GpuLocality::kAny;
+  NodeSpread spread = NodeSpread::kAny;
 };
 
 // Resolves jobs' requests against one node table. Jobs without constraints
@@ -62,7 +63,8 @@ class RequestResolver {
   PlacementRequest Resolve(const JobSpec& spec) {
     // Most jobs: any model and no constraints, read from the job's shape.
     if (spec.gpu_types.empty() && !spec.constraints) {
-      return PlacementRequest{spec.tasks, spec.task, std::nullopt, nullptr, spec.gpu_locality};
+      return PlacementRequest{spec.tasks, spec.task,         std::nullopt,
+                              nullptr,    spec.gpu_locality, spec.node_spread};
     }
     return ResolveConstrained(spec);
   }

@@ -276,13 +276,18 @@ ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request
   if (tally.nodes - eligible_but_unavailable - static_rejections <= 0) {
     return ReasonCode::kNodesUnavailable;
   }
-  if (request.shape.whole_gpus() == 0) return ReasonCode::kResources;
+  // A gang on distinct nodes waits for enough nodes with room, not for
+  // its GPUs to come together on fewer of them.
+  if (request.shape.whole_gpus() == 0 || request.spread == NodeSpread::kDistinctNodes) {
+    return ReasonCode::kResources;
+  }
   const int64_t need = static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks;
   return tally.free_gpus >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
 }
 
 ReasonCode BlockedReason(const Capacity& capacity, const PlacementRequest& request) {
-  if (request.eligibility != nullptr || request.locality != GpuLocality::kAny) {
+  if (request.eligibility != nullptr || request.locality != GpuLocality::kAny ||
+      request.spread != NodeSpread::kAny) {
     return BlockedReason(TallyNow(capacity, request), request);
   }
   // Up nodes of the request's models, and the free GPUs of the model with

@@ -11,6 +11,8 @@
 //   3. A gang that fits no single node takes the fewest nodes: nodes with the
 //      most free GPUs first (whole idle nodes for whole-node tasks), ties to
 //      the lowest id, and the last, partly used node by best fit.
+//   A gang on distinct nodes (NodeSpread::kDistinctNodes) has one task per
+//   node by the pipeline's spread filter, so step 3 gives it one node each.
 //   4. On a node, a task's GPUs come from one interconnect group when one has
 //      room (the fullest group that fits), else from as few groups as possible.
 // GPU shares (< 1 GPU) go to the device with the least share left that fits.

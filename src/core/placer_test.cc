@@ -206,5 +206,59 @@ TEST(PlacerTest, AGangFitsTheEmptyClusterOnlyOnNodesOfOneModel) {
   EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Request(5, 4)));
 }
 
+// Issue 29: a Slurm job is one task per node on distinct nodes; --nodes 2
+// gave one node when both shares fit it.
+PlacementRequest Distinct(PlacementRequest request) {
+  request.spread = NodeSpread::kDistinctNodes;
+  return request;
+}
+
+TEST(PlacerTest, ADistinctNodesGangTakesOneNodePerTaskEvenWhenOneWouldHoldIt) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  std::optional<Placement> placement = Place(state.capacity(), Distinct(Request(2, 4)));
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->tasks.size(), 2u);
+  EXPECT_NE(placement->tasks[0].node, placement->tasks[1].node);
+  for (const TaskPlacement& task : placement->tasks) EXPECT_EQ(CountGpus(task.gpus), 4);
+  // Without the rule the same gang shares one node.
+  EXPECT_EQ(Place(state.capacity(), Request(2, 4))->Nodes().size(), 1u);
+}
+
+TEST(PlacerTest, ADistinctNodesGangOfCpuOnlyTasksSpreadsToo) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  PlacementRequest request = Distinct(Request(3, 0));
+  request.shape.cpu = Cores(1);
+  std::optional<Placement> placement = Place(state.capacity(), request);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->Nodes(), (std::vector<NodeId>{N(0), N(1), N(2)}));
+}
+
+TEST(PlacerTest, ADistinctNodesGangWaitsForEnoughNodesWithRoom) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  Occupy(state, 100, N(0), 8);
+  Occupy(state, 101, N(1), 8);
+  // 8 free GPUs on n2 would hold two tasks of 1 GPU, but not on two nodes.
+  EXPECT_FALSE(Place(state.capacity(), Distinct(Request(2, 1))));
+  EXPECT_TRUE(Place(state.capacity(), Request(2, 1)));
+  EXPECT_EQ(Diagnose(state.capacity(), Distinct(Request(2, 1))), ReasonCode::kResources);
+  EXPECT_EQ(BlockedReason(state.capacity(), Distinct(Request(2, 1))), ReasonCode::kResources);
+  EXPECT_EQ(TallyNow(state.capacity(), Distinct(Request(2, 1))).tasks, 1);
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Distinct(Request(3, 1))));
+}
+
+TEST(PlacerTest, ADistinctNodesGangLargerThanTheClusterIsInfeasible) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Distinct(Request(3, 1))));
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Request(3, 1)));
+  const PlacementOutcome outcome = PlaceOrExplain(state.capacity(), Distinct(Request(3, 1)));
+  ASSERT_TRUE(std::holds_alternative<Infeasible>(outcome));
+  EXPECT_EQ(std::get<Infeasible>(outcome).nodes.fit, 2);
+  EXPECT_EQ(std::get<Infeasible>(outcome).nodes.tasks, 2);
+}
+
 }  // namespace
 }  // namespace berth::core

@@ -115,6 +115,10 @@ class JobBuilder {
     spec_.gpu_locality = GpuLocality::kOneGroup;
     return *this;
   }
+  JobBuilder& DistinctNodes() {
+    spec_.node_spread = NodeSpread::kDistinctNodes;
+    return *this;
+  }
   operator JobSpec() const { return spec_; }  // NOLINT: builder
   const JobSpec& spec() const { return spec_; }
 

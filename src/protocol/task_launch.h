@@ -70,6 +70,18 @@ struct Container {
   bool operator==(const Container&) const = default;
 };
 
+// A Slurm job's allocation (sbatch, #SBATCH lines), for the SLURM_*
+// variables its tasks see (agent/slurm_env.h) and its srun steps: the job
+// is one task per node.
+struct SlurmAllocation {
+  std::vector<std::string> nodes;       // the job's nodes, task 0's first
+  std::vector<int32_t> tasks_per_node;  // Slurm tasks on each of them
+  std::string partition;                // the job's queue
+  std::string cluster;                  // SLURM_CLUSTER_NAME
+
+  bool operator==(const SlurmAllocation&) const = default;
+};
+
 struct TaskLaunch {
   std::string name;                  // the job's name
   std::vector<std::string> command;  // argv; empty when `script` is set
@@ -90,6 +102,9 @@ struct TaskLaunch {
   RunAs run_as;
   ResourceLimits limits;
   std::optional<Container> container;  // none: the task runs on the host
+  // None: not a Slurm job. On the wire only when set, so that the launches
+  // of other jobs read the same to an agent that predates it.
+  std::optional<SlurmAllocation> slurm;
 
   bool operator==(const TaskLaunch&) const = default;
 };

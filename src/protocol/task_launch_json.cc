@@ -60,6 +60,29 @@ Result<Container> ParseContainer(const json& body, const std::string& path) {
   return container;
 }
 
+json SlurmJson(const SlurmAllocation& slurm) {
+  return json{{"nodes", slurm.nodes},
+              {"tasks_per_node", slurm.tasks_per_node},
+              {"partition", slurm.partition},
+              {"cluster", slurm.cluster}};
+}
+
+Result<SlurmAllocation> ParseSlurm(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  SlurmAllocation slurm;
+  BERTH_ASSIGN_OR_RETURN(slurm.nodes, fields.Strings("nodes"));
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> layout, fields.Ints("tasks_per_node", 1, INT32_MAX));
+  for (int64_t count : layout) slurm.tasks_per_node.push_back(static_cast<int32_t>(count));
+  BERTH_ASSIGN_OR_RETURN(slurm.partition, fields.String("partition", false));
+  BERTH_ASSIGN_OR_RETURN(slurm.cluster, fields.String("cluster", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  if (slurm.tasks_per_node.size() != slurm.nodes.size()) {
+    return InvalidArgument(fields.Name("tasks_per_node") + "one count per node");
+  }
+  return slurm;
+}
+
 Result<RunAs> ParseRunAs(const json& body, const std::string& path) {
   JsonFields fields(body, path);
   BERTH_RETURN_IF_ERROR(fields.CheckObject());
@@ -116,6 +139,7 @@ void AddTaskLaunchJson(const TaskLaunch& launch, json& entry) {
   entry["limits"] =
       json{{"cpu_milli", launch.limits.cpu.value()}, {"memory_mib", launch.limits.memory.value()}};
   entry["container"] = launch.container ? ContainerJson(*launch.container) : json(nullptr);
+  if (launch.slurm) entry["slurm"] = SlurmJson(*launch.slurm);
 }
 
 // A launch with neither command nor script is not refused here: the agent
@@ -150,6 +174,9 @@ Result<TaskLaunch> ParseTaskLaunch(JsonFields& entry) {
   }
   if (const json* container = entry.Get("container")) {
     BERTH_ASSIGN_OR_RETURN(launch.container, ParseContainer(*container, entry.Path("container")));
+  }
+  if (const json* slurm = entry.Get("slurm")) {
+    BERTH_ASSIGN_OR_RETURN(launch.slurm, ParseSlurm(*slurm, entry.Path("slurm")));
   }
   return launch;
 }

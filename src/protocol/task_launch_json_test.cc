@@ -49,6 +49,7 @@ TaskLaunch Full() {
   container.env = {{"NCCL_DEBUG", "INFO"}};
   container.entrypoint = {"/bin/bash", "-lc"};
   launch.container = container;
+  launch.slurm = SlurmAllocation{{"sim1", "sim2"}, {4, 4}, "gpu", "berth"};
   return launch;
 }
 
@@ -118,7 +119,22 @@ TEST(TaskLaunchJsonTest, AbsentNewFieldsTakeTheirDefaults) {
   EXPECT_EQ(parsed->run_as, RunAs{});
   EXPECT_EQ(parsed->limits, ResourceLimits{});
   EXPECT_FALSE(parsed->container.has_value());
+  EXPECT_FALSE(parsed->slurm.has_value());
   EXPECT_EQ(parsed->grace, core::Duration::Seconds(30));
+}
+
+// Issue 29: only a Slurm job's launch carries `slurm`, so the launches of
+// other jobs are what an agent from before it reads.
+TEST(TaskLaunchJsonTest, OnlyASlurmJobsLaunchCarriesItsAllocation) {
+  TaskLaunch plain;
+  plain.command = {"true"};
+  json entry = json::object();
+  AddTaskLaunchJson(plain, entry);
+  EXPECT_FALSE(entry.contains("slurm"));
+  Result<TaskLaunch> uneven = Parse(json::parse(
+      R"({"command": ["true"], "slurm": {"nodes": ["a", "b"], "tasks_per_node": [1]}})"));
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_THAT(uneven.status().message(), HasSubstr("run[0].slurm.tasks_per_node"));
 }
 
 TEST(TaskLaunchJsonTest, AMalformedFieldIsRefusedByItsPath) {

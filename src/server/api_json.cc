@@ -77,6 +77,7 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
       {"exclude", request.exclude},
       {"wait_for_nodes", request.wait_for_nodes},
       {"gpus_in_one_group", request.gpus_in_one_group},
+      {"distinct_nodes", request.distinct_nodes},
       {"cpu_milli", request.task.cpu.value()},
       {"memory_mib", request.task.memory.value()},
       {"preemptible", request.preemptible},
@@ -93,6 +94,9 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   };
   out["gpus"] =
       request.task.gpu.value() % 1000 == 0 ? json(request.task.gpu.value() / 1000) : json(nullptr);
+  if (!request.slurm_tasks_per_node.empty()) {
+    out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
+  }
   out["time_limit_s"] = request.time_limit ? json(request.time_limit->seconds()) : json(nullptr);
   out["estimate_s"] = request.estimate ? json(request.estimate->seconds()) : json(nullptr);
   out["exit_code"] = job.exit_code ? json(*job.exit_code) : json(nullptr);

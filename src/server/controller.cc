@@ -45,6 +45,8 @@ core::JobSpec CoreSpecOf(const store::JobRequest& request) {
   }
   spec.gpu_locality =
       request.gpus_in_one_group ? core::GpuLocality::kOneGroup : core::GpuLocality::kAny;
+  spec.node_spread =
+      request.distinct_nodes ? core::NodeSpread::kDistinctNodes : core::NodeSpread::kAny;
   spec.time_limit = request.time_limit;
   spec.estimate = request.estimate;
   spec.preemptible = request.preemptible;

@@ -162,7 +162,10 @@ std::string DescribeNodes(const core::NodeTally& tally, const store::JobRequest&
     reasons += (reasons.empty() ? "" : ", ") + Rejected(rejection, count, tally, request, when);
   }
   if (!reasons.empty()) text += ": " + reasons;
-  if (tally.fit > 0 && tally.tasks < request.tasks) {
+  if (request.distinct_nodes && tally.fit > 0 && tally.tasks < request.tasks) {
+    // One task per node: the nodes that fit are the tasks that fit.
+    text += fmt::format("; it asks for {} distinct nodes, one task on each", request.tasks);
+  } else if (tally.fit > 0 && tally.tasks < request.tasks) {
     text +=
         fmt::format("; the nodes of one GPU model {} {} of its {} tasks at once",
                     when == When::kNow ? "can start" : "could host", tally.tasks, request.tasks);
@@ -179,6 +182,10 @@ std::string DescribeNeverFits(const core::NodeTally& tally, const store::JobRequ
   // The filter that rules out the most nodes names the field to change;
   // when every node passes them all, the gang is larger than the cluster.
   const std::vector<std::pair<core::NodeRejection, int64_t>> counts = ByCount(tally);
+  if (request.distinct_nodes && (counts.empty() || tally.fit > 0)) {
+    return fmt::format("distinct_nodes: {} tasks on distinct nodes, but {}", request.tasks, nodes) +
+           wait;
+  }
   if (counts.empty() || tally.fit > 0) {
     return fmt::format("tasks: {} tasks of this shape, but {}", request.tasks, nodes) + wait;
   }

@@ -82,6 +82,18 @@ TEST(ExplainTextTest, AGangLargerThanTheNodesTogetherSaysHowManyTasksFit) {
             "tasks at once");
 }
 
+// Issue 29: a Slurm job of one task per node says it wants distinct nodes.
+TEST(ExplainTextTest, AGangOnDistinctNodesSaysSoAndNamesTheField) {
+  store::JobRequest request = Gpus(1, 3);
+  request.distinct_nodes = true;
+  core::NodeTally tally = Tally(2, 2, {});
+  tally.tasks = 2;
+  EXPECT_EQ(DescribeNodes(tally, request, When::kEver),
+            "2 of 2 nodes could ever host it; it asks for 3 distinct nodes, one task on each");
+  EXPECT_THAT(DescribeNeverFits(tally, request),
+              HasSubstr("distinct_nodes: 3 tasks on distinct nodes, but 2 of 2 nodes"));
+}
+
 TEST(ExplainTextTest, ARefusalNamesTheFieldThatRulesOutTheMostNodesAndTheLargestFit) {
   core::NodeTally gpus = Tally(4, 0, {{core::NodeRejection::kGpus, 4}});
   gpus.largest_gpus = 4;

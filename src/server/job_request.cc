@@ -27,38 +27,18 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 32> kKnownFields = {
-    "array",
-    "command",
-    "constraint",
-    "container",
-    "cpus",
-    "depends_on",
-    "env",
-    "error",
-    "estimate_s",
-    "exclude",
-    "gpu_milli",
-    "gpu_type",
-    "gpus",
-    "gpus_in_one_group",
-    "grace_s",
-    "hold",
-    "idempotency_key",
-    "memory_mib",
-    "name",
-    "nodelist",
-    "open_mode",
-    "output",
-    "preemptible",
-    "priority",
-    "queue",
-    "requeue",
-    "retries",
-    "script",
-    "tasks",
-    "time_limit_s",
-    "wait_for_nodes",
+constexpr std::array<std::string_view, 34> kKnownFields = {
+    "array",          "command",      "constraint",
+    "container",      "cpus",         "depends_on",
+    "distinct_nodes", "env",          "error",
+    "estimate_s",     "exclude",      "gpu_milli",
+    "gpu_type",       "gpus",         "gpus_in_one_group",
+    "grace_s",        "hold",         "idempotency_key",
+    "memory_mib",     "name",         "nodelist",
+    "open_mode",      "output",       "preemptible",
+    "priority",       "queue",        "requeue",
+    "retries",        "script",       "slurm_tasks_per_node",
+    "tasks",          "time_limit_s", "wait_for_nodes",
     "workdir",
 };
 
@@ -237,8 +217,8 @@ class RequestReader {
     return models;
   }
 
-  // constraint, nodelist, exclude, gpus_in_one_group: where the job may run
-  // besides its model.
+  // constraint, nodelist, exclude, gpus_in_one_group, distinct_nodes,
+  // slurm_tasks_per_node: where the job may run besides its model.
   Status ReadPlacement() {
     if (const Json* constraint = Find("constraint")) {
       BERTH_ASSIGN_OR_RETURN(request_.constraint,
@@ -253,6 +233,30 @@ class RequestReader {
     }
     if (const Json* grouped = Find("gpus_in_one_group")) {
       BERTH_ASSIGN_OR_RETURN(request_.gpus_in_one_group, ReadBool(*grouped, "gpus_in_one_group"));
+    }
+    if (const Json* distinct = Find("distinct_nodes")) {
+      BERTH_ASSIGN_OR_RETURN(request_.distinct_nodes, ReadBool(*distinct, "distinct_nodes"));
+    }
+    if (const Json* layout = Find("slurm_tasks_per_node")) {
+      BERTH_RETURN_IF_ERROR(ReadSlurmLayout(*layout));
+    }
+    return Status::Ok();
+  }
+
+  // One count of Slurm tasks per Berth task (one per node).
+  Status ReadSlurmLayout(const Json& layout) {
+    const std::string tasks = std::to_string(request_.tasks);
+    if (!layout.is_array())
+      return TypeError("slurm_tasks_per_node", "an array of integers", layout);
+    if (layout.size() != static_cast<size_t>(request_.tasks)) {
+      return InvalidArgument("slurm_tasks_per_node: one count per task (" + tasks + "), got " +
+                             std::to_string(layout.size()));
+    }
+    for (size_t i = 0; i < layout.size(); ++i) {
+      BERTH_ASSIGN_OR_RETURN(
+          int64_t count, ReadInteger(layout[i], "slurm_tasks_per_node[" + std::to_string(i) + "]",
+                                     1, limits_.max_tasks));
+      request_.slurm_tasks_per_node.push_back(static_cast<int32_t>(count));
     }
     return Status::Ok();
   }

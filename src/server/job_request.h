@@ -21,6 +21,9 @@
 //   exclude          the same: never on these nodes
 //   gpus_in_one_group boolean: each task's GPUs inside one interconnect group
 //                    of its node (an NVLink island), or the node is not used
+//   distinct_nodes   boolean: each task on a node of its own
+//   slurm_tasks_per_node array of `tasks` integers 1..max_tasks: a Slurm
+//                    job (one task per node), the Slurm tasks on each node
 //   cpus             number 0..max_cpus per task, exact to 0.001 (millicores)
 //   memory_mib       integer 0..max_memory_mib per task
 //   priority         integer -max_priority..max_priority, or "low" (-100),

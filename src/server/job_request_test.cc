@@ -47,6 +47,25 @@ TEST(ParseSubmission, MinimalBodyIsOneTaskOnOneGpuWithDefaults) {
   EXPECT_EQ(submission->idempotency_key, "");
 }
 
+// Issue 29: a Slurm job is a gang of one task per node on distinct nodes,
+// with its Slurm task layout.
+TEST(ParseSubmission, ASlurmJobHasDistinctNodesAndOneLayoutCountPerTask) {
+  Result<Submission> submission = ParseSubmission(
+      R"({"script": "#!/bin/sh\n", "tasks": 2, "gpus": 4, "distinct_nodes": true,
+          "slurm_tasks_per_node": [4, 4]})");
+  ASSERT_TRUE(submission.ok()) << submission.status().ToString();
+  const JobRequest& request = submission->jobs[0];
+  EXPECT_TRUE(request.distinct_nodes);
+  EXPECT_EQ(request.slurm_tasks_per_node, (std::vector<int32_t>{4, 4}));
+
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 2, "slurm_tasks_per_node": [4]})"),
+            "slurm_tasks_per_node: one count per task (2), got 1");
+  EXPECT_THAT(Rejection(R"({"command": ["x"], "slurm_tasks_per_node": [0]})"),
+              HasSubstr("slurm_tasks_per_node[0]"));
+  EXPECT_THAT(Rejection(R"({"command": ["x"], "distinct_nodes": "yes"})"),
+              HasSubstr("distinct_nodes"));
+}
+
 TEST(ParseSubmission, ZeroGpusIsACpuOnlyJob) {
   const JobRequest request = ParseOne(R"({"command": ["make"], "gpus": 0, "cpus": 4})");
   EXPECT_EQ(request.task.gpu, core::MilliGpu(0));
@@ -585,11 +604,11 @@ TEST(ParseSubmission, ExactMessages) {
             "tasks: expected an integer, got string");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
             "unknown field 'bogus' (known: array, command, constraint, container, cpus, "
-            "depends_on, env, "
+            "depends_on, distinct_nodes, env, "
             "error, estimate_s, exclude, gpu_milli, gpu_type, gpus, gpus_in_one_group, grace_s, "
             "hold, idempotency_key, memory_mib, name, nodelist, open_mode, output, preemptible, "
-            "priority, queue, requeue, retries, script, tasks, time_limit_s, wait_for_nodes, "
-            "workdir)");
+            "priority, queue, requeue, retries, script, slurm_tasks_per_node, tasks, "
+            "time_limit_s, wait_for_nodes, workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "
             "of input; expected '}'");

@@ -1,6 +1,33 @@
 #include "server/task_launch.h"
 
+#include <algorithm>
+
 namespace berth::server {
+namespace {
+
+// SLURM_CLUSTER_NAME: Berth has one cluster per server.
+constexpr char kSlurmClusterName[] = "berth";
+// SLURM_JOB_PARTITION of a job in the default queue (as squeue shows it).
+constexpr char kDefaultPartition[] = "default";
+
+// A Slurm job's nodes (distinct, in task order: task 0's first) and layout.
+protocol::SlurmAllocation SlurmAllocationOf(const store::JobRecord& job) {
+  protocol::SlurmAllocation slurm;
+  for (const store::TaskPlacementRecord& task : job.placement) {
+    if (std::find(slurm.nodes.begin(), slurm.nodes.end(), task.node) == slurm.nodes.end()) {
+      slurm.nodes.push_back(task.node);
+    }
+  }
+  slurm.tasks_per_node = job.request.slurm_tasks_per_node;
+  // A placement that shares a node (a record from before distinct_nodes)
+  // keeps one count per node.
+  slurm.tasks_per_node.resize(slurm.nodes.size(), 1);
+  slurm.partition = job.request.queue.empty() ? kDefaultPartition : job.request.queue;
+  slurm.cluster = kSlurmClusterName;
+  return slurm;
+}
+
+}  // namespace
 
 protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
   const store::JobRequest& request = job.request;
@@ -32,6 +59,7 @@ protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
     container.entrypoint = wanted.entrypoint;
     if (!wanted.pull.empty()) container.pull = protocol::ParseImagePull(wanted.pull);
   }
+  if (!request.slurm_tasks_per_node.empty()) launch.slurm = SlurmAllocationOf(job);
   return launch;
 }
 

@@ -10,7 +10,8 @@ namespace berth::server {
 
 // The command or script, env, workdir, time limit and grace of the job's
 // request; run as its owner; limited to its per-task CPU and memory
-// request; in its container, if it asked for one.
+// request; in its container, if it asked for one; a Slurm job with its
+// nodes (from its placement) and Slurm task layout.
 protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job);
 
 }  // namespace berth::server

@@ -35,6 +35,26 @@ TEST(TaskLaunchTest, ANodeGetsWhatTheJobAskedToRun) {
   EXPECT_EQ(launch.limits.cpu, core::MilliCpu(16000));
   EXPECT_EQ(launch.limits.memory, core::MemoryMiB(131072));
   EXPECT_FALSE(launch.container.has_value());
+  EXPECT_FALSE(launch.slurm.has_value());  // not a Slurm job
+}
+
+// Issue 29: a Slurm job's tasks learn its nodes and Slurm layout.
+TEST(TaskLaunchTest, ASlurmJobCarriesItsNodesAndLayout) {
+  store::JobRecord job;
+  job.user = "carol";
+  job.request.script = "#!/bin/sh\nsrun hostname\n";
+  job.request.tasks = 2;
+  job.request.distinct_nodes = true;
+  job.request.slurm_tasks_per_node = {4, 4};
+  job.placement = {{"sim1", {0, 1, 2, 3}}, {"sim2", {0, 1, 2, 3}}};
+
+  const protocol::TaskLaunch launch = TaskLaunchFor(job);
+
+  ASSERT_TRUE(launch.slurm.has_value());
+  EXPECT_EQ(launch.slurm->nodes, (std::vector<std::string>{"sim1", "sim2"}));
+  EXPECT_EQ(launch.slurm->tasks_per_node, (std::vector<int32_t>{4, 4}));
+  EXPECT_EQ(launch.slurm->partition, "default");
+  EXPECT_EQ(launch.slurm->cluster, "berth");
 }
 
 TEST(TaskLaunchTest, AScriptJobWithoutATimeLimit) {

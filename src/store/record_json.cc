@@ -209,6 +209,16 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.exclude = in.Strings("exclude");
   out.wait_for_nodes = in.Bool("wait_for_nodes", out.wait_for_nodes);
   out.gpus_in_one_group = in.Bool("gpus_in_one_group", out.gpus_in_one_group);
+  out.distinct_nodes = in.Bool("distinct_nodes", out.distinct_nodes);
+  if (const json* layout = in.Array("slurm_tasks_per_node")) {
+    for (const json& count : *layout) {
+      if (!count.is_number_integer()) {
+        if (error.ok()) error = InvalidArgument(path + "slurm_tasks_per_node: expected integers");
+        break;
+      }
+      out.slurm_tasks_per_node.push_back(count.get<int32_t>());
+    }
+  }
   out.priority = in.Int32("priority", out.priority);
   out.queue = in.String("queue");
   if (std::optional<int64_t> us = in.OptionalInt64("time_limit_us")) {
@@ -333,6 +343,7 @@ json JobRequestToJson(const JobRequest& request) {
       {"exclude", request.exclude},
       {"wait_for_nodes", request.wait_for_nodes},
       {"gpus_in_one_group", request.gpus_in_one_group},
+      {"distinct_nodes", request.distinct_nodes},
       {"priority", request.priority},
       {"queue", request.queue},
       {"preemptible", request.preemptible},
@@ -346,6 +357,9 @@ json JobRequestToJson(const JobRequest& request) {
       {"requeue", request.requeue},
       {"hold", request.hold},
   };
+  if (!request.slurm_tasks_per_node.empty()) {
+    out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
+  }
   if (request.time_limit) out["time_limit_us"] = request.time_limit->micros();
   if (request.estimate) out["estimate_us"] = request.estimate->micros();
   json dependencies = json::array();

@@ -97,6 +97,12 @@ struct JobRequest {
   // Each task's GPUs inside one interconnect group of its node (one NVLink
   // island): core::GpuLocality::kOneGroup.
   bool gpus_in_one_group = false;
+  // Each task on a node of its own (core::NodeSpread::kDistinctNodes).
+  bool distinct_nodes = false;
+  // A Slurm job (sbatch, #SBATCH lines): one task per node, and here the
+  // Slurm tasks on each node, task 0's node first; its SLURM_* variables
+  // and srun steps follow it. Empty: not a Slurm job.
+  std::vector<int32_t> slurm_tasks_per_node;
   int32_t priority = 0;
   std::string queue;  // empty: the default queue
   std::optional<core::Duration> time_limit;

@@ -29,6 +29,8 @@ inline JobRecord FullJob() {
   request.exclude = {"gpu02"};
   request.wait_for_nodes = true;
   request.gpus_in_one_group = true;
+  request.distinct_nodes = true;
+  request.slurm_tasks_per_node = {2, 1, 1, 1};
   request.priority = 3;
   request.queue = "vision";
   request.time_limit = core::Duration::Hours(12);

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "cli/slurm/sbatch_args.h"
 #include "cli/slurm/slurm_client.h"
@@ -31,6 +32,35 @@ std::string IdempotencyKey() {
     key += word;
   }
   return key;
+}
+
+// The cluster's largest node (most GPUs, then CPUs, then memory): what a
+// job without --nodes is packed against, and what --exclusive takes.
+// None when the server does not say (the job then asks for one node).
+std::optional<NodeSize> LargestNode(const ApiClient& client) {
+  Result<nlohmann::json> reply = client.Get("/api/v1/nodes");
+  if (!reply.ok() || !reply->contains("nodes") || !(*reply)["nodes"].is_array()) {
+    return std::nullopt;
+  }
+  std::optional<NodeSize> largest;
+  for (const nlohmann::json& node : (*reply)["nodes"]) {
+    const NodeSize size{.gpus = node.contains("gpus") && node["gpus"].is_array()
+                                    ? static_cast<int64_t>(node["gpus"].size())
+                                    : 0,
+                        .cpus = node.value("cpu_milli", int64_t{0}) / 1000,
+                        .memory_mib = node.value("memory_mib", int64_t{0})};
+    if (!largest || std::tie(size.gpus, size.cpus, size.memory_mib) >
+                        std::tie(largest->gpus, largest->cpus, largest->memory_mib)) {
+      largest = size;
+    }
+  }
+  return largest;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "";
+  return name;
 }
 
 std::string ReadAll(std::istream& in) {
@@ -66,15 +96,16 @@ int Sbatch(int argc, char** argv) {
   } else {
     script = ReadAll(std::cin);
   }
+  request->submit_host = HostName();
+  const ApiClient client = ConnectOrFail(command);
   std::vector<std::string> warnings;
-  Result<nlohmann::json> body =
-      SbatchBody(*request, script, std::filesystem::current_path().string(), warnings);
+  Result<nlohmann::json> body = SbatchBody(
+      *request, script, std::filesystem::current_path().string(), warnings, LargestNode(client));
   for (const std::string& warning : warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
   }
   if (!body.ok()) Fail(command, body.status().message());
   (*body)["idempotency_key"] = IdempotencyKey();
-  const ApiClient client = ConnectOrFail(command);
   Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body, follow::Replay::kSafe);
   if (!reply.ok()) Fail(command, "Batch job submission failed: " + reply.status().message());
   const long long id = static_cast<long long>(reply->value("id", int64_t{0}));

@@ -63,7 +63,8 @@ Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args) {
 std::string WrapScript(const std::string& command) { return "#!/bin/sh\n" + command + "\n"; }
 
 Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& script,
-                                  const std::string& workdir, std::vector<std::string>& warnings) {
+                                  const std::string& workdir, std::vector<std::string>& warnings,
+                                  const std::optional<NodeSize>& reference_node) {
   if (!script.starts_with("#!")) {
     return InvalidArgument(
         "This does not look like a batch script.  The first line must start with #! followed "
@@ -83,7 +84,15 @@ Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& scri
     const std::string& path = request.script.value_or("sbatch");
     request.options.name = request.wrap ? "wrap" : path.substr(path.rfind('/') + 1);
   }
-  return SubmissionBody(request.options, {}, script);
+  // A Slurm job even without a resource option: one task on one node.
+  if (!request.options.slurm) request.options.slurm = SlurmResourceOptions{};
+  BERTH_ASSIGN_OR_RETURN(nlohmann::json body,
+                         SubmissionBody(request.options, {}, script, reference_node));
+  nlohmann::json& env = body["env"];
+  if (!env.is_object()) env = nlohmann::json::object();
+  env["SLURM_SUBMIT_DIR"] = workdir;
+  if (!request.submit_host.empty()) env["SLURM_SUBMIT_HOST"] = request.submit_host;
+  return body;
 }
 
 }  // namespace berth::cli::slurm

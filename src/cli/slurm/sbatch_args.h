@@ -22,6 +22,7 @@ struct SbatchRequest {
   std::optional<std::string> script;  // its path; none: read from stdin
   std::vector<std::string> script_args;
   std::vector<std::string> warnings;  // options Berth has no meaning for
+  std::string submit_host;            // SLURM_SUBMIT_HOST; empty: not set
 };
 
 // InvalidArgument naming the option for a bad value or a missing one.
@@ -33,10 +34,14 @@ std::string WrapScript(const std::string& command);
 // The submission: the script's directives under the command line's
 // options. `workdir` is where a job without --chdir runs (sbatch's cwd).
 // A job given no name is named as Slurm names it: "wrap" for --wrap, the
-// script's file name, or "sbatch" for a script read from stdin.
+// script's file name, or "sbatch" for a script read from stdin. Its
+// resources are Slurm's (slurm_allocation.h; `reference_node` the cluster's
+// largest node, when known), and its env has SLURM_SUBMIT_DIR (`workdir`)
+// and SLURM_SUBMIT_HOST, as sbatch sets them.
 // InvalidArgument if the script does not start with "#!" (Slurm refuses it
 // too) or its directives are wrong.
 Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& script,
-                                  const std::string& workdir, std::vector<std::string>& warnings);
+                                  const std::string& workdir, std::vector<std::string>& warnings,
+                                  const std::optional<NodeSize>& reference_node = {});
 
 }  // namespace berth::cli::slurm

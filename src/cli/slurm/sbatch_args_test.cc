@@ -11,8 +11,9 @@ TEST(SbatchArgsTest, OptionsBeforeTheScriptMeanWhatSbatchLinesMean) {
   ASSERT_TRUE(request.ok()) << request.status().message();
   EXPECT_TRUE(request->parsable);
   EXPECT_EQ(request->script, "job.sh");
-  EXPECT_EQ(request->options.nodes, 2);
-  EXPECT_EQ(request->options.tasks_per_node, 4);
+  ASSERT_TRUE(request->options.slurm.has_value());
+  EXPECT_EQ(request->options.slurm->nodes, 2);
+  EXPECT_EQ(request->options.slurm->ntasks_per_node, 4);
   EXPECT_EQ(request->options.name, "x");
   EXPECT_EQ(request->options.hold, true);
   EXPECT_EQ(request->warnings, std::vector<std::string>{"--bogus has no Berth meaning; ignored"});
@@ -32,6 +33,7 @@ TEST(SbatchArgsTest, TheCommandLineWinsOverTheScriptsLines) {
   EXPECT_EQ((*body)["time_limit_s"], 600);
   EXPECT_EQ((*body)["gpus"], 2);
   EXPECT_EQ((*body)["workdir"], "/work/here");
+  EXPECT_EQ((*body)["env"]["SLURM_SUBMIT_DIR"], "/work/here");
   EXPECT_EQ((*body)["script"], script);
   // Unnamed: the script's file name, or "wrap" as Slurm names them.
   body = SbatchBody(*ParseSbatchArgs({"dir/job.sh"}), "#!/bin/sh\ntrue\n", "/w", warnings);

@@ -1,0 +1,57 @@
+#include "agent/slurm_env.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "common/hostlist.h"
+
+namespace berth::agent {
+
+void AddSlurmEnvironment(const protocol::TaskAssignment& assignment, const std::string& node,
+                         std::map<std::string, std::string>& env) {
+  if (!assignment.launch.slurm) return;
+  const protocol::SlurmAllocation& slurm = *assignment.launch.slurm;
+  const std::string job_id = std::to_string(core::Value(assignment.job));
+  env["SLURM_JOB_ID"] = env["SLURM_JOBID"] = job_id;
+  env["SLURM_JOB_NAME"] = assignment.launch.name;
+  env["SLURM_JOB_USER"] = assignment.user;
+  env["SLURM_JOB_PARTITION"] = slurm.partition;
+  env["SLURM_CLUSTER_NAME"] = slurm.cluster;
+  env["SLURMD_NODENAME"] = node;
+
+  const std::string nodelist = CompressHostlist(slurm.nodes);
+  env["SLURM_JOB_NODELIST"] = env["SLURM_NODELIST"] = nodelist;
+  const std::string nodes = std::to_string(slurm.nodes.size());
+  env["SLURM_JOB_NUM_NODES"] = env["SLURM_NNODES"] = nodes;
+  const std::vector<int> layout(slurm.tasks_per_node.begin(), slurm.tasks_per_node.end());
+  env["SLURM_TASKS_PER_NODE"] = TasksPerNodeString(layout);
+
+  // Every node has the same share: this task's. A Slurm task has a CPU at
+  // least, as Slurm counts them.
+  const size_t here = std::min(static_cast<size_t>(std::max(assignment.node_rank, 0)),
+                               layout.empty() ? size_t{0} : layout.size() - 1);
+  const int64_t tasks_here = layout.empty() ? 1 : layout[here];
+  const int64_t cpus = std::max((assignment.launch.limits.cpu.value() + 999) / 1000, tasks_here);
+  env["SLURM_CPUS_ON_NODE"] = std::to_string(cpus);
+  env["SLURM_JOB_CPUS_PER_NODE"] =
+      TasksPerNodeString(std::vector<int>(slurm.nodes.size(), static_cast<int>(cpus)));
+  if (!assignment.gpus.empty()) {
+    std::string indices;
+    for (int32_t gpu : assignment.gpus)
+      indices += (indices.empty() ? "" : ",") + std::to_string(gpu);
+    env["SLURM_GPUS_ON_NODE"] = std::to_string(assignment.gpus.size());
+    env["SLURM_JOB_GPUS"] = indices;
+  }
+
+  // The batch step on node 0; elsewhere the node's first Slurm task.
+  const int first_rank =
+      std::accumulate(layout.begin(), layout.begin() + static_cast<long>(here), 0);
+  env["SLURM_NODEID"] = std::to_string(here);
+  env["SLURM_PROCID"] = std::to_string(first_rank);
+  env["SLURM_LOCALID"] = "0";
+  // Runs before this one (requeues and retries): 0 on the first.
+  env["SLURM_RESTART_COUNT"] = std::to_string(std::max(assignment.attempt - 1, 0));
+}
+
+}  // namespace berth::agent
