@@ -19,6 +19,8 @@
 //        NODE_RANK, GROUP_RANK                     this node among the job's nodes
 //        BERTH_JOB_ID, BERTH_TASK, BERTH_ATTEMPT, BERTH_USER, BERTH_JOB_NAME,
 //        BERTH_NODE, BERTH_GPUS, BERTH_TASK_DIR (the task's scratch dir)
+//        BERTH_RESTART_COUNT, SLURM_RESTART_COUNT  runs of the job before this
+//                      one (attempt - 1): requeues, preemptions, retries
 //        BERTH_CHECKPOINT_FILE   touch it after saving a checkpoint: the agent
 //                      reports its age and a preemption then picks the
 //                      victim that loses least (CheckpointFile)

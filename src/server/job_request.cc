@@ -12,6 +12,7 @@
 #include "core/resources.h"
 #include "core/time.h"
 #include "protocol/output_pattern.h"
+#include "protocol/task_launch_json.h"
 #include "server/container_request.h"
 #include "server/hostlist.h"
 #include "server/spec_text.h"
@@ -27,7 +28,7 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 32> kKnownFields = {
+constexpr std::array<std::string_view, 33> kKnownFields = {
     "array",
     "command",
     "constraint",
@@ -58,6 +59,7 @@ constexpr std::array<std::string_view, 32> kKnownFields = {
     "script",
     "tasks",
     "time_limit_s",
+    "time_limit_signal",
     "wait_for_nodes",
     "workdir",
 };
@@ -438,7 +440,7 @@ class RequestReader {
     return Status::Ok();
   }
 
-  // workdir, retries, requeue, hold, wait_for_nodes.
+  // workdir, retries, requeue, hold, wait_for_nodes, time_limit_signal.
   Status ReadOptions() {
     if (const Json* workdir = Find("workdir")) {
       BERTH_ASSIGN_OR_RETURN(request_.workdir, ReadString(*workdir, "workdir", limits_.max_string));
@@ -458,6 +460,12 @@ class RequestReader {
     }
     if (const Json* wait = Find("wait_for_nodes")) {
       BERTH_ASSIGN_OR_RETURN(request_.wait_for_nodes, ReadBool(*wait, "wait_for_nodes"));
+    }
+    if (const Json* signal = Find("time_limit_signal")) {
+      // The agents' own reader: what the API accepts, a node can deliver.
+      BERTH_ASSIGN_OR_RETURN(protocol::EarlySignal early,
+                             protocol::ParseEarlySignal(*signal, "time_limit_signal"));
+      request_.signal = store::EarlySignalRequest{early.name, early.before, early.batch_only};
     }
     return Status::Ok();
   }
