@@ -30,7 +30,7 @@ check = Checks()
 # Sets its trap, says so, then waits in short sleeps (bash runs a trap
 # between commands); each USR1 appends a line to usr1-<job>[-<index>].
 TRAPPING = """#!/bin/bash
-tag="$SLURM_JOB_ID${SLURM_ARRAY_TASK_ID:+-$SLURM_ARRAY_TASK_ID}"
+tag="${SLURM_ARRAY_JOB_ID:-$BERTH_JOB_ID}${SLURM_ARRAY_TASK_ID:+-$SLURM_ARRAY_TASK_ID}"
 trap 'echo usr1 >> "usr1-$tag"' USR1
 touch "ready-$tag"
 while true; do sleep 0.1; done
@@ -87,7 +87,7 @@ def main():
             script("limit.sh", """#!/bin/bash
 #SBATCH --signal=B:USR1@5
 #SBATCH --time=0:07
-trap 'echo "$SECONDS" > "early-$SLURM_JOB_ID"' USR1
+trap 'echo "$SECONDS" > "early-$BERTH_JOB_ID"' USR1
 while true; do sleep 0.1; done
 """)
             limited = sbatch("limit.sh")
@@ -155,9 +155,9 @@ while true; do sleep 0.1; done
             # Checkpoint, then requeue: the second run reads SLURM_RESTART_COUNT=1.
             script("requeue.sh", """#!/bin/bash
 #SBATCH --requeue
-echo "$SLURM_RESTART_COUNT $BERTH_RESTART_COUNT" >> "restarts-$SLURM_JOB_ID"
+echo "$SLURM_RESTART_COUNT $BERTH_RESTART_COUNT" >> "restarts-$BERTH_JOB_ID"
 [ "$SLURM_RESTART_COUNT" = 1 ] && exit 0
-touch "ready-$SLURM_JOB_ID"
+touch "ready-$BERTH_JOB_ID"
 while true; do sleep 0.1; done
 """)
             requeued = sbatch("requeue.sh")
@@ -170,10 +170,10 @@ while true; do sleep 0.1; done
                   f"the runs read their restart counts: {read(at(f'restarts-{requeued}'))!r}")
             check(show(requeued)["attempts"] == 2, f"two runs: {show(requeued)['attempts']}")
             again = slurm("scontrol", "requeue", requeued)
-            check(again.returncode == 1 and "not running" in again.stderr,
+            check(again.returncode == 1 and "already ended" in again.stderr,
                   f"an ended job is not requeued: {again.stderr!r}")
             script("once.sh", "#!/bin/bash\n#SBATCH --no-requeue\n"
-                   "touch ready-$SLURM_JOB_ID\nsleep 300\n")
+                   "touch ready-$BERTH_JOB_ID\nsleep 300\n")
             once = sbatch("once.sh")
             wait_until(lambda: os.path.exists(at(f"ready-{once}")), 30, "the --no-requeue job")
             refused = slurm("scontrol", "requeue", once)
