@@ -484,6 +484,14 @@ Agent::RoundResult Agent::Round() {
   }
   const ReconcilePlan plan = Reconcile(*desired, tasks);
   Apply(plan);
+  for (const protocol::TaskAssignment& task : desired->run) {
+    if (task.signals.empty()) continue;
+    const TaskKey key{task.job, task.task, task.attempt};
+    if (Status status = runner_->Signal(key, task.signals); !status.ok()) {
+      spdlog::warn("agent {}: cannot signal {}: {}", options_.node, ToString(key),
+                   status.ToString());
+    }
+  }
   // The server shows a job as running once its agent reports the task:
   // report new tasks now rather than at the next heartbeat.
   if (!plan.start.empty()) wakeup_->Notify();

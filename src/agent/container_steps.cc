@@ -33,6 +33,22 @@ void Log(const std::string& text) {
   std::fflush(stderr);
 }
 
+// Starts the runtime with `argv` and returns at once; the child's pid.
+pid_t StartRuntime(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  return child;
+}
+
 }  // namespace
 
 Status PrepareImage(const std::string& task_dir, const ContainerSpec& container,
@@ -60,20 +76,13 @@ Status PrepareImage(const std::string& task_dir, const ContainerSpec& container,
 }
 
 pid_t StartContainerStop(const ContainerSpec& container, int64_t grace_seconds) {
-  const std::vector<std::string> argv =
-      Runtime(container, {"stop", "-t", std::to_string(grace_seconds), container.name});
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
-  return child;
+  return StartRuntime(
+      Runtime(container, {"stop", "-t", std::to_string(grace_seconds), container.name}));
+}
+
+pid_t StartContainerKill(const ContainerSpec& container, int signal_number) {
+  return StartRuntime(
+      Runtime(container, {"kill", "--signal", std::to_string(signal_number), container.name}));
 }
 
 std::optional<ContainerEnd> InspectContainer(const ContainerSpec& container) {

@@ -29,6 +29,10 @@ Status PrepareImage(const std::string& task_dir, const ContainerSpec& container,
 // runtime sends SIGTERM, then SIGKILL after the grace); its pid, to reap.
 pid_t StartContainerStop(const ContainerSpec& container, int64_t grace_seconds);
 
+// Starts `<runtime> kill --signal <n> <name>` without waiting for it (to
+// the container's main process); its pid, to reap.
+pid_t StartContainerKill(const ContainerSpec& container, int signal_number);
+
 // How the container ended, as the runtime recorded it; nullopt when it does
 // not know the container (it was never created).
 struct ContainerEnd {

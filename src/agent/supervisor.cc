@@ -38,6 +38,8 @@ constexpr auto kLeftoverGrace = std::chrono::seconds(5);
 // Why a task stopped with its node's lease.
 constexpr char kLeaseMessage[] =
     "node lease expired: the agent could not renew it with the server in time";
+// The agent's word that the `signals` file has new lines (task_dir.h).
+constexpr int kSignalsWaiting = SIGUSR1;
 // How often SIGKILL is repeated while descendants remain.
 constexpr auto kKillSweep = std::chrono::milliseconds(50);
 // A container is stopped by its runtime (SIGTERM, SIGKILL after the
@@ -255,7 +257,14 @@ class Supervision {
     const auto start = SteadyClock::now();
     if (spec_.time_limit) {
       limit_at_ = start + std::chrono::microseconds(spec_.time_limit->micros());
+      if (spec_.early_signal) {
+        early_at_ =
+            *limit_at_ - std::min(std::chrono::microseconds(spec_.early_signal->before.micros()),
+                                  std::chrono::microseconds(spec_.time_limit->micros()));
+      }
     }
+    // Signals sent before we were ready.
+    DeliverRequestedSignals();
     // A stop requested before we were ready (the agent writes the file first).
     if (std::optional<std::chrono::milliseconds> grace = RequestedGrace(dir_)) {
       Terminate(*grace, "stopped");
@@ -267,6 +276,13 @@ class Supervision {
       const auto now = SteadyClock::now();
       RepeatContainerStop(now);
       if (kill_at_ && now >= *kill_at_) SignalTree(self_, TaskGroup(), SIGKILL);
+      if (early_at_ && now >= *early_at_) {
+        early_at_.reset();  // once per run
+        const EarlySignalSpec& early = *spec_.early_signal;
+        Note("time limit in " + FormatSeconds(early.before) + ": sending signal " +
+             std::to_string(early.signal) + (early.batch_only ? " to the batch shell" : ""));
+        Deliver(early.signal, early.batch_only);
+      }
       if (limit_at_ && now >= *limit_at_ && !terminating_) {
         limit_message_ = "time limit of " + FormatSeconds(*spec_.time_limit) + " reached";
         Note(limit_message_ + "; stopping the task");
@@ -275,6 +291,7 @@ class Supervision {
       timespec timeout = TimeUntilNextEvent(SteadyClock::now());
       siginfo_t info;
       const int got = ::sigtimedwait(&signals, &info, &timeout);
+      if (got == kSignalsWaiting) DeliverRequestedSignals();
       if (got == SIGTERM || got == SIGINT || got == SIGHUP) {
         // The agent's stop of a node whose lease ended says so.
         FenceIfLeaseEnded();
@@ -297,11 +314,46 @@ class Supervision {
   static sigset_t HandledSignals() {
     sigset_t signals;
     sigemptyset(&signals);
-    for (int signal_number : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&signals, signal_number);
+    for (int signal_number : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, kSignalsWaiting}) {
+      sigaddset(&signals, signal_number);
+    }
     return signals;
   }
 
  private:
+  // A signal for the task (--signal, scancel --signal): to its main process
+  // only when `batch_only` (and then only on task 0, Slurm's batch shell),
+  // else to all its processes; a container's through its runtime (to the
+  // container's main process). Nothing once the task is being stopped.
+  void Deliver(int signal_number, bool batch_only) {
+    if (terminating_ || main_exited_) return;
+    if (batch_only && spec_.key.task != 0) return;
+    if (spec_.container) {
+      const pid_t kill_pid = StartContainerKill(*spec_.container, signal_number);
+      if (kill_pid < 0) Note("cannot run the container runtime's kill");
+      return;  // reaped with the other children
+    }
+    if (batch_only) {
+      ::kill(child_, signal_number);
+    } else {
+      SignalTree(self_, TaskGroup(), signal_number);
+    }
+  }
+
+  // The agent rewrote the `signals` file: delivers the lines not delivered
+  // yet, oldest first.
+  void DeliverRequestedSignals() {
+    Result<std::string> text = ReadWholeFile(dir_ + "/" + task_files::kSignals);
+    if (!text.ok()) return;
+    for (const SignalLine& line : ParseSignalsFile(*text)) {
+      if (line.id <= delivered_through_) continue;
+      delivered_through_ = line.id;
+      Note("signal " + std::to_string(line.signal) + " requested" +
+           (line.batch_only ? " for the batch shell" : ""));
+      Deliver(line.signal, line.batch_only);
+    }
+  }
+
   // SIGTERM to everything, SIGKILL after `grace`. A later request may only
   // shorten the wait (a fencing stop with no grace after a polite one).
   template <typename Rep, typename Period>
@@ -438,6 +490,7 @@ class Supervision {
     auto wake = now + std::chrono::seconds(1);
     if (kill_at_) wake = std::min(wake, std::max(*kill_at_, now + kKillSweep));
     if (limit_at_ && !terminating_) wake = std::min(wake, *limit_at_);
+    if (early_at_ && !terminating_) wake = std::min(wake, *early_at_);
     const auto wait = std::max(std::chrono::nanoseconds(std::chrono::milliseconds(1)),
                                std::chrono::nanoseconds(wake - now));
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(wait);
@@ -456,6 +509,10 @@ class Supervision {
   std::string reason_ = "exited";
   std::string limit_message_;
   std::optional<SteadyClock::time_point> limit_at_;
+  // When the early signal (--signal) is due; reset once sent.
+  std::optional<SteadyClock::time_point> early_at_;
+  // The last id of the `signals` file delivered.
+  int64_t delivered_through_ = 0;
   std::optional<SteadyClock::time_point> kill_at_;
   // Container tasks: the runtime's `stop` in flight (0: none), when it was
   // last sent and with what grace; whether the ended container was read and

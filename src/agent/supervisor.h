@@ -10,6 +10,11 @@
 //     `stop` file) or at the time limit: SIGTERM to the task's process
 //     group, its session and every child, then SIGKILL after the grace
 //     period, repeated until nothing is left;
+//   - with a time limit and an early signal (--signal=[B:]SIG[@secs]): SIG
+//     that long before the limit, once, to the task's processes (B: its
+//     main process only, on task 0);
+//   - on SIGUSR1 (the agent rewrote the `signals` file, task_dir.h): each
+//     signal of the file it has not delivered yet, the same way;
 //   - when the task's main process exits: stops whatever it left behind
 //     the same way (a few seconds' grace at most), then writes exit.json
 //     with the main process's exit code or signal, and exits.

@@ -158,6 +158,46 @@ TEST_F(SupervisorTest, TimeLimitIsEnforced) {
   EXPECT_THAT(Slurp(TaskDir(1) + "/log"), HasSubstr("time limit"));
 }
 
+// Issue 29: --signal=B:USR1@2 with a 3 s limit: the batch shell's trap runs
+// once, then the limit stops the task as always.
+TEST_F(SupervisorTest, TheEarlySignalReachesTheTrapBeforeTheTimeLimit) {
+  protocol::TaskAssignment assignment =
+      ShellTask(1, "trap 'echo usr1 >> marks' USR1\ntouch ready\nwhile true; do sleep 0.05; done\n",
+                core::Duration::Millis(200));
+  assignment.launch.time_limit = core::Duration::Seconds(3);
+  assignment.launch.signal = protocol::EarlySignal{"USR1", core::Duration::Seconds(2), true};
+  ASSERT_TRUE(runner_->Start(assignment).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(task->exit->reason, "time_limit");
+  EXPECT_EQ(Slurp(TaskDir(1) + "/work/marks"), "usr1\n");
+  EXPECT_THAT(Slurp(TaskDir(1) + "/log"), HasSubstr("time limit in 2 s: sending signal"));
+}
+
+// Issue 29: scancel --signal. The agent hands the server's whole list on
+// every heartbeat; each id reaches the task once.
+TEST_F(SupervisorTest, RequestedSignalsAreDeliveredOnceEach) {
+  ASSERT_TRUE(runner_
+                  ->Start(ShellTask(1,
+                                    "trap 'echo usr1 >> marks' USR1\ntouch ready\n"
+                                    "while true; do sleep 0.05; done\n",
+                                    core::Duration::Millis(200)))
+                  .ok());
+  const std::string dir = TaskDir(1);
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(dir + "/work/ready"); }));
+  const TaskKey key{core::JobId{1}, 0, 1};
+  const protocol::SignalRequest first{7, "USR1", false};
+  ASSERT_TRUE(runner_->Signal(key, {first}).ok());
+  ASSERT_TRUE(WaitFor([&] { return Slurp(dir + "/work/marks") == "usr1\n"; }));
+  ASSERT_TRUE(runner_->Signal(key, {first}).ok());  // the next heartbeat, the same list
+  ASSERT_TRUE(runner_->Signal(key, {first, protocol::SignalRequest{9, "USR1", true}}).ok());
+  ASSERT_TRUE(WaitFor([&] { return Slurp(dir + "/work/marks") == "usr1\nusr1\n"; }));
+  ASSERT_TRUE(runner_->Stop(key, core::Duration::Millis(200)).ok());
+  std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
+  ASSERT_TRUE(task && task->exit);
+  EXPECT_EQ(Slurp(dir + "/work/marks"), "usr1\nusr1\n");
+}
+
 TEST_F(SupervisorTest, RunsCommandsScriptsAndShebangsWithTheTaskEnvironment) {
   protocol::TaskAssignment command = ShellTask(1, "");
   command.launch.command = {"sh", "-c", "echo \"gpus=$CUDA_VISIBLE_DEVICES rank=$RANK\"; pwd"};

@@ -90,6 +90,11 @@ std::string TaskSpecJson(const TaskSpec& spec) {
            {"grace_us", spec.grace.micros()},
            {"gpus", spec.gpus}};
   out["time_limit_us"] = spec.time_limit ? json(spec.time_limit->micros()) : json(nullptr);
+  if (spec.early_signal) {
+    out["early_signal"] = json{{"signal", spec.early_signal->signal},
+                               {"before_us", spec.early_signal->before.micros()},
+                               {"batch_only", spec.early_signal->batch_only}};
+  }
   out["cgroup"] = spec.cgroup ? CgroupJson(*spec.cgroup) : json(nullptr);
   out["output_path"] = spec.output_path;
   out["error_path"] = spec.error_path;
@@ -125,6 +130,12 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
     if (!body.at("time_limit_us").is_null()) {
       spec.time_limit = core::Duration::Micros(body.at("time_limit_us").get<int64_t>());
     }
+    if (const auto early = body.find("early_signal"); early != body.end()) {
+      spec.early_signal =
+          EarlySignalSpec{early->at("signal").get<int>(),
+                          core::Duration::Micros(early->at("before_us").get<int64_t>()),
+                          early->at("batch_only").get<bool>()};
+    }
     // Absent in specs written before cgroups.
     if (body.contains("cgroup") && !body.at("cgroup").is_null()) {
       spec.cgroup = ParseCgroup(body.at("cgroup"));
@@ -149,6 +160,39 @@ Result<TaskSpec> ParseTaskSpec(const std::string& text) {
   }
   if (spec.argv.empty()) return InvalidArgument("spec.json: argv: empty");
   return spec;
+}
+
+std::string SignalsFileText(const std::vector<SignalLine>& lines) {
+  std::string text;
+  for (const SignalLine& line : lines) {
+    text += std::to_string(line.id) + " " + std::to_string(line.signal) +
+            (line.batch_only ? " batch\n" : " all\n");
+  }
+  return text;
+}
+
+std::vector<SignalLine> ParseSignalsFile(const std::string& text) {
+  std::vector<SignalLine> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t first = line.find(' ');
+    const size_t second = first == std::string::npos ? first : line.find(' ', first + 1);
+    if (second == std::string::npos) continue;
+    int64_t id = 0;
+    int64_t signal = 0;
+    const std::string scope = line.substr(second + 1);
+    if (!ParseInt(line.substr(0, first), id) ||
+        !ParseInt(line.substr(first + 1, second - first - 1), signal) || id < 1 || signal < 1 ||
+        signal > 64 || (scope != "batch" && scope != "all")) {
+      continue;
+    }
+    lines.push_back(SignalLine{id, static_cast<int>(signal), scope == "batch"});
+  }
+  return lines;
 }
 
 std::string ExitStatusJson(const ExitStatus& status) {

@@ -12,6 +12,10 @@
 //     supervisor.pid  "pid start_ticks boot_id" of the supervisor
 //     task.pid        the same for the task's main process (its process group)
 //     stop            a stop request: the grace period in milliseconds
+//     signals         signals sent to the running job (scancel --signal), one
+//                     a line: "<id> <signal number> batch|all"; the agent
+//                     rewrites it and sends the supervisor SIGUSR1, which
+//                     delivers each id it has not delivered yet
 //     container.env   a container task's environment (the runtime's --env-file)
 //     starting        what a task does before it runs ("pulling image X"),
 //                     while it does it
@@ -63,6 +67,7 @@ inline constexpr char kLog[] = "log";
 inline constexpr char kSupervisor[] = "supervisor.pid";
 inline constexpr char kTask[] = "task.pid";
 inline constexpr char kStop[] = "stop";
+inline constexpr char kSignals[] = "signals";
 inline constexpr char kExit[] = "exit.json";
 inline constexpr char kAcked[] = "acked";
 inline constexpr char kWork[] = "work";
@@ -97,6 +102,29 @@ struct ContainerSpec {
   bool operator==(const ContainerSpec&) const = default;
 };
 
+// Slurm's --signal=[B:]SIG[@secs] on the node: `signal` (the host's
+// number) `before` the time limit, once; only to the task's main process
+// when `batch_only` (and then only task 0's: Slurm's batch shell).
+struct EarlySignalSpec {
+  int signal = 0;
+  core::Duration before;
+  bool batch_only = false;
+
+  bool operator==(const EarlySignalSpec&) const = default;
+};
+
+// A line of the `signals` file.
+struct SignalLine {
+  int64_t id = 0;
+  int signal = 0;
+  bool batch_only = false;
+
+  bool operator==(const SignalLine&) const = default;
+};
+std::string SignalsFileText(const std::vector<SignalLine>& lines);
+// The lines that parse (a torn or foreign line is skipped).
+std::vector<SignalLine> ParseSignalsFile(const std::string& text);
+
 struct TaskSpec {
   TaskKey key;
   std::vector<std::string> argv;  // argv[0] is looked up in the task's PATH
@@ -104,6 +132,7 @@ struct TaskSpec {
   std::string workdir;
   std::optional<core::Duration> time_limit;
   core::Duration grace = core::Duration::Seconds(30);
+  std::optional<EarlySignalSpec> early_signal;  // only with a time limit
   std::vector<int32_t> gpus;
   // The job's --output and --error files, expanded and absolute, opened by
   // the task's user; empty: the log (stderr: with stdout).

@@ -5,6 +5,7 @@
 
 #include "agent/slurm_env.h"
 #include "protocol/output_pattern.h"
+#include "protocol/signal_name.h"
 
 namespace berth::agent {
 
@@ -61,6 +62,10 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
   env["BERTH_JOB_ID"] = std::to_string(core::Value(assignment.job));
   env["BERTH_TASK"] = std::to_string(assignment.task);
   env["BERTH_ATTEMPT"] = std::to_string(assignment.attempt);
+  // Runs before this one (requeues, preemptions, retries, lost nodes), as
+  // Slurm counts them: the first run sees 0.
+  env["BERTH_RESTART_COUNT"] = env["SLURM_RESTART_COUNT"] =
+      std::to_string(std::max(assignment.attempt - 1, 0));
   env["BERTH_USER"] = assignment.user;
   env["BERTH_JOB_NAME"] = assignment.launch.name;
   // An array job's index, in Berth's names and Slurm's (scripts that pick
@@ -133,6 +138,11 @@ TaskSpec BuildTaskSpec(const protocol::TaskAssignment& assignment, const TaskCon
   spec.append_output = assignment.launch.append_output;
   spec.time_limit = assignment.launch.time_limit;
   spec.grace = assignment.launch.grace;
+  if (const auto& early = assignment.launch.signal; early && spec.time_limit) {
+    if (std::optional<int> number = protocol::SignalNumber(early->name)) {
+      spec.early_signal = EarlySignalSpec{*number, early->before, early->batch_only};
+    }
+  }
   spec.gpus = assignment.gpus;
   if (context.cgroups != nullptr) {
     spec.cgroup =

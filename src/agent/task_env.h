@@ -20,6 +20,8 @@
 //        BERTH_JOB_ID, BERTH_TASK, BERTH_ATTEMPT, BERTH_USER, BERTH_JOB_NAME,
 //        BERTH_NODE, BERTH_GPUS, BERTH_TASK_DIR (the task's scratch dir)
 //        SLURM_JOB_ID, SLURM_JOB_NODELIST, ... for a Slurm job (slurm_env.h)
+//        BERTH_RESTART_COUNT, SLURM_RESTART_COUNT  runs of the job before this
+//                      one (attempt - 1): requeues, preemptions, retries
 //        BERTH_CHECKPOINT_FILE   touch it after saving a checkpoint: the agent
 //                      reports its age and a preemption then picks the
 //                      victim that loses least (CheckpointFile)

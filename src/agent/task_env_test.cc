@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 namespace berth::agent {
 namespace {
@@ -73,6 +74,31 @@ TEST(TaskEnvTest, AnArrayJobSeesItsIndexInBerthsAndSlurmsNames) {
   EXPECT_EQ(env.at("SLURM_ARRAY_TASK_ID"), "2");
   EXPECT_EQ(env.at("BERTH_ARRAY_JOB_ID"), "40");
   EXPECT_EQ(env.at("SLURM_ARRAY_JOB_ID"), "40");
+}
+
+// Issue 29: the checkpoint-then-requeue pattern reads SLURM_RESTART_COUNT.
+TEST(TaskEnvTest, TheRestartCountIsTheRunsBeforeThisOne) {
+  protocol::TaskAssignment task = GangTask();
+  task.attempt = 1;
+  EXPECT_EQ(TaskEnvironment(task, Context()).at("SLURM_RESTART_COUNT"), "0");
+  task.attempt = 3;
+  const std::map<std::string, std::string> env = TaskEnvironment(task, Context());
+  EXPECT_EQ(env.at("SLURM_RESTART_COUNT"), "2");
+  EXPECT_EQ(env.at("BERTH_RESTART_COUNT"), "2");
+}
+
+// Issue 29: --signal reaches the supervisor as the host's signal number,
+// and only with a time limit to count from.
+TEST(TaskEnvTest, TheEarlySignalGoesIntoTheSpecWithItsNumber) {
+  protocol::TaskAssignment task = GangTask();
+  task.launch.signal = protocol::EarlySignal{"USR1", core::Duration::Seconds(90), true};
+  EXPECT_EQ(BuildTaskSpec(task, Context()).early_signal, std::nullopt);
+  task.launch.time_limit = core::Duration::Seconds(600);
+  const TaskSpec spec = BuildTaskSpec(task, Context());
+  EXPECT_EQ(spec.early_signal, (EarlySignalSpec{SIGUSR1, core::Duration::Seconds(90), true}));
+  Result<TaskSpec> parsed = ParseTaskSpec(TaskSpecJson(spec));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->early_signal, spec.early_signal);
 }
 
 TEST(TaskEnvTest, TheAccountsPasswdEntryNamesHomeUserAndShell) {

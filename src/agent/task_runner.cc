@@ -16,6 +16,7 @@
 #include "agent/spawn.h"
 #include "agent/task_env.h"
 #include "common/clock.h"
+#include "protocol/signal_name.h"
 
 namespace berth::agent {
 namespace {
@@ -376,6 +377,31 @@ Status TaskRunner::Stop(const TaskKey& key, core::Duration grace) {
   entry.task.stop_grace = grace;
   if (!entry.supervisor) entry.supervisor = ReadIdentity(entry.dir + "/" + task_files::kSupervisor);
   if (entry.supervisor && IsAlive(*entry.supervisor)) ::kill(entry.supervisor->pid, SIGTERM);
+  return Status::Ok();
+}
+
+Status TaskRunner::Signal(const TaskKey& key, const std::vector<protocol::SignalRequest>& signals) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || signals.empty()) return Status::Ok();
+  Entry& entry = it->second;
+  if (entry.task.phase != LocalPhase::kRunning) return Status::Ok();
+  std::vector<SignalLine> lines;
+  for (const protocol::SignalRequest& signal : signals) {
+    if (std::optional<int> number = protocol::SignalNumber(signal.name)) {
+      lines.push_back(SignalLine{signal.id, *number, signal.batch_only});
+    }
+  }
+  const std::string text = SignalsFileText(lines);
+  const std::string path = entry.dir + "/" + task_files::kSignals;
+  if (Result<std::string> current = ReadWholeFile(path); current.ok() && *current == text) {
+    return Status::Ok();
+  }
+  BERTH_RETURN_IF_ERROR(WriteFileAtomic(path, text));
+  // A supervisor that has not written its pid yet reads the file once it
+  // runs the task; one that has, blocked SIGUSR1 before: the signal waits
+  // for its loop.
+  if (!entry.supervisor) entry.supervisor = ReadIdentity(entry.dir + "/" + task_files::kSupervisor);
+  if (entry.supervisor && IsAlive(*entry.supervisor)) ::kill(entry.supervisor->pid, SIGUSR1);
   return Status::Ok();
 }
 

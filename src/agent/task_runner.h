@@ -73,6 +73,11 @@ class TaskRunner {
   Status Start(const protocol::TaskAssignment& assignment);
   // Asks a running task to stop: SIGTERM, SIGKILL after `grace`.
   Status Stop(const TaskKey& key, core::Duration grace);
+  // Hands the signals sent to a running task's job (the server's whole list
+  // for it) to its supervisor, which delivers each id once: the `signals`
+  // file is rewritten and the supervisor woken only when the list changed.
+  // Nothing for a task not running here.
+  Status Signal(const TaskKey& key, const std::vector<protocol::SignalRequest>& signals);
   // The server has recorded this exit.
   Status MarkAcked(const TaskKey& key);
   // Deletes acknowledged tasks that ended before `cutoff` (logs included).

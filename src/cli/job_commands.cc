@@ -1,14 +1,17 @@
-// `berth queue | show | why | cancel | release | logs`.
+// `berth queue | show | why | cancel | release | requeue | signal | logs`.
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "cli/api_client.h"
 #include "cli/client_commands.h"
 #include "cli/table.h"
+#include "protocol/signal_name.h"
 
 namespace berth::cli {
 namespace {
@@ -169,6 +172,42 @@ void RunAction(const std::string& action, const ClientFlags& flags,
   }
 }
 
+struct SignalFlags {
+  ClientFlags client;
+  std::string signal;
+  bool batch = false;
+  std::vector<int64_t> ids;
+};
+
+// berth signal: a signal to running jobs' tasks (scancel --signal).
+void RunSignal(const SignalFlags& flags) {
+  const std::optional<std::string> name = protocol::CanonicalSignalName(flags.signal);
+  if (!name) {
+    Exit("signal", InvalidArgument("--signal: expected " + std::string(protocol::kSignalExpected) +
+                                   ", got '" + flags.signal + "'"));
+  }
+  const ApiClient client = ConnectOrExit("signal", flags.client);
+  int failures = 0;
+  Status last;
+  for (int64_t id : flags.ids) {
+    // Never resent: a handler would run twice.
+    Result<json> reply =
+        client.Post("/api/v1/jobs/" + std::to_string(id) + "/signal",
+                    json{{"signal", *name}, {"batch_only", flags.batch}}, follow::Replay::kUnsafe);
+    if (!reply.ok()) {
+      ++failures;
+      last = reply.status();
+      std::fprintf(stderr, "berth signal: %s\n", reply.status().message().c_str());
+      if (reply.status().code() == StatusCode::kUnavailable) break;
+    } else if (flags.client.json) {
+      std::printf("%s\n", reply->dump().c_str());
+    }
+  }
+  if (failures > 0) {
+    std::exit(last.code() == StatusCode::kUnavailable ? kExitUnreachable : kExitRefused);
+  }
+}
+
 struct LogsFlags {
   ClientFlags client;
   int64_t id = 0;
@@ -248,6 +287,9 @@ void AddJobCommands(CLI::App& app) {
   const std::map<std::string, std::string> actions = {
       {"cancel", "Cancel jobs (running ones get SIGTERM, then SIGKILL)"},
       {"release", "Release held jobs"},
+      {"requeue",
+       "Stop running jobs and queue them again (the next run's BERTH_RESTART_COUNT and "
+       "SLURM_RESTART_COUNT are one higher)"},
       {"checkpoint",
        "Say running jobs saved a checkpoint now: a preemption then loses only the work since"},
   };
@@ -258,6 +300,17 @@ void AddJobCommands(CLI::App& app) {
     AddClientFlags(*sub, flags->first);
     sub->callback([flags, name = action] { RunAction(name, flags->first, flags->second); });
   }
+
+  auto signal = std::make_shared<SignalFlags>();
+  CLI::App* signal_app = app.add_subcommand(
+      "signal",
+      "Send a signal to running jobs: every process of their tasks, or with --batch "
+      "task 0's main process (the batch shell)");
+  signal_app->add_option("-s,--signal", signal->signal, "USR1, SIGUSR1 or 10")->required();
+  signal_app->add_flag("-b,--batch", signal->batch, "Only task 0's main process");
+  signal_app->add_option("ids", signal->ids, "Job ids")->required();
+  AddClientFlags(*signal_app, signal->client);
+  signal_app->callback([signal] { RunSignal(*signal); });
 
   auto logs = std::make_shared<LogsFlags>();
   CLI::App* logs_app = app.add_subcommand("logs", "A task's output (its own, unprefixed)");

@@ -231,6 +231,9 @@ void AddSubmitCommand(CLI::App& app) {
   submit->add_option("--queue", o.queue, "Team queue");
   submit->add_flag("--preemptible", flags->preemptible, "May be preempted for higher work");
   submit->add_option("--grace", o.grace, "SIGTERM-to-SIGKILL grace: seconds or a duration");
+  submit->add_option("--signal", o.signal,
+                     "[B:]SIG[@secs]: send SIG secs (60) before the time limit; B: the batch "
+                     "shell (task 0's main process) only");
   submit->add_option("--after", o.after, "Dependency: ID, ID:afterok|afterany|afternotok");
   submit->add_option("--array", o.array, "Array: 0-9, 1,3,5-7, 0-15:4, 0-99%10");
   submit->add_option("--env", o.env, "Environment: KEY=VALUE (repeatable)");

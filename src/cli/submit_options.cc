@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/sbatch_options.h"
+#include "cli/signal_option.h"
 #include "cli/slurm/array_env.h"
 #include "core/constraint.h"
 #include "protocol/output_pattern.h"
@@ -232,6 +233,7 @@ Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOp
   BERTH_ASSIGN_OR_RETURN(bool resource, ApplySlurmResource(flag, value, options));
   if (resource) return true;
   if (flag == "--time" || flag == "-t") return options.time = std::string(value), true;
+  if (flag == "--signal") return options.signal = std::string(value), true;
   if (flag == "--job-name" || flag == "-J") return options.name = std::string(value), true;
   if (flag == "--array" || flag == "-a") return options.array = std::string(value), true;
   if (flag == "--partition" || flag == "-p") return options.queue = std::string(value), true;
@@ -338,6 +340,7 @@ Result<bool> ApplyBerth(std::string_view flag, std::string_view value, SubmitOpt
   if (flag == "--priority") return text(options.priority);
   if (flag == "--queue") return text(options.queue);
   if (flag == "--grace") return text(options.grace);
+  if (flag == "--signal") return text(options.signal);
   if (flag == "--array") return text(options.array);
   if (flag == "--workdir") return text(options.workdir);
   if (flag == "--output" || flag == "-o") return text(options.output);
@@ -373,6 +376,7 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(queue, lower.queue);
   fill(preemptible, lower.preemptible);
   fill(grace, lower.grace);
+  fill(signal, lower.signal);
   if (after.empty()) after = lower.after;
   fill(array, lower.array);
   if (env.empty()) env = lower.env;
@@ -605,6 +609,10 @@ Result<json> SubmissionBody(const SubmitOptions& options, const std::vector<std:
       BERTH_ASSIGN_OR_RETURN(int64_t seconds, ParseDuration(*options.grace, "--grace"));
       body["grace_s"] = seconds;
     }
+  }
+  if (options.signal) {
+    BERTH_ASSIGN_OR_RETURN(body["time_limit_signal"],
+                           ParseSignalOption(*options.signal, "--signal"));
   }
   if (options.name) body["name"] = *options.name;
   if (options.priority) {

@@ -39,7 +39,8 @@ struct SubmitOptions {
   std::optional<std::string> queue;
   std::optional<bool> preemptible;
   std::optional<std::string> grace;
-  std::vector<std::string> after;  // ID or ID:KIND or KIND:ID
+  std::optional<std::string> signal;  // --signal=[B:]SIG[@secs] (signal_option.h)
+  std::vector<std::string> after;     // ID or ID:KIND or KIND:ID
   std::optional<std::string> array;
   std::vector<std::string> env;  // K=V
   std::optional<std::string> workdir;

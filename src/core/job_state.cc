@@ -24,7 +24,7 @@ constexpr std::array<std::pair<JobState, std::string_view>, 11> kNames = {{
 
 // The words the store keeps and the API shows: never rename one (stored
 // records hold them).
-constexpr std::array<std::pair<JobReason, std::string_view>, 13> kReasonNames = {{
+constexpr std::array<std::pair<JobReason, std::string_view>, 14> kReasonNames = {{
     {JobReason::kNone, ""},
     {JobReason::kHeld, "held"},
     {JobReason::kDependency, "dependency"},
@@ -38,6 +38,7 @@ constexpr std::array<std::pair<JobReason, std::string_view>, 13> kReasonNames = 
     {JobReason::kTimeLimit, "time_limit"},
     {JobReason::kOutOfMemory, "out_of_memory"},
     {JobReason::kStartFailed, "start_failed"},
+    {JobReason::kRequeued, "requeued"},
 }};
 
 }  // namespace

@@ -54,6 +54,7 @@ enum class JobReason {
   kTimeLimit,    // it ran past its time limit
   kOutOfMemory,  // a task was killed for using too much memory
   kStartFailed,  // a task could not be started
+  kRequeued,     // its owner or an admin requeued it (scontrol requeue): runs again
 };
 
 std::string_view JobReasonName(JobReason reason);

@@ -6,6 +6,7 @@
 #include "common/json_fields.h"
 #include "core/node.h"  // kMaxGpusPerNode, a constant only
 #include "protocol/seconds_json.h"
+#include "protocol/signal_name.h"
 #include "protocol/task_launch_json.h"
 
 namespace berth::protocol {
@@ -29,7 +30,34 @@ json AssignmentJson(const TaskAssignment& task) {
            {"local_rank", task.local_rank},
            {"local_world_size", task.local_world_size}};
   AddTaskLaunchJson(task.launch, out);
+  // Only when there are any: agents from before them refuse the field.
+  if (!task.signals.empty()) {
+    json signals = json::array();
+    for (const SignalRequest& signal : task.signals) {
+      signals.push_back(
+          {{"id", signal.id}, {"name", signal.name}, {"batch_only", signal.batch_only}});
+    }
+    out["signals"] = std::move(signals);
+  }
   return out;
+}
+
+Result<SignalRequest> ParseSignalRequest(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  SignalRequest signal;
+  BERTH_ASSIGN_OR_RETURN(signal.id, fields.Int("id", -1, 1, INT64_MAX));
+  BERTH_ASSIGN_OR_RETURN(std::string name, fields.String("name", true));
+  BERTH_ASSIGN_OR_RETURN(signal.batch_only, fields.Bool("batch_only", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  if (signal.id < 1) return InvalidArgument(fields.Name("id") + "is required");
+  std::optional<std::string> canonical = CanonicalSignalName(name);
+  if (!canonical) {
+    return InvalidArgument(fields.Name("name") + "expected " + kSignalExpected + ", got '" + name +
+                           "'");
+  }
+  signal.name = *canonical;
+  return signal;
 }
 
 // job, task and attempt name the task: they are required. The rest take
@@ -51,6 +79,7 @@ Result<TaskAssignment> ParseAssignment(const json& body, const std::string& path
   BERTH_ASSIGN_OR_RETURN(int64_t local_rank, fields.Int("local_rank", 0, 0, kMaxIndex));
   BERTH_ASSIGN_OR_RETURN(int64_t local_world_size, fields.Int("local_world_size", 1, 1, kMaxIndex));
   BERTH_ASSIGN_OR_RETURN(task.launch, ParseTaskLaunch(fields));
+  BERTH_ASSIGN_OR_RETURN(task.signals, fields.List<SignalRequest>("signals", ParseSignalRequest));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   if (job < 1) return InvalidArgument(fields.Name("job") + "is required");
   if (index < 0) return InvalidArgument(fields.Name("task") + "is required");

@@ -118,3 +118,23 @@ TEST(DesiredJsonTest, AMalformedAnswerIsRefusedNamingTheField) {
 
 }  // namespace
 }  // namespace berth::protocol
+
+namespace berth::protocol {
+namespace {
+
+TEST(DesiredJsonTest, SignalsRoundTripAndAreWrittenOnlyWhenThereAreAny) {
+  TaskAssignment task = Assignment();
+  EXPECT_FALSE(DesiredJson(DesiredState{{task}, {}}).at("run")[0].contains("signals"));
+  task.signals = {SignalRequest{7, "USR1", true}, SignalRequest{9, "TERM", false}};
+  Result<DesiredState> parsed = ParseDesired(DesiredJson(DesiredState{{task}, {}}));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->run.at(0).signals, task.signals);
+  json bad = DesiredJson(DesiredState{{task}, {}});
+  bad["run"][0]["signals"][1]["name"] = "NOPE";
+  Result<DesiredState> refused = ParseDesired(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("run[0].signals[1].name"));
+}
+
+}  // namespace
+}  // namespace berth::protocol

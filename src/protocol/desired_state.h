@@ -14,6 +14,18 @@
 
 namespace berth::protocol {
 
+// A signal sent to a running job (scancel --signal, POST .../signal). Its
+// `id` grows with every request the server takes (across restarts: it
+// starts from the server's clock), so a node that sees the same list on
+// every answer delivers each request once.
+struct SignalRequest {
+  int64_t id = 0;
+  std::string name;         // canonical (signal_name.h): "USR1"
+  bool batch_only = false;  // only task 0's main process (scancel --batch)
+
+  bool operator==(const SignalRequest&) const = default;
+};
+
 // A task an agent must run: which one, where it stands in its gang, and
 // how to start it.
 struct TaskAssignment {
@@ -29,6 +41,8 @@ struct TaskAssignment {
   int32_t node_rank = 0;   // index of this node among the job's nodes
   int32_t local_rank = 0;  // index of this task among the job's tasks on this node
   int32_t local_world_size = 1;
+  // The signals sent to this run so far (those still kept, oldest first).
+  std::vector<SignalRequest> signals = {};
 
   bool operator==(const TaskAssignment&) const = default;
 };

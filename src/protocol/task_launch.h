@@ -82,6 +82,18 @@ struct SlurmAllocation {
   bool operator==(const SlurmAllocation&) const = default;
 };
 
+// Slurm's --signal=[B:]SIG[@secs]: a signal the node delivers `before` the
+// time limit, once per run (then the limit stops the task as always).
+struct EarlySignal {
+  std::string name;  // canonical (signal_name.h): "USR1"
+  core::Duration before = core::Duration::Seconds(60);
+  // Only task 0's main process (Slurm's batch shell, "B:"); else every
+  // process of every task.
+  bool batch_only = false;
+
+  bool operator==(const EarlySignal&) const = default;
+};
+
 struct TaskLaunch {
   std::string name;                  // the job's name
   std::vector<std::string> command;  // argv; empty when `script` is set
@@ -99,6 +111,7 @@ struct TaskLaunch {
   std::optional<int32_t> array_index;
   std::optional<core::Duration> time_limit;
   core::Duration grace = core::Duration::Seconds(30);  // between SIGTERM and SIGKILL
+  std::optional<EarlySignal> signal = std::nullopt;    // none: only the limit's SIGTERM
   RunAs run_as;
   ResourceLimits limits;
   std::optional<Container> container;  // none: the task runs on the host

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "protocol/seconds_json.h"
+#include "protocol/signal_name.h"
 
 namespace berth::protocol {
 
@@ -122,6 +123,24 @@ std::optional<ImagePull> ParseImagePull(std::string_view name) {
   return std::nullopt;
 }
 
+Result<EarlySignal> ParseEarlySignal(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  EarlySignal signal;
+  BERTH_ASSIGN_OR_RETURN(std::string name, fields.String("name", true));
+  BERTH_ASSIGN_OR_RETURN(std::optional<core::Duration> before, ReadSeconds(fields, "before_s"));
+  BERTH_ASSIGN_OR_RETURN(signal.batch_only, fields.Bool("batch_only", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  std::optional<std::string> canonical = CanonicalSignalName(name);
+  if (!canonical) {
+    return InvalidArgument(fields.Name("name") + "expected " + kSignalExpected + ", got '" + name +
+                           "'");
+  }
+  signal.name = *canonical;
+  if (before) signal.before = *before;
+  return signal;
+}
+
 void AddTaskLaunchJson(const TaskLaunch& launch, json& entry) {
   entry["name"] = launch.name;
   entry["command"] = launch.command;
@@ -140,6 +159,12 @@ void AddTaskLaunchJson(const TaskLaunch& launch, json& entry) {
       json{{"cpu_milli", launch.limits.cpu.value()}, {"memory_mib", launch.limits.memory.value()}};
   entry["container"] = launch.container ? ContainerJson(*launch.container) : json(nullptr);
   if (launch.slurm) entry["slurm"] = SlurmJson(*launch.slurm);
+  // Only when set: agents from before it refuse fields they do not know.
+  if (launch.signal) {
+    entry["signal"] = json{{"name", launch.signal->name},
+                           {"before_s", SecondsJson(launch.signal->before)},
+                           {"batch_only", launch.signal->batch_only}};
+  }
 }
 
 // A launch with neither command nor script is not refused here: the agent
@@ -177,6 +202,9 @@ Result<TaskLaunch> ParseTaskLaunch(JsonFields& entry) {
   }
   if (const json* slurm = entry.Get("slurm")) {
     BERTH_ASSIGN_OR_RETURN(launch.slurm, ParseSlurm(*slurm, entry.Path("slurm")));
+  }
+  if (const json* signal = entry.Get("signal")) {
+    BERTH_ASSIGN_OR_RETURN(launch.signal, ParseEarlySignal(*signal, entry.Path("signal")));
   }
   return launch;
 }

@@ -179,3 +179,32 @@ TEST(TaskLaunchJsonTest, AMalformedFieldIsRefusedByItsPath) {
 
 }  // namespace
 }  // namespace berth::protocol
+
+namespace berth::protocol {
+namespace {
+
+TEST(TaskLaunchJsonTest, AnEarlySignalRoundTripsAndIsWrittenOnlyWhenSet) {
+  TaskLaunch launch = Full();
+  json without = json::object();
+  AddTaskLaunchJson(launch, without);
+  EXPECT_FALSE(without.contains("signal"));  // older agents refuse fields they do not know
+  launch.signal = EarlySignal{"USR1", core::Duration::Seconds(90), true};
+  Result<TaskLaunch> parsed = RoundTrip(launch);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(*parsed, launch);
+}
+
+TEST(TaskLaunchJsonTest, AnEarlySignalDefaultsToSixtySecondsAndNamesABadSignal) {
+  Result<EarlySignal> plain = ParseEarlySignal(json{{"name", "SIGUSR2"}}, "signal");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->name, "USR2");
+  EXPECT_EQ(plain->before, core::Duration::Seconds(60));
+  EXPECT_FALSE(plain->batch_only);
+  Result<EarlySignal> bad = ParseEarlySignal(json{{"name", "USR9"}}, "signal");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("signal.name"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("USR9"));
+}
+
+}  // namespace
+}  // namespace berth::protocol

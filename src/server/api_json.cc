@@ -101,6 +101,10 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   out["estimate_s"] = request.estimate ? json(request.estimate->seconds()) : json(nullptr);
   out["exit_code"] = job.exit_code ? json(*job.exit_code) : json(nullptr);
   out["signal"] = job.signal ? json(*job.signal) : json(nullptr);
+  out["time_limit_signal"] = request.signal ? json{{"name", request.signal->name},
+                                                   {"before_s", request.signal->before.seconds()},
+                                                   {"batch_only", request.signal->batch_only}}
+                                            : json(nullptr);
   // What its last run used, measured in its tasks' cgroups.
   out["peak_memory_mib"] = job.peak_memory ? json(job.peak_memory->value()) : json(nullptr);
   out["cpu_time_s"] = job.cpu_time ? json(job.cpu_time->seconds()) : json(nullptr);

@@ -160,6 +160,17 @@ class Controller {
   Result<std::vector<JobView>> ListJobs(const Principal& who, store::JobFilter filter);
   Status Cancel(const Principal& who, core::JobId id);
   Status Release(const Principal& who, core::JobId id);
+  // Sends `signal` (a canonical name, protocol/signal_name.h) to the
+  // running job's tasks: every process of each, or only task 0's main
+  // process when `batch_only` (scancel --signal [--batch]). Delivered once;
+  // kept in memory only (a server restart forgets signals not yet
+  // delivered). FailedPrecondition when the job is not running.
+  Status Signal(const Principal& who, core::JobId id, const std::string& signal, bool batch_only);
+  // Stops the running job's tasks and puts it back in the queue; its next
+  // run has attempt (and SLURM_RESTART_COUNT) one higher (scontrol
+  // requeue). FailedPrecondition when it is not running, or was submitted
+  // with requeue false.
+  Status Requeue(const Principal& who, core::JobId id);
   // The owner (or an admin) says the running job saved a checkpoint now:
   // preempting it loses only the work since (core/checkpoint.h). Returns
   // the time recorded. FailedPrecondition when the job is not running.
@@ -431,6 +442,10 @@ class Controller {
   // Per job and task: the exit the agents reported for the current attempt.
   std::map<std::pair<core::JobId, int32_t>, TaskReport> exits_;
   std::set<std::pair<core::JobId, int32_t>> running_tasks_;
+  // Signals sent to running jobs (Signal), until their run ends; the last
+  // id given (ids start from the clock, so they grow across restarts).
+  std::map<core::JobId, std::vector<protocol::SignalRequest>> signals_;
+  int64_t last_signal_id_ = 0;
   // Each pending job's view from the last cycle (reason, position,
   // blocker) and ETA from the last full one. Entries of jobs no longer
   // pending may linger until they start or end: read them for pending

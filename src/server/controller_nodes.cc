@@ -273,8 +273,9 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       WakeAgentsLocked(job);
     }
     if (!all_exited) continue;
-    if (job.state == JobState::kCompleting && job.reason == JobReason::kPreempted) {
-      RequeueLocked(job, JobReason::kPreempted, changed);
+    if (job.state == JobState::kCompleting &&
+        (job.reason == JobReason::kPreempted || job.reason == JobReason::kRequeued)) {
+      RequeueLocked(job, job.reason, changed);
     } else if (job.state == JobState::kCompleting && job.reason == JobReason::kCancelled) {
       // How task 0 ended is the job's (Slurm's batch step), for scripts
       // that read the exit code of a cancelled job.
@@ -378,6 +379,7 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
       assignment.attempt = job.attempts;
       assignment.user = job.user;
       assignment.launch = TaskLaunchFor(job);
+      if (auto sent = signals_.find(id); sent != signals_.end()) assignment.signals = sent->second;
       assignment.gpus = placed.gpus;
       assignment.world_size = job.request.tasks;
       assignment.master_addr = master_addr.substr(0, master_addr.rfind(':'));

@@ -57,8 +57,9 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
   }
   job.state = JobState::kPending;
   job.reason = reason;
-  job.message = reason == JobReason::kPreempted ? "preempted; waiting to run again"
-                                                : "its node was lost; waiting to run again";
+  job.message = reason == JobReason::kPreempted  ? "preempted; waiting to run again"
+                : reason == JobReason::kRequeued ? "requeued; waiting to run again"
+                                                 : "its node was lost; waiting to run again";
   UnindexPlacementLocked(job);
   job.placement.clear();
   job.master_port.reset();
@@ -67,6 +68,7 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
+  signals_.erase(job.id);  // sent to the run that ended
   LogEvent("job_requeued", {{"job", std::to_string(core::Value(job.id))},
                             {"reason", std::string(core::JobReasonName(reason))}});
   changed.push_back(&job);
@@ -109,6 +111,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
+  signals_.erase(job.id);
   LogEvent("job_ended", {{"job", std::to_string(core::Value(job.id))},
                          {"state", std::string(core::JobStateName(outcome))},
                          {"reason", std::string(core::JobReasonName(reason))},

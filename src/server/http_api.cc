@@ -4,12 +4,16 @@
 
 #include <charconv>
 #include <chrono>
+#include <optional>
+#include <string>
 
+#include "common/json_fields.h"
 #include "common/time_format.h"
 #include "common/unix_account.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
 #include "protocol/seconds_json.h"
+#include "protocol/signal_name.h"
 #include "server/api_json.h"
 
 namespace berth::server {
@@ -58,6 +62,28 @@ Result<core::Time> TimeParam(const http::Request& request, const std::string& ke
                          IntParam(request, key, fallback.micros() / 1000000, INT64_MIN / 1000000,
                                   INT64_MAX / 1000000, "unix seconds"));
   return core::Time::FromSeconds(seconds);
+}
+
+struct SignalBody {
+  std::string signal;  // canonical
+  bool batch_only = false;
+};
+
+Result<SignalBody> ReadSignalBody(const http::Request& request) {
+  BERTH_ASSIGN_OR_RETURN(json body, Body(request));
+  JsonFields fields(body, "");
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  SignalBody out;
+  BERTH_ASSIGN_OR_RETURN(std::string name, fields.String("signal", true));
+  BERTH_ASSIGN_OR_RETURN(out.batch_only, fields.Bool("batch_only", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  std::optional<std::string> canonical = protocol::CanonicalSignalName(name);
+  if (!canonical) {
+    return InvalidArgument(std::string("signal: expected ") + protocol::kSignalExpected +
+                           ", got '" + name + "'");
+  }
+  out.signal = *canonical;
+  return out;
 }
 
 }  // namespace
@@ -246,6 +272,26 @@ void HttpApi::Install(http::Router& router, bool public_metrics) {
         Status status = id.ok() ? controller_.Release(who, *id) : id.status();
         if (!status.ok()) return Fail(res, status);
         Json(res, 200, json{{"id", core::Value(*id)}, {"released", true}});
+      });
+  // scancel --signal: {"signal": "USR1" | "SIGUSR1" | "10", "batch_only": false}.
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/signal)", "/api/v1/jobs/{id}/signal", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        if (!id.ok()) return Fail(res, id.status());
+        Result<SignalBody> body = ReadSignalBody(req);
+        if (!body.ok()) return Fail(res, body.status());
+        Status status = controller_.Signal(who, *id, body->signal, body->batch_only);
+        if (!status.ok()) return Fail(res, status);
+        Json(res, 200,
+             json{{"id", core::Value(*id)}, {"signal", body->signal}, {"signalled", true}});
+      });
+  // scontrol requeue: stop the running job and queue it again.
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/requeue)", "/api/v1/jobs/{id}/requeue", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        Status status = id.ok() ? controller_.Requeue(who, *id) : id.status();
+        if (!status.ok()) return Fail(res, status);
+        Json(res, 200, json{{"id", core::Value(*id)}, {"requeued", true}});
       });
   // The running job saved its work now (its owner or an admin says so).
   Add(router, "POST", R"(/api/v1/jobs/(\d+)/checkpoint)", "/api/v1/jobs/{id}/checkpoint",

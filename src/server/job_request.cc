@@ -12,6 +12,7 @@
 #include "core/resources.h"
 #include "core/time.h"
 #include "protocol/output_pattern.h"
+#include "protocol/task_launch_json.h"
 #include "server/container_request.h"
 #include "server/hostlist.h"
 #include "server/spec_text.h"
@@ -27,7 +28,7 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 34> kKnownFields = {
+constexpr std::array<std::string_view, 35> kKnownFields = {
     "array",          "command",      "constraint",
     "container",      "cpus",         "depends_on",
     "distinct_nodes", "env",          "error",
@@ -38,8 +39,8 @@ constexpr std::array<std::string_view, 34> kKnownFields = {
     "open_mode",      "output",       "preemptible",
     "priority",       "queue",        "requeue",
     "retries",        "script",       "slurm_tasks_per_node",
-    "tasks",          "time_limit_s", "wait_for_nodes",
-    "workdir",
+    "tasks",          "time_limit_s", "time_limit_signal",
+    "wait_for_nodes", "workdir",
 };
 
 static_assert(std::is_sorted(kKnownFields.begin(), kKnownFields.end()));
@@ -442,7 +443,7 @@ class RequestReader {
     return Status::Ok();
   }
 
-  // workdir, retries, requeue, hold, wait_for_nodes.
+  // workdir, retries, requeue, hold, wait_for_nodes, time_limit_signal.
   Status ReadOptions() {
     if (const Json* workdir = Find("workdir")) {
       BERTH_ASSIGN_OR_RETURN(request_.workdir, ReadString(*workdir, "workdir", limits_.max_string));
@@ -462,6 +463,12 @@ class RequestReader {
     }
     if (const Json* wait = Find("wait_for_nodes")) {
       BERTH_ASSIGN_OR_RETURN(request_.wait_for_nodes, ReadBool(*wait, "wait_for_nodes"));
+    }
+    if (const Json* signal = Find("time_limit_signal")) {
+      // The agents' own reader: what the API accepts, a node can deliver.
+      BERTH_ASSIGN_OR_RETURN(protocol::EarlySignal early,
+                             protocol::ParseEarlySignal(*signal, "time_limit_signal"));
+      request_.signal = store::EarlySignalRequest{early.name, early.before, early.batch_only};
     }
     return Status::Ok();
   }

@@ -31,6 +31,9 @@
 //   queue            string of [A-Za-z0-9._-], 1..64 characters
 //   time_limit_s     number > 0, at most max_time_s, exact to the microsecond
 //   estimate_s       as time_limit_s, and not over it
+//   time_limit_signal {"name": "USR1" | "SIGUSR1" | "10", "before_s": 60,
+//                    "batch_only": false}: Slurm's --signal=[B:]SIG[@secs],
+//                    sent before_s before the time limit, once per run
 //   preemptible      boolean
 //   grace_s          number 0..max_grace_s                    (default 30)
 //   depends_on       array of at most max_dependencies distinct entries, each a

@@ -44,6 +44,10 @@ protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
   launch.array_index = request.array_index;
   launch.time_limit = request.time_limit;
   launch.grace = request.grace;
+  if (request.signal) {
+    launch.signal = protocol::EarlySignal{request.signal->name, request.signal->before,
+                                          request.signal->batch_only};
+  }
   launch.run_as.user = job.user;
   launch.limits.cpu = request.task.cpu;
   launch.limits.memory = request.task.memory;

@@ -268,6 +268,14 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
     request.pull = box.String("pull");
     out.container = std::move(request);
   }
+  if (const json* signal = in.Object("signal")) {
+    FieldReader early(*signal, path + "signal.", error);
+    EarlySignalRequest request;
+    request.name = early.String("name");
+    request.before = core::Duration::Micros(early.Int64("before_us", request.before.micros()));
+    request.batch_only = early.Bool("batch_only", false);
+    out.signal = std::move(request);
+  }
 }
 
 void ReadPlacement(FieldReader& in, const std::string& path, Status& error,
@@ -370,6 +378,11 @@ json JobRequestToJson(const JobRequest& request) {
   out["depends_on"] = std::move(dependencies);
   if (request.array_index) out["array_index"] = *request.array_index;
   if (request.container) out["container"] = ContainerRequestToJson(*request.container);
+  if (request.signal) {
+    out["signal"] = {{"name", request.signal->name},
+                     {"before_us", request.signal->before.micros()},
+                     {"batch_only", request.signal->batch_only}};
+  }
   return out;
 }
 

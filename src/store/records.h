@@ -78,6 +78,16 @@ struct ContainerRequest {
   bool operator==(const ContainerRequest&) const = default;
 };
 
+// Slurm's --signal=[B:]SIG[@secs] (protocol::EarlySignal): delivered
+// `before` the time limit, once per run.
+struct EarlySignalRequest {
+  std::string name;  // canonical (protocol/signal_name.h): "USR1"
+  core::Duration before = core::Duration::Seconds(60);
+  bool batch_only = false;  // only task 0's main process (the batch shell)
+
+  bool operator==(const EarlySignalRequest&) const = default;
+};
+
 struct JobRequest {
   std::string name;
   std::vector<std::string> command;  // argv; empty when `script` is set
@@ -123,6 +133,7 @@ struct JobRequest {
   bool hold = false;
   std::optional<int32_t> array_index;
   std::optional<ContainerRequest> container;  // none: the tasks run on the host
+  std::optional<EarlySignalRequest> signal;   // none: only the limit's SIGTERM
 
   bool operator==(const JobRequest&) const = default;
 };

@@ -55,6 +55,7 @@ inline JobRecord FullJob() {
                                        {"/bin/sh", "-c"},
                                        true,
                                        "never"};
+  request.signal = EarlySignalRequest{"USR1", core::Duration::Seconds(90), true};
   job.array_parent = core::JobId(35);
   job.state = core::JobState::kRunning;
   job.reason = core::JobReason::kPreempted;

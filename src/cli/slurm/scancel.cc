@@ -1,4 +1,5 @@
-// scancel: cancels Berth jobs as Slurm's scancel does (docs/from-slurm.md).
+// scancel: cancels Berth jobs, or signals them (--signal), as Slurm's
+// scancel does (docs/from-slurm.md).
 #include <getopt.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "cli/slurm/slurm_client.h"
 #include "cli/slurm/slurm_commands.h"
 #include "cli/slurm/slurm_states.h"
+#include "protocol/signal_name.h"
 
 namespace berth::cli::slurm {
 namespace {
@@ -21,13 +23,15 @@ struct ScancelOptions {
   std::string name;
   std::vector<std::string> states;  // Slurm's long names
   std::vector<std::string> partitions;
-  std::string signal;
+  std::string signal;  // canonical (protocol/signal_name.h); empty: cancel
+  bool batch_only = false;
   bool quiet = false;
   bool verbose = false;
 };
 
 constexpr char kUsage[] =
-    "Usage: scancel [-u USER] [--me] [-n NAME] [-t STATE] [-p PARTITION] [-v] [JOBID[_INDEX]...]\n"
+    "Usage: scancel [-s SIGNAL [-b]] [-u USER] [--me] [-n NAME] [-t STATE] [-p PARTITION] [-v]\n"
+    "               [JOBID[_INDEX]...]\n"
     "Cancels Berth jobs as Slurm's scancel (docs/from-slurm.md).\n";
 
 ScancelOptions ParseOptions(int argc, char** argv) {
@@ -71,18 +75,23 @@ ScancelOptions ParseOptions(int argc, char** argv) {
       case 'p':
         for (std::string& part : SplitList(optarg)) options.partitions.push_back(std::move(part));
         break;
-      case 's':
-        options.signal = optarg;
+      case 's': {
+        const std::optional<std::string> name = protocol::CanonicalSignalName(optarg);
+        if (!name) Fail(argv[0], std::string("Invalid job signal: ") + optarg);
+        options.signal = *name;
         break;
+      }
       case 'Q':
         options.quiet = true;
         break;
       case 'v':
         options.verbose = true;
         break;
-      case 'f':
       case 'b':
-        break;  // Berth signals every process of a job's tasks, batch or not
+        options.batch_only = true;  // only the batch shell: task 0's main process
+        break;
+      case 'f':
+        break;  // without -b Berth signals every process of a job's tasks, as --full
       case kHelp:
       case kUsageOpt:
         std::fputs(kUsage, stdout);
@@ -94,15 +103,6 @@ ScancelOptions ParseOptions(int argc, char** argv) {
   }
   for (int i = optind; i < argc; ++i) options.ids.emplace_back(argv[i]);
   return options;
-}
-
-// Berth's cancel is SIGTERM, the job's grace, then SIGKILL: that is what
-// scancel without --signal does, and Berth has no way to send another.
-void CheckSignal(const std::string& command, const std::string& signal) {
-  if (signal.empty()) return;
-  Fail(command, "--signal=" + signal +
-                    ": Berth cannot send a signal to a job; scancel without --signal cancels it "
-                    "(SIGTERM, then SIGKILL after its grace period)");
 }
 
 // A job id as the user wrote it: "12" or "12_3", with its numbers.
@@ -131,7 +131,6 @@ std::optional<JobIdArg> ParseJobIdArg(const std::string& text) {
 int Scancel(int argc, char** argv) {
   const std::string command = argv[0];
   ScancelOptions options = ParseOptions(argc, argv);
-  CheckSignal(command, options.signal);
   const bool filtered = !options.user.empty() || options.me || !options.name.empty() ||
                         !options.states.empty() || !options.partitions.empty();
   if (options.ids.empty() && !filtered) Fail(command, "No job identification provided");
@@ -217,15 +216,25 @@ int Scancel(int argc, char** argv) {
   }
 
   for (int64_t id : targets) {
-    // Cancelling twice does what once does: safe to resend.
-    Result<json> reply = client.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel",
-                                     json::object(), follow::Replay::kSafe);
+    // Cancelling twice does what once does: safe to resend. A signal is
+    // not (a handler would run twice).
+    Result<json> reply =
+        options.signal.empty()
+            ? client.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel", json::object(),
+                          follow::Replay::kSafe)
+            : client.Post("/api/v1/jobs/" + std::to_string(id) + "/signal",
+                          json{{"signal", options.signal}, {"batch_only", options.batch_only}},
+                          follow::Replay::kUnsafe);
     if (reply.ok()) continue;
     // A job that is unknown or already ended is no failure to Slurm: it
     // says so only with -v, and exits 0 (tests/data/slurm/golden/states.txt,
     // "scancel 999999"), so scripts may cancel what may have ended.
-    const bool gone = reply.status().code() == StatusCode::kNotFound ||
-                      reply.status().code() == StatusCode::kFailedPrecondition;
+    // A signal for a job that is not running is an error (the server says
+    // why).
+    const bool not_running =
+        !options.signal.empty() && reply.status().code() == StatusCode::kFailedPrecondition;
+    const bool gone = !not_running && (reply.status().code() == StatusCode::kNotFound ||
+                                       reply.status().code() == StatusCode::kFailedPrecondition);
     if (!gone) ++failures;
     if (gone && !options.verbose) continue;
     std::string why = reply.status().message();
@@ -234,7 +243,7 @@ int Scancel(int argc, char** argv) {
         why = "Invalid job id specified";
         break;
       case StatusCode::kFailedPrecondition:
-        why = "Job/step already completing or completed";
+        if (!not_running) why = "Job/step already completing or completed";
         break;
       case StatusCode::kPermissionDenied:
         why = "Access/permission denied";

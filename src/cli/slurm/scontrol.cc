@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "cli/slurm/scontrol_job.h"
+#include "cli/slurm/scontrol_requeue.h"
 #include "cli/slurm/sinfo_rows.h"
 #include "cli/slurm/slurm_client.h"
 #include "cli/slurm/slurm_commands.h"
@@ -191,6 +192,7 @@ int Scontrol(int argc, char** argv) {
     return kSlurmExitError;
   }
   if (strcasecmp(verb.c_str(), "release") == 0) return Release(command, rest);
+  if (strcasecmp(verb.c_str(), "requeue") == 0) return ScontrolRequeue(command, rest);
   if (strcasecmp(verb.c_str(), "hold") == 0 || strcasecmp(verb.c_str(), "uhold") == 0 ||
       strcasecmp(verb.c_str(), "requeue") == 0 || strcasecmp(verb.c_str(), "update") == 0) {
     Fail(command, verb +

@@ -14,6 +14,8 @@ SlurmState MapState(const std::string& state, const std::string& reason) {
   // Slurm shows a job whose nodes are being set up as running (CONFIGURING
   // is for nodes that boot); Berth's agent is starting its tasks.
   if (state == "starting" || state == "running") return {"RUNNING", "R"};
+  // scontrol requeue stopping its run: Slurm's REQUEUED until it is pending.
+  if (state == "completing" && reason == "requeued") return {"REQUEUED", "RQ"};
   if (state == "completing") return {"COMPLETING", "CG"};
   if (state == "succeeded") return {"COMPLETED", "CD"};
   if (state == "cancelled") return {"CANCELLED", "CA"};

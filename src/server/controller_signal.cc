@@ -1,0 +1,46 @@
+// Signals sent to a running job's tasks (scancel --signal): kept with the
+// job until its run ends and sent with its tasks on every heartbeat answer;
+// the nodes deliver each id once (agent/task_runner.h).
+#include <algorithm>
+#include <string>
+
+#include "server/controller.h"
+#include "server/event_log.h"
+
+namespace berth::server {
+
+using core::JobId;
+using core::JobState;
+using store::JobRecord;
+
+namespace {
+
+// The signals kept per run: enough for any script's handshakes; the oldest
+// go first (their nodes have long delivered them).
+constexpr size_t kSignalsKept = 16;
+
+}  // namespace
+
+Status Controller::Signal(const Principal& who, JobId id, const std::string& signal,
+                          bool batch_only) {
+  std::lock_guard lock(mutex_);
+  BERTH_ASSIGN_OR_RETURN(JobRecord * found, FindOwnLiveLocked(who, id));
+  JobRecord& job = *found;
+  if (job.state != JobState::kRunning) {
+    return FailedPrecondition("job " + std::to_string(core::Value(id)) + " is not running (state " +
+                              std::string(core::JobStateName(job.state)) +
+                              "): only a running job's tasks can be signalled");
+  }
+  last_signal_id_ = std::max(last_signal_id_ + 1, Now().micros());
+  std::vector<protocol::SignalRequest>& sent = signals_[id];
+  sent.push_back(protocol::SignalRequest{last_signal_id_, signal, batch_only});
+  if (sent.size() > kSignalsKept) sent.erase(sent.begin());
+  LogEvent("job_signalled", {{"job", std::to_string(core::Value(id))},
+                             {"signal", signal},
+                             {"batch_only", batch_only ? "true" : "false"},
+                             {"by", who.user}});
+  WakeAgentsLocked(job);
+  return Status::Ok();
+}
+
+}  // namespace berth::server
