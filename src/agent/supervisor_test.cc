@@ -177,12 +177,14 @@ TEST_F(SupervisorTest, TheEarlySignalReachesTheTrapBeforeTheTimeLimit) {
 // Issue 29: scancel --signal. The agent hands the server's whole list on
 // every heartbeat; each id reaches the task once.
 TEST_F(SupervisorTest, RequestedSignalsAreDeliveredOnceEach) {
-  ASSERT_TRUE(runner_
-                  ->Start(ShellTask(1,
-                                    "trap 'echo usr1 >> marks' USR1\ntouch ready\n"
-                                    "while true; do sleep 0.05; done\n",
-                                    core::Duration::Millis(200)))
-                  .ok());
+  ASSERT_TRUE(
+      runner_
+          ->Start(ShellTask(1,
+                            "trap 'echo usr1 >> marks' USR1\ntrap 'echo usr2 >> marks' USR2\n"
+                            "touch ready\n"
+                            "while true; do sleep 0.05; done\n",
+                            core::Duration::Millis(200)))
+          .ok());
   const std::string dir = TaskDir(1);
   ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(dir + "/work/ready"); }));
   const TaskKey key{core::JobId{1}, 0, 1};
@@ -190,12 +192,12 @@ TEST_F(SupervisorTest, RequestedSignalsAreDeliveredOnceEach) {
   ASSERT_TRUE(runner_->Signal(key, {first}).ok());
   ASSERT_TRUE(WaitFor([&] { return Slurp(dir + "/work/marks") == "usr1\n"; }));
   ASSERT_TRUE(runner_->Signal(key, {first}).ok());  // the next heartbeat, the same list
-  ASSERT_TRUE(runner_->Signal(key, {first, protocol::SignalRequest{9, "USR1", true}}).ok());
-  ASSERT_TRUE(WaitFor([&] { return Slurp(dir + "/work/marks") == "usr1\nusr1\n"; }));
+  ASSERT_TRUE(runner_->Signal(key, {first, protocol::SignalRequest{9, "USR2", true}}).ok());
+  ASSERT_TRUE(WaitFor([&] { return Slurp(dir + "/work/marks") == "usr1\nusr2\n"; }));
   ASSERT_TRUE(runner_->Stop(key, core::Duration::Millis(200)).ok());
   std::optional<LocalTask> task = WaitForExit(*runner_, core::JobId{1});
   ASSERT_TRUE(task && task->exit);
-  EXPECT_EQ(Slurp(dir + "/work/marks"), "usr1\nusr1\n");
+  EXPECT_EQ(Slurp(dir + "/work/marks"), "usr1\nusr2\n");
 }
 
 TEST_F(SupervisorTest, RunsCommandsScriptsAndShebangsWithTheTaskEnvironment) {
