@@ -38,6 +38,14 @@ struct NodeConstraints {
 // (tensor parallelism across an NVLink island wants it).
 enum class GpuLocality : uint8_t { kAny, kOneGroup };
 
+// An element of a job array that runs at most `max_running` elements at once
+// (Slurm's `--array=0-9%2`; array_throttle.h).
+struct ArrayLimit {
+  JobId array{};  // the array's id: its first element's job id
+  int32_t max_running = 1;
+  auto operator<=>(const ArrayLimit&) const = default;
+};
+
 struct JobSpec {
   JobId id{};
   std::string user;
@@ -56,8 +64,9 @@ struct JobSpec {
   // carry a pointer rather than three empty containers.
   std::shared_ptr<const NodeConstraints> constraints;
   GpuLocality gpu_locality = GpuLocality::kAny;
-  std::optional<Duration> time_limit;  // hard limit; the job is stopped there
-  std::optional<Duration> estimate;    // the user's own runtime estimate
+  std::optional<ArrayLimit> array_limit;  // none: not a throttled array element
+  std::optional<Duration> time_limit;     // hard limit; the job is stopped there
+  std::optional<Duration> estimate;       // the user's own runtime estimate
   bool preemptible = false;
   // The job saves a checkpoint every this much run time (checkpoint.h);
   // unset: only when it reports one.
