@@ -64,24 +64,24 @@ TEST_F(ApiTest, AnArraysPercentNHoldsItsOtherElementsBackAlsoAfterARestart) {
   // The limit is kept with the job: a restarted server holds them back too.
   server_.reset();
   StartServer();
-  alice = As(alice_token);
-  agent = As(agent_token);
-  for (int i = 0; i < 5; ++i) Heartbeat(agent, "n0", running);
-  WaitForReason(alice, ids[2], "array_limit");
-  EXPECT_FALSE(Assigned(Heartbeat(agent, "n0", running)).contains(ids[2]));
+  Client alice_again = As(alice_token);
+  Client agent_again = As(agent_token);
+  for (int i = 0; i < 5; ++i) Heartbeat(agent_again, "n0", running);
+  WaitForReason(alice_again, ids[2], "array_limit");
+  EXPECT_FALSE(Assigned(Heartbeat(agent_again, "n0", running)).contains(ids[2]));
 
   // One element ends: one more starts, never both.
   running[0].phase = TaskPhase::kExited;
   running[0].exit_code = 0;
-  Heartbeat(agent, "n0", running);
+  Heartbeat(agent_again, "n0", running);
   running.erase(running.begin());
   bool assigned = false;
   for (int i = 0; i < 300 && !assigned; ++i) {
     if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    assigned = Assigned(Heartbeat(agent, "n0", running)).contains(ids[2]);
+    assigned = Assigned(Heartbeat(agent_again, "n0", running)).contains(ids[2]);
   }
   EXPECT_TRUE(assigned) << "the next element starts once one has ended";
-  EXPECT_EQ(WaitForReason(alice, ids[3], "array_limit")["state"], "pending");
+  EXPECT_EQ(WaitForReason(alice_again, ids[3], "array_limit")["state"], "pending");
 }
 
 TEST_F(ApiTest, ASingletonWaitsForTheEarlierJobsOfItsNameAndUser) {

@@ -42,7 +42,7 @@ TEST(SacctmgrTest, PrintsSlurmsLayouts) {
   EXPECT_EQ(*SacctmgrUsers({root}, {}, SacctmgrLayout::kColumns, true),
             "      User   Def Acct      Admin \n"
             "---------- ---------- ---------- \n"
-            "      root a-very-lo+ Administ+ \n")
+            "      root a-very-lo+ Administr+ \n")
       << "Slurm's default fields, one row per user; long values cut with +";
   EXPECT_THAT(
       SacctmgrUsers({alice}, {"Coordinators"}, SacctmgrLayout::kParsable2, true).status().message(),
