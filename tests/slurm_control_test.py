@@ -82,9 +82,10 @@ def main():
             # --- the array throttle ---
             with open(os.path.join(berth.work, "sweep.sh"), "w") as f:
                 f.write("#!/bin/sh\n#SBATCH --array=0-5%2\n#SBATCH -J sweep --gpus=1\n"
-                        f"echo \"$SLURM_ARRAY_TASK_ID $(date +%s.%N)\" > {out}/start.$SLURM_ARRAY_TASK_ID\n"
+                        "i=$SLURM_ARRAY_TASK_ID\n"
+                        f"echo \"$i $(date +%s.%N)\" > {out}/s$i && mv {out}/s$i {out}/start.$i\n"
                         "sleep 2\n"
-                        f"date +%s.%N > {out}/end.$SLURM_ARRAY_TASK_ID\n")
+                        f"date +%s.%N > {out}/e$i && mv {out}/e$i {out}/end.$i\n")
             submitted = slurm("sbatch", "--parsable", "sweep.sh")
             check(submitted.returncode == 0, f"sbatch --array: {submitted.stderr!r}")
             array = int(submitted.stdout.strip().split(";")[0])
@@ -114,11 +115,11 @@ def main():
 
             # --- singleton ---
             first = slurm("sbatch", "--parsable", "-J", "solo", "--gpus=0", "--wrap",
-                          f"date +%s.%N > {out}/solo1.start; sleep 3; date +%s.%N > {out}/solo1.end")
+                          f"sleep 3; date +%s.%N > {out}/t1 && mv {out}/t1 {out}/solo1.end")
             second = slurm("sbatch", "--parsable", "-J", "solo", "--gpus=0", "-d", "singleton",
-                           "--wrap", f"date +%s.%N > {out}/solo2.start")
+                           "--wrap", f"date +%s.%N > {out}/t2 && mv {out}/t2 {out}/solo2.start")
             other = slurm("sbatch", "--parsable", "-J", "duo", "--gpus=0",
-                          "--dependency=singleton", "--wrap", f"date +%s.%N > {out}/duo.start")
+                          "--dependency=singleton", "--wrap", f"touch {out}/duo.start")
             check(first.returncode == 0 and second.returncode == 0 and other.returncode == 0,
                   f"sbatch -d singleton is accepted: {second.stderr!r} {other.stderr!r}")
             solo1, solo2 = first.stdout.strip(), second.stdout.strip()

@@ -96,8 +96,11 @@ TEST_F(ApiTest, ASingletonWaitsForTheEarlierJobsOfItsNameAndUser) {
     return reply.body.value("id", int64_t{0});
   };
   const int64_t first = submit(alice, "train", nullptr);
-  const int64_t held_one = submit(alice, "train", nullptr);
-  ASSERT_EQ(alice.Post(Path(held_one) + "/hold").status, 200);
+  // Held at submit: a hold after would race the scheduler, which may start it.
+  const Reply held_reply = alice.Post(
+      "/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 1}, {"name", "train"}, {"hold", true}});
+  ASSERT_EQ(held_reply.status, 201) << held_reply.body.dump();
+  const int64_t held_one = held_reply.body["id"];
   const int64_t singleton = submit(alice, "train", json::array({"singleton"}));
   const int64_t other_name = submit(alice, "eval", json::array({"singleton"}));
   const int64_t other_user = submit(bob, "train", json::array({"singleton"}));

@@ -147,7 +147,7 @@ int JobAction(const std::string& command, const std::vector<std::string>& ids,
     ++failures;
     const std::string why = reply.status().code() == StatusCode::kNotFound
                                 ? "Invalid job id specified"
-                            : action == "hold" ? SlurmRefusal(reply.status())
+                            : action == "hold" ? SlurmWords(reply.status())
                                                : reply.status().message();
     std::fprintf(stderr, "%s for job %s\n", why.c_str(), text.c_str());
   }

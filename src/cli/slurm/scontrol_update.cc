@@ -101,4 +101,13 @@ std::string SlurmRefusal(const Status& status) {
   return words + " (" + status.message() + ")";
 }
 
+std::string SlurmWords(const Status& status) {
+  const std::string refusal = SlurmRefusal(status);
+  const size_t detail = refusal.find(" (");
+  return status.code() == StatusCode::kPermissionDenied ||
+                 status.code() == StatusCode::kFailedPrecondition
+             ? refusal.substr(0, detail)
+             : refusal;
+}
+
 }  // namespace berth::cli::slurm

@@ -26,5 +26,8 @@ Result<ScontrolUpdate> ParseScontrolUpdate(const std::vector<std::string>& args)
 // Slurm's words for why the server refused a change to a job, then
 // Berth's reason: "Access/permission denied (priority: only an admin ...)".
 std::string SlurmRefusal(const Status& status);
+// Slurm's words alone ("Job is no longer pending execution"), as scontrol
+// hold prints them before "for job N".
+std::string SlurmWords(const Status& status);
 
 }  // namespace berth::cli::slurm

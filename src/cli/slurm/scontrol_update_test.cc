@@ -51,6 +51,8 @@ TEST(ScontrolUpdateTest, ServerRefusalsStartWithSlurmsWords) {
               HasSubstr("Job is no longer pending execution"));
   EXPECT_THAT(SlurmRefusal(FailedPrecondition("job 3 already ended (succeeded)")),
               HasSubstr("Job/step already completing or completed"));
+  EXPECT_EQ(SlurmWords(FailedPrecondition("job 3 is no longer pending (state running)")),
+            "Job is no longer pending execution");
 }
 
 }  // namespace
