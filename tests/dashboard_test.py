@@ -273,10 +273,13 @@ def run(base, data_dir, chromium, artifacts):
     assert "No job has started since the server gave it an ETA" in \
         dom.find("figure", id="chart-eta").text()
     assert dom.find("tr", data_job_id=str(running)).attrs["data-state"] == "running"
-    for chart in ("chart-queue", "chart-utilization", "chart-waits"):
+    for chart in ("chart-queue", "chart-allocated", "chart-waits"):
         figure = dom.find("figure", id=chart)
         assert int(figure.attrs.get("data-samples", "0")) >= 1, figure.attrs
         assert figure.find_all("svg"), f"{chart}: no chart drawn"
+    # Issue 29: it shows GPUs held by jobs, and says so, not "utilization".
+    allocated = dom.find("figure", id="chart-allocated").text()
+    assert "GPUs allocated" in allocated and "utilization" not in allocated, allocated
     waits = dom.find("figure", id="chart-waits").text()
     assert "1 job started" in waits, waits
     print(f"cluster: node-1 GPUs 0-3 hold job {running}; queue: job {blocked} "

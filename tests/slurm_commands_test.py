@@ -171,9 +171,10 @@ def main():
                 check(printed + [f"rc={result.returncode}"] ==
                       golden[name][:-1] + [""] + golden[name][-1:],
                       f"{' '.join(argv)} prints and exits as Slurm's: {printed!r}")
-            refused = slurm("scontrol", "hold", waits)
-            check(refused.returncode == 1 and "not supported by Berth" in refused.stderr,
-                  f"scontrol hold names what Berth lacks: {refused.stderr!r}")
+            refused = slurm("scontrol", "hold", big1)
+            check(refused.returncode == 1 and refused.stderr ==
+                  f"Job is no longer pending execution for job {big1}\n",
+                  f"scontrol hold of a running job, as Slurm refuses it: {refused.stderr!r}")
             node = slurm("scontrol", "show", "node", "node-1").stdout
             check(node.startswith("NodeName=node-1 ") and "State=ALLOCATED" in node,
                   f"scontrol show node: {node!r}")

@@ -220,6 +220,14 @@ Result<nlohmann::json> ApiClient::Post(const std::string& path, const nlohmann::
       path, endpoint_.token_source);
 }
 
+Result<nlohmann::json> ApiClient::Patch(const std::string& path, const nlohmann::json& body) const {
+  const std::string text = body.dump();
+  return JsonOf(follower_->Request(
+                    [&](httplib::Client& c) { return c.Patch(path, text, "application/json"); },
+                    follow::Replay::kSafe),
+                path, endpoint_.token_source);
+}
+
 Result<nlohmann::json> ApiClient::Delete(const std::string& path) const {
   return JsonOf(
       follower_->Request([&](httplib::Client& c) { return c.Delete(path); }, follow::Replay::kSafe),

@@ -76,6 +76,8 @@ class ApiClient {
   Result<nlohmann::json> Post(const std::string& path,
                               const nlohmann::json& body = nlohmann::json::object(),
                               follow::Replay replay = follow::Replay::kUnsafe) const;
+  // Setting fields to values: safe to resend.
+  Result<nlohmann::json> Patch(const std::string& path, const nlohmann::json& body) const;
   // Revoking twice revokes once: safe to resend.
   Result<nlohmann::json> Delete(const std::string& path) const;
   // For logs: the raw body and the headers the server sent.

@@ -1,6 +1,8 @@
-// `berth queue | show | why | cancel | release | requeue | signal | logs`.
+// `berth queue | show | why | cancel | release | hold | update | requeue | signal |
+// logs`.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "cli/api_client.h"
 #include "cli/client_commands.h"
+#include "cli/submit_options.h"
 #include "cli/table.h"
 #include "protocol/signal_name.h"
 
@@ -208,6 +211,39 @@ void RunSignal(const SignalFlags& flags) {
   }
 }
 
+struct UpdateFlags {
+  ClientFlags client;
+  int64_t id = 0;
+  std::optional<std::string> time_limit;
+  std::optional<std::string> queue;
+  std::optional<std::string> priority;
+};
+
+// PATCH /api/v1/jobs/{id}: a waiting job's time limit, queue or priority.
+void RunUpdate(const UpdateFlags& flags) {
+  json body = json::object();
+  if (flags.time_limit) {
+    Result<int64_t> seconds = ParseDuration(*flags.time_limit, "--time-limit");
+    if (!seconds.ok()) Exit("update", seconds.status());
+    body["time_limit_s"] = *seconds;
+  }
+  if (flags.queue) body["queue"] = *flags.queue;
+  if (flags.priority) {
+    // A number, or a class name the server knows (low, normal, high).
+    const std::string& text = *flags.priority;
+    char* end = nullptr;
+    const long long number = std::strtoll(text.c_str(), &end, 10);
+    body["priority"] = !text.empty() && *end == '\0' ? json(number) : json(text);
+  }
+  if (body.empty()) {
+    Exit("update", InvalidArgument("nothing to change: give --time-limit, --queue or --priority"));
+  }
+  const ApiClient client = ConnectOrExit("update", flags.client);
+  Result<json> reply = client.Patch("/api/v1/jobs/" + std::to_string(flags.id), body);
+  if (!reply.ok()) Exit("update", reply.status());
+  if (flags.client.json) PrintJson(*reply);
+}
+
 struct LogsFlags {
   ClientFlags client;
   int64_t id = 0;
@@ -290,6 +326,7 @@ void AddJobCommands(CLI::App& app) {
       {"requeue",
        "Stop running jobs and queue them again (the next run's BERTH_RESTART_COUNT and "
        "SLURM_RESTART_COUNT are one higher)"},
+      {"hold", "Hold waiting jobs: they start only once released"},
       {"checkpoint",
        "Say running jobs saved a checkpoint now: a preemption then loses only the work since"},
   };
@@ -311,6 +348,16 @@ void AddJobCommands(CLI::App& app) {
   signal_app->add_option("ids", signal->ids, "Job ids")->required();
   AddClientFlags(*signal_app, signal->client);
   signal_app->callback([signal] { RunSignal(*signal); });
+  auto update = std::make_shared<UpdateFlags>();
+  CLI::App* update_app =
+      app.add_subcommand("update", "Change a waiting job's time limit, queue or priority");
+  update_app->add_option("id", update->id, "Job id")->required();
+  update_app->add_option("--time-limit", update->time_limit,
+                         "New time limit (as --time: 30m, 2h, HH:MM:SS, D-HH)");
+  update_app->add_option("--queue", update->queue, "New queue (while it waits)");
+  update_app->add_option("--priority", update->priority, "New priority (admins only)");
+  AddClientFlags(*update_app, update->client);
+  update_app->callback([update] { RunUpdate(*update); });
 
   auto logs = std::make_shared<LogsFlags>();
   CLI::App* logs_app = app.add_subcommand("logs", "A task's output (its own, unprefixed)");

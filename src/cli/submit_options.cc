@@ -88,8 +88,12 @@ bool TakesValue(std::string_view flag) {
 // treated as all of, the stricter reading).
 Status AddSlurmDependencies(std::string_view text, SubmitOptions& options) {
   for (std::string_view group : Split(text, text.find('?') != std::string_view::npos ? '?' : ',')) {
+    if (group == "singleton") {  // names no job: the server finds its namesakes
+      options.after.emplace_back(group);
+      continue;
+    }
     std::vector<std::string_view> parts = Split(group, ':');
-    if (parts.size() < 2) return Bad("--dependency", "KIND:ID[:ID...]", group);
+    if (parts.size() < 2) return Bad("--dependency", "KIND:ID[:ID...] or singleton", group);
     for (size_t i = 1; i < parts.size(); ++i) {
       options.after.push_back(std::string(parts[0]) + ":" + std::string(parts[i]));
     }

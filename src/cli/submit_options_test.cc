@@ -37,6 +37,16 @@ TEST(SubmitOptionsTest, MemoryUnits) {
   EXPECT_THAT(ParseMemoryMiB("lots", "--mem").status().message(), HasSubstr("--mem"));
 }
 
+TEST(SubmitOptionsTest, SingletonDependencyReachesTheServerAsAWord) {
+  Result<ScriptDirectives> parsed =
+      ParseScriptDirectives("#!/bin/sh\n#SBATCH --dependency=afterany:3,singleton\ntrue\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->sbatch.after, (std::vector<std::string>{"afterany:3", "singleton"}));
+  Result<json> body = SubmissionBody(parsed->sbatch, {}, "script");
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ((*body)["depends_on"], json({"afterany:3", "singleton"}));
+}
+
 TEST(SubmitOptionsTest, SbatchLinesMeanWhatSlurmMeans) {
   Result<ScriptDirectives> parsed = ParseScriptDirectives(
       "#!/bin/bash\n"

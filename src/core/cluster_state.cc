@@ -135,6 +135,7 @@ void ClusterState::Start(const JobStart& start, Time now) {
   RemovePending(job);
   running_.Insert(id, &job);
   if (job.spec.preemptible) running_preemptible_.Insert(id, &job);
+  if (job.spec.array_limit) ++running_array_elements_[job.spec.array_limit->array];
   std::optional<Time> expected_end;
   if (start.expected_remaining) expected_end = now + *start.expected_remaining;
   run_starts_.insert(RunStartOf(run_starts_, id), RunStart{id, now, expected_end});
@@ -150,6 +151,11 @@ void ClusterState::EndRun(Job& job, Time now) {
   job.guaranteed = false;
   running_.Erase(job.spec.id);
   if (job.spec.preemptible) running_preemptible_.Erase(job.spec.id);
+  if (job.spec.array_limit) {
+    auto elements = running_array_elements_.find(job.spec.array_limit->array);
+    BERTH_CHECK(elements != running_array_elements_.end() && elements->second > 0);
+    if (--elements->second == 0) running_array_elements_.erase(elements);
+  }
   run_starts_.erase(RunStartOf(run_starts_, job.spec.id));
 }
 
@@ -175,6 +181,19 @@ void ClusterState::MarkStopping(JobId id) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.running()) << "stop of job " << Value(id) << " that is not running";
   job.state = JobState::kCompleting;
+}
+
+void ClusterState::Amend(JobSpec spec) {
+  Job& job = GetMutable(spec.id);
+  BERTH_CHECK(job.state == JobState::kPending || job.state == JobState::kHeld)
+      << "job " << Value(spec.id) << " amended while not waiting";
+  const bool pending = job.state == JobState::kPending;
+  if (pending) RemovePending(job);
+  CountWaiting(job.spec, -1);
+  job.spec = std::move(spec);
+  job.estimator_memo = EstimatorMemo{};  // it may describe the old spec
+  CountWaiting(job.spec, +1);
+  if (pending) AddPending(job);
 }
 
 void ClusterState::Cancel(JobId id, Time now) {

@@ -93,6 +93,10 @@ class ClusterState {
   // A running job was asked to stop (it keeps its GPUs until it has): no
   // policy picks it as a victim again.
   void MarkStopping(JobId id);
+  // A waiting job's spec changed (its owner or an admin updated its queue,
+  // priority or time limit): it keeps its place in time and its history.
+  // REQUIRES: the job is pending or held, and `spec.id` is its id.
+  void Amend(JobSpec spec);
   // A pending, held or running job is removed.
   void Cancel(JobId id, Time now);
   // A running job saved a checkpoint at `at`: preempting it now loses less.
@@ -107,6 +111,11 @@ class ClusterState {
   // policies may choose, so a preemptive cycle walks these, not every run.
   const JobIndex& running_preemptible() const { return running_preemptible_; }
   const JobIndex& held() const { return held_; }
+  // Running elements of each throttled job array (JobSpec::array_limit), by
+  // array id, kept as jobs start and stop so that a cycle's ArrayThrottle
+  // need not walk the running jobs.
+  using ArrayCounts = std::map<JobId, int32_t>;
+  const ArrayCounts& running_array_elements() const { return running_array_elements_; }
   // When each running job's current run began, and when the decision that
   // started it expected it to end: the jobs of running(), in the same
   // order. A plan kept across cycles (QueueOrder::ends) tells the run it
@@ -176,6 +185,7 @@ class ClusterState {
   std::vector<RunStart> run_starts_;
   JobIndex running_preemptible_;
   JobIndex held_;
+  ArrayCounts running_array_elements_;
   UsageLedger usage_;
   WaitingCounts waiting_users_;
   WaitingCounts waiting_queues_;

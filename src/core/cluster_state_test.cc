@@ -133,6 +133,22 @@ TEST(ClusterStateTest, HoldKeepsAJobOutOfThePendingSet) {
   EXPECT_EQ(state.Find(Id(1)), nullptr);
 }
 
+TEST(ClusterStateTest, AnAmendedWaitingJobMovesQueueAndKeepsItsWait) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  using Counts = ClusterState::WaitingCounts;
+  state.Submit(NewJob(1).Queue("vision").Gpus(2), At(0));
+  state.Submit(NewJob(2).Queue("vision").Gpus(2), At(0));
+  state.Hold(Id(2));
+  state.Amend(NewJob(1).Queue("nlp").Gpus(2).Priority(5).Limit(60));
+  state.Amend(NewJob(2).Queue("nlp").Gpus(2));
+  EXPECT_EQ(state.waiting_queues(), (Counts{{"nlp", 2}}));
+  EXPECT_EQ(state.Get(Id(1)).spec.priority, 5);
+  EXPECT_EQ(state.Get(Id(1)).queued_since, At(0)) << "its wait goes on";
+  EXPECT_EQ(state.pending().size(), 1u);
+  EXPECT_EQ(state.held().size(), 1u) << "a held job stays held";
+}
+
 // The pending jobs by the start of their wait, as (origin, id, milli-GPUs).
 std::vector<std::tuple<Time, JobId, int64_t>> Waits(const ClusterState& state) {
   std::vector<std::tuple<Time, JobId, int64_t>> out;

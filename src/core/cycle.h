@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/array_throttle.h"
 #include "core/capacity.h"
 #include "core/cluster_state.h"
 #include "core/decide.h"
@@ -42,7 +43,8 @@ struct Cycle {
         policy(policy_in),
         explain(explain_in),
         work(state_in.capacity()),
-        resolver(state_in.nodes()) {
+        resolver(state_in.nodes()),
+        array_throttle(state_in) {
     if (policy.orderer->UsesFairShare()) fair_share.emplace(state, now);
     if (state.quotas() != nullptr) {
       quota.emplace(*state.quotas(), state);
@@ -69,13 +71,18 @@ struct Cycle {
     return OrderContext{state, now, *policy.runtimes, fair_share ? &*fair_share : nullptr, partial};
   }
 
-  // Whether the candidate's queue lets it start: its user within the
-  // per-user running limits, then the queue within its ceilings. Records
-  // the reason when not. Jobs held back by their queue never block anyone:
-  // what holds them is not the GPUs the jobs behind them would take.
+  // Whether the candidate's queue lets it start: its array within its %N,
+  // its user within the per-user running limits, then the queue within its
+  // ceilings. Records the reason when not. Jobs held back by their queue
+  // never block anyone: what holds them is not the GPUs the jobs behind
+  // them would take.
   bool QueueAllows(Candidate& candidate) {
     const JobSpec& spec = candidate.job->spec;
     candidate.user_limit.reset();
+    if (!array_throttle.Allows(spec)) {
+      candidate.reason = ReasonCode::kArrayLimit;
+      return false;
+    }
     if (user_limits) {
       if (std::optional<UserLimitHit> hit = user_limits->Check(spec)) {
         candidate.reason = ReasonCode::kUserLimit;
@@ -93,6 +100,7 @@ struct Cycle {
     work.Allocate(placement);
     if (quota) quota->Add(candidate.job->spec.queue, candidate.job->spec.total_gpu());
     if (user_limits) user_limits->Add(candidate.job->spec);
+    array_throttle.Add(candidate.job->spec);
     candidate.started = true;
     decision.starts.push_back(JobStart{candidate.job->spec.id, std::move(placement),
                                        std::move(preempts),
@@ -117,6 +125,7 @@ struct Cycle {
   PlaceOptions place;                               // the policy's placement rule
   Capacity work;                                    // live capacity minus this cycle's starts
   RequestResolver resolver;           // owns the eligibility the candidates' requests point at
+  ArrayThrottle array_throttle;       // running elements of throttled arrays
   std::vector<Candidate> order;       // pending jobs that can fit, in policy order
   std::vector<const Job*> never_fit;  // pending jobs that can never fit, by id
   bool partial = false;  // ranks the front only, reusing an order (DecideOptions::reuse)

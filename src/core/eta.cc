@@ -161,8 +161,12 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
     if (candidate.started) continue;
     const PendingJob& pending = cycle.decision.pending[next++];
     BERTH_CHECK(pending.job == candidate.job->spec.id);
-    // It waits for its team, or for its user's other jobs, not for GPUs.
-    if (pending.reason == ReasonCode::kQuota || pending.reason == ReasonCode::kUserLimit) continue;
+    // It waits for its team, its user's other jobs or its array's other
+    // elements, not for GPUs.
+    if (pending.reason == ReasonCode::kQuota || pending.reason == ReasonCode::kUserLimit ||
+        pending.reason == ReasonCode::kArrayLimit) {
+      continue;
+    }
     plan.queue.push_back({pending.job, candidate.request,
                           runtimes.Remaining(*candidate.job, cycle.now),
                           Longest(candidate.job->spec)});

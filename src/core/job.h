@@ -44,6 +44,14 @@ enum class GpuLocality : uint8_t { kAny, kOneGroup };
 // would fit one.
 enum class NodeSpread : uint8_t { kAny, kDistinctNodes };
 
+// An element of a job array that runs at most `max_running` elements at once
+// (Slurm's `--array=0-9%2`; array_throttle.h).
+struct ArrayLimit {
+  JobId array{};  // the array's id: its first element's job id
+  int32_t max_running = 1;
+  auto operator<=>(const ArrayLimit&) const = default;
+};
+
 struct JobSpec {
   JobId id{};
   std::string user;
@@ -63,8 +71,9 @@ struct JobSpec {
   std::shared_ptr<const NodeConstraints> constraints;
   GpuLocality gpu_locality = GpuLocality::kAny;
   NodeSpread node_spread = NodeSpread::kAny;
-  std::optional<Duration> time_limit;  // hard limit; the job is stopped there
-  std::optional<Duration> estimate;    // the user's own runtime estimate
+  std::optional<ArrayLimit> array_limit;  // none: not a throttled array element
+  std::optional<Duration> time_limit;     // hard limit; the job is stopped there
+  std::optional<Duration> estimate;       // the user's own runtime estimate
   bool preemptible = false;
   // The job saves a checkpoint every this much run time (checkpoint.h);
   // unset: only when it reports one.

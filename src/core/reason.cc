@@ -8,7 +8,7 @@
 namespace berth::core {
 namespace {
 
-constexpr std::array<std::pair<ReasonCode, std::string_view>, 10> kNames = {{
+constexpr std::array<std::pair<ReasonCode, std::string_view>, 11> kNames = {{
     {ReasonCode::kHeld, "held"},
     {ReasonCode::kPriority, "priority"},
     {ReasonCode::kResources, "resources"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<ReasonCode, std::string_view>, 10> kNames = {{
     {ReasonCode::kReservation, "reservation"},
     {ReasonCode::kQuota, "quota"},
     {ReasonCode::kUserLimit, "user_limit"},
+    {ReasonCode::kArrayLimit, "array_limit"},
     {ReasonCode::kInfeasible, "infeasible"},
 }};
 

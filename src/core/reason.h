@@ -18,6 +18,7 @@ enum class ReasonCode {
   kReservation,       // could backfill only by delaying the reserved job
   kQuota,             // its queue (or a parent) is at its ceiling
   kUserLimit,         // its user is at a per-user running limit of its queue (or a parent)
+  kArrayLimit,        // its job array has as many elements running as its %N allows
   kInfeasible,        // can never fit this cluster as configured
 };
 

@@ -111,6 +111,10 @@ class JobBuilder {
     Constraints().container = true;
     return *this;
   }
+  JobBuilder& InArray(int64_t array, int32_t max_running) {
+    spec_.array_limit = ArrayLimit{JobId(array), max_running};
+    return *this;
+  }
   JobBuilder& OneGroup() {
     spec_.gpu_locality = GpuLocality::kOneGroup;
     return *this;

@@ -248,6 +248,7 @@ void CommitPreemption(Cycle& cycle, Candidate& candidate, VictimPool& pool, Pree
     pool.Take(*victim);
     if (cycle.quota) cycle.quota->Remove(victim->job->spec.queue, victim->job->spec.total_gpu());
     if (cycle.user_limits) cycle.user_limits->Remove(victim->job->spec);
+    cycle.array_throttle.Remove(victim->job->spec);
     preempts.push_back(victim->job->spec.id);
     cycle.decision.preemptions.push_back(Preemption{victim->job->spec.id, candidate.job->spec.id});
   }

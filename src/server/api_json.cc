@@ -56,6 +56,7 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
     dependencies.push_back(std::string(DependencyKindName(dependency.kind)) + ":" +
                            std::to_string(core::Value(dependency.job)));
   }
+  if (request.singleton) dependencies.push_back("singleton");
   json placement = json::array();
   for (const store::TaskPlacementRecord& task : job.placement) {
     placement.push_back({{"node", task.node}, {"gpus", task.gpus}});

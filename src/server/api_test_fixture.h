@@ -46,6 +46,9 @@ class Client {
   Reply Put(const std::string& path, const json& body) {
     return Wrap(client_.Put(path, Headers(), body.dump(), "application/json"));
   }
+  Reply Patch(const std::string& path, const json& body) {
+    return Wrap(client_.Patch(path, Headers(), body.dump(), "application/json"));
+  }
   Reply Delete(const std::string& path) { return Wrap(client_.Delete(path, Headers())); }
 
  private:

@@ -236,6 +236,10 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
   spec.id = job.id;
   spec.user = job.user;
   spec.submit_time = job.submit_time;
+  if (job.request.array_max_running) {
+    spec.array_limit =
+        core::ArrayLimit{job.array_parent.value_or(job.id), *job.request.array_max_running};
+  }
   return spec;
 }
 
@@ -263,8 +267,21 @@ bool Controller::KnownJobLocked(JobId id) {
   return stored.ok() && core::IsTerminal(stored->state);
 }
 
+bool Controller::HasEarlierNamesakeLocked(const JobRecord& job) const {
+  // Ids ascend with submission: the earlier jobs are those before it. Jobs
+  // that ended this pass are still here, in a final state, until committed.
+  for (auto it = jobs_.begin(); it != jobs_.end() && it->first < job.id; ++it) {
+    const JobRecord& other = it->second;
+    if (!core::IsTerminal(other.state) && other.user == job.user &&
+        other.request.name == job.request.name) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Controller::Dependencies Controller::CheckDependenciesLocked(const JobRecord& job) const {
-  bool waiting = false;
+  bool waiting = job.request.singleton && HasEarlierNamesakeLocked(job);
   for (const store::Dependency& dependency : job.request.depends_on) {
     std::optional<JobState> end;
     if (auto it = ended_.find(dependency.job); it != ended_.end()) end = it->second;
@@ -346,9 +363,10 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
   if (who.role == store::Role::kAgent) {
     return Status(StatusCode::kPermissionDenied, "agents cannot submit jobs");
   }
-  const bool has_dependencies =
-      std::any_of(submission.jobs.begin(), submission.jobs.end(),
-                  [](const store::JobRequest& request) { return !request.depends_on.empty(); });
+  const bool has_dependencies = std::any_of(
+      submission.jobs.begin(), submission.jobs.end(), [](const store::JobRequest& request) {
+        return !request.depends_on.empty() || request.singleton;
+      });
   Submitter submitter(who.user, who.admin(), UnixGroupsOf);
   // NSS may block: the groups are looked up here, outside the lock, when a
   // queue may ask for them (under it only if the queues changed meanwhile).
@@ -376,7 +394,7 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       record.request = std::move(request);
       record.submit_time = now;
       record.state = JobState::kPending;
-      if (!record.request.depends_on.empty()) {
+      if (!record.request.depends_on.empty() || record.request.singleton) {
         record.state = JobState::kHeld;
         record.reason = JobReason::kDependency;
         record.message = "waiting for the jobs it depends on";
@@ -545,7 +563,8 @@ Status Controller::Release(const Principal& who, JobId id) {
                               std::string(core::JobStateName(job->state)) + ")");
   }
   job->request.hold = false;
-  if (job->request.depends_on.empty() || CheckDependenciesLocked(*job) == Dependencies::kMet) {
+  if ((job->request.depends_on.empty() && !job->request.singleton) ||
+      CheckDependenciesLocked(*job) == Dependencies::kMet) {
     job->state = JobState::kPending;
     job->reason = JobReason::kNone;
     job->message.clear();

@@ -45,6 +45,7 @@
 #include "server/eta_book.h"
 #include "server/history.h"
 #include "server/job_request.h"
+#include "server/job_update.h"
 #include "server/job_view.h"
 #include "server/metrics.h"
 #include "server/silence_watch.h"
@@ -171,6 +172,11 @@ class Controller {
   // requeue). FailedPrecondition when it is not running, or was submitted
   // with requeue false.
   Status Requeue(const Principal& who, core::JobId id);
+  // controller_updates.cc: a waiting job held by its owner (Slurm's
+  // scontrol hold), and a waiting job's time limit, queue or priority
+  // changed (scontrol update). FailedPrecondition once it has started.
+  Status Hold(const Principal& who, core::JobId id);
+  Status Update(const Principal& who, core::JobId id, const JobUpdate& update);
   // The owner (or an admin) says the running job saved a checkpoint now:
   // preempting it loses only the work since (core/checkpoint.h). Returns
   // the time recorded. FailedPrecondition when the job is not running.
@@ -347,6 +353,9 @@ class Controller {
   // still running or waiting, or one ended the other way (it never starts).
   enum class Dependencies { kMet, kWaiting, kNeverSatisfied };
   Dependencies CheckDependenciesLocked(const store::JobRecord& job) const;
+  // --dependency=singleton: a live job of the same user and name submitted
+  // before it. O(live jobs before it).
+  bool HasEarlierNamesakeLocked(const store::JobRecord& job) const;
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
   // Remembers a job's final state in ended_, dropping the oldest beyond the
   // limit.

@@ -77,7 +77,8 @@ void MergeExplanations(const std::vector<core::PendingJob>& pending_jobs,
     core::PendingJob& view = explained[pending.job];
     const bool keep_eta = pending.reason != core::ReasonCode::kInfeasible &&
                           pending.reason != core::ReasonCode::kQuota &&
-                          pending.reason != core::ReasonCode::kUserLimit;
+                          pending.reason != core::ReasonCode::kUserLimit &&
+                          pending.reason != core::ReasonCode::kArrayLimit;
     const std::optional<core::Time> eta = keep_eta ? view.eta : std::nullopt;
     const std::optional<core::EtaInterval> interval = keep_eta ? view.eta_interval : std::nullopt;
     const std::optional<JobId> after_job = keep_eta ? view.after_job : std::nullopt;

@@ -143,6 +143,12 @@ std::string What(const core::PendingJob& pending, const store::JobRecord& job,
       return "its queue '" + QueueName(job.request.queue) + "' (or a parent) is at its GPU ceiling";
     case core::ReasonCode::kUserLimit:
       return UserLimit(pending, job, queues);
+    case core::ReasonCode::kArrayLimit:
+      return job.request.array_max_running
+                 ? "its array already has " + std::to_string(*job.request.array_max_running) +
+                       " elements running, as many as its %" +
+                       std::to_string(*job.request.array_max_running) + " allows"
+                 : "its array has as many elements running as it allows";
     case core::ReasonCode::kInfeasible:
       return "can never start on this cluster as it is: no node (or set of nodes) could ever "
              "host " +

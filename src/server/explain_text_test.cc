@@ -129,6 +129,17 @@ TEST(ExplainTextTest, ARefusalNamesTheFieldThatRulesOutTheMostNodesAndTheLargest
 
 // Issue 27, item 4: the per-user running limit names its numbers and the
 // queue that sets it, which may be a parent of the job's.
+TEST(ExplainTextTest, AnArrayLimitSaysItsPercentN) {
+  store::JobRecord job;
+  job.request = Gpus(1);
+  job.request.array_index = 3;
+  job.request.array_max_running = 2;
+  core::PendingJob pending;
+  pending.reason = core::ReasonCode::kArrayLimit;
+  EXPECT_THAT(DescribePending(pending, job, core::Time(), nullptr, nullptr),
+              HasSubstr("its array already has 2 elements running, as many as its %2 allows"));
+}
+
 TEST(ExplainTextTest, AUserLimitSaysWhatRunsOfWhatIsAllowedWhere) {
   core::QueueSpec research;
   research.name = "research";

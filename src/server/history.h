@@ -1,5 +1,5 @@
 // The history behind the dashboard's charts: a bounded in-memory ring of
-// cluster samples (queue length, running jobs, GPU utilization, and the
+// cluster samples (queue length, running jobs, GPUs allocated, and the
 // queue waits of the jobs that started in each interval).
 //
 //   scheduler loop, every `interval`:

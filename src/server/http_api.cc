@@ -302,6 +302,25 @@ void HttpApi::Install(http::Router& router, bool public_metrics) {
         if (!at.ok()) return Fail(res, at.status());
         Json(res, 200, json{{"id", core::Value(*id)}, {"last_checkpoint", FormatRfc3339(*at)}});
       });
+  // Slurm's scontrol hold and update, for a job that has not started.
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/hold)", "/api/v1/jobs/{id}/hold", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        Status status = id.ok() ? controller_.Hold(who, *id) : id.status();
+        if (!status.ok()) return Fail(res, status);
+        Json(res, 200, json{{"id", core::Value(*id)}, {"held", true}});
+      });
+  Add(router, "PATCH", R"(/api/v1/jobs/(\d+))", "/api/v1/jobs/{id}", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        if (!id.ok()) return Fail(res, id.status());
+        Result<JobUpdate> update = ParseJobUpdate(req.body, limits_);
+        if (!update.ok()) return Fail(res, update.status());
+        if (Status status = controller_.Update(who, *id, *update); !status.ok()) {
+          return Fail(res, status);
+        }
+        GetJob(who, req, res);  // the job as it stands now, as GET answers it
+      });
   Add(router, "GET", R"(/api/v1/jobs/(\d+)/explain)", "/api/v1/jobs/{id}/explain", Access::kUser,
       [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);

@@ -107,11 +107,11 @@ class RequestReader {
       submission.jobs.push_back(std::move(request_));
       return submission;
     }
-    submission.array_max_running = array->second;
     submission.jobs.reserve(array->first.size());
     for (int32_t index : array->first) {
       submission.jobs.push_back(request_);
       submission.jobs.back().array_index = index;
+      submission.jobs.back().array_max_running = array->second;
     }
     return submission;
   }
@@ -357,6 +357,13 @@ class RequestReader {
     }
     for (size_t i = 0; i < list->size(); ++i) {
       const std::string field = "depends_on[" + std::to_string(i) + "]";
+      // Slurm's singleton names no job: every earlier job of its name and
+      // user (the controller finds them when it checks).
+      if (const auto* word = (*list)[i].get_ptr<const Json::string_t*>();
+          word != nullptr && *word == "singleton") {
+        request_.singleton = true;
+        continue;
+      }
       BERTH_ASSIGN_OR_RETURN(store::Dependency dependency, ReadDependency((*list)[i], field));
       for (size_t j = 0; j < request_.depends_on.size(); ++j) {
         if (request_.depends_on[j].job != dependency.job) continue;

@@ -117,9 +117,8 @@ struct SubmissionLimits {
 };
 
 struct Submission {
-  std::vector<store::JobRequest> jobs;       // one per array index (array_index set), else one
-  std::string idempotency_key;               // empty when not given
-  std::optional<int32_t> array_max_running;  // the %N of an array spec
+  std::vector<store::JobRequest> jobs;  // one per array index (array_index set), else one
+  std::string idempotency_key;          // empty when not given
 };
 
 // Parses and validates a submission body. On success `jobs` is non-empty;

@@ -209,15 +209,22 @@ TEST(ParseSubmission, UnicodeInNamesAndArgumentsIsKept) {
 
 // --- arrays ---
 
+TEST(ParseSubmission, SingletonIsADependencyOnNoJob) {
+  const JobRequest request = ParseOne(R"({"command": ["x"], "depends_on": ["singleton", 4]})");
+  EXPECT_TRUE(request.singleton);
+  EXPECT_THAT(request.depends_on, ElementsAre(Dependency{DependencyKind::kAfterOk, Id(4)}));
+  EXPECT_FALSE(ParseOne(R"({"command": ["x"], "depends_on": [4]})").singleton);
+}
+
 TEST(ParseSubmission, ArrayExpandsToOneJobPerIndex) {
   Result<Submission> submission =
       ParseSubmission(R"({"command": ["x"], "array": "0-3%2", "name": "sweep"})");
   ASSERT_TRUE(submission.ok()) << submission.status().ToString();
-  EXPECT_EQ(submission->array_max_running, 2);
   ASSERT_EQ(submission->jobs.size(), 4u);
   for (int32_t i = 0; i < 4; ++i) {
     const JobRequest& job = submission->jobs[static_cast<size_t>(i)];
     EXPECT_EQ(job.array_index, i);
+    EXPECT_EQ(job.array_max_running, 2) << "every element keeps the %N";
     EXPECT_EQ(job.name, "sweep");
     EXPECT_THAT(job.command, ElementsAre("x"));
   }
@@ -226,9 +233,11 @@ TEST(ParseSubmission, ArrayExpandsToOneJobPerIndex) {
 TEST(ParseSubmission, ArrayWithoutLimitHasNoMaxRunning) {
   Result<Submission> submission = ParseSubmission(R"({"command": ["x"], "array": "1,3,5-7"})");
   ASSERT_TRUE(submission.ok()) << submission.status().ToString();
-  EXPECT_FALSE(submission->array_max_running.has_value());
   std::vector<int32_t> indices;
-  for (const JobRequest& job : submission->jobs) indices.push_back(*job.array_index);
+  for (const JobRequest& job : submission->jobs) {
+    indices.push_back(*job.array_index);
+    EXPECT_FALSE(job.array_max_running.has_value());
+  }
   EXPECT_THAT(indices, ElementsAre(1, 3, 5, 6, 7));
 }
 
@@ -343,7 +352,7 @@ TEST(ParseDependency, KindsAndBareIds) {
 
 TEST(ParseDependency, RejectsMalformedDependencies) {
   const std::string format =
-      "expected afterok:ID, afterany:ID, afternotok:ID or ID (also ID:KIND), got ";
+      "expected afterok:ID, afterany:ID, afternotok:ID, ID (also ID:KIND) or singleton, got ";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"afterwhen:3", "unknown kind 'afterwhen' (known: afterany, afternotok, afterok)"},
       {"3:afterwhen", "unknown kind 'afterwhen' (known: afterany, afternotok, afterok)"},

@@ -111,7 +111,8 @@ Result<std::pair<std::vector<int32_t>, std::optional<int32_t>>> ParseArraySpec(
 
 Result<store::Dependency> ParseDependency(std::string_view text) {
   const std::string format =
-      "expected afterok:ID, afterany:ID, afternotok:ID or ID (also ID:KIND), got " + Quote(text);
+      "expected afterok:ID, afterany:ID, afternotok:ID, ID (also ID:KIND) or singleton, got " +
+      Quote(text);
   std::string_view kind = "afterok";
   std::string_view id = text;
   const size_t colon = text.find(':');

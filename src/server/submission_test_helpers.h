@@ -17,7 +17,7 @@ inline store::JobRequest ParseOne(std::string_view body, const SubmissionLimits&
   EXPECT_TRUE(submission.ok()) << submission.status().ToString() << "\n  body: " << body;
   if (!submission.ok()) return {};
   EXPECT_EQ(submission->jobs.size(), 1u);
-  EXPECT_FALSE(submission->array_max_running.has_value());
+  EXPECT_FALSE(submission->jobs.front().array_max_running.has_value());
   return submission->jobs.front();
 }
 

@@ -240,6 +240,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
       out.depends_on.push_back(dependency);
     }
   }
+  out.singleton = in.Bool("singleton", false);
   out.env = in.StringMap("env");
   out.workdir = in.String("workdir");
   out.output = in.String("output");
@@ -249,6 +250,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
   out.array_index = in.OptionalInt32("array_index");
+  out.array_max_running = in.OptionalInt32("array_max_running");
   if (const json* container = in.Object("container")) {
     FieldReader box(*container, path + "container.", error);
     ContainerRequest request;
@@ -376,7 +378,9 @@ json JobRequestToJson(const JobRequest& request) {
         {{"kind", DependencyKindWord(dependency.kind)}, {"job", core::Value(dependency.job)}});
   }
   out["depends_on"] = std::move(dependencies);
+  if (request.singleton) out["singleton"] = true;
   if (request.array_index) out["array_index"] = *request.array_index;
+  if (request.array_max_running) out["array_max_running"] = *request.array_max_running;
   if (request.container) out["container"] = ContainerRequestToJson(*request.container);
   if (request.signal) {
     out["signal"] = {{"name", request.signal->name},

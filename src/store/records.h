@@ -120,6 +120,9 @@ struct JobRequest {
   bool preemptible = false;
   core::Duration grace = core::Duration::Seconds(30);
   std::vector<Dependency> depends_on;
+  // Slurm's --dependency=singleton: it starts only once every earlier job
+  // of its name and user has ended (however).
+  bool singleton = false;
   std::map<std::string, std::string> env;
   std::string workdir;
   // stdout and stderr files (protocol/output_pattern.h); empty: the log.
@@ -132,6 +135,9 @@ struct JobRequest {
   bool requeue = true;
   bool hold = false;
   std::optional<int32_t> array_index;
+  // An array's %N: at most this many of its elements run at once (each
+  // element keeps it, so it survives a restart with the job).
+  std::optional<int32_t> array_max_running;
   std::optional<ContainerRequest> container;  // none: the tasks run on the host
   std::optional<EarlySignalRequest> signal;   // none: only the limit's SIGTERM
 

@@ -48,6 +48,8 @@ inline JobRecord FullJob() {
   request.requeue = false;
   request.hold = true;
   request.array_index = 6;
+  request.array_max_running = 3;
+  request.singleton = true;
   request.container = ContainerRequest{"localhost/train:1",
                                        {{"/data", "/data", true}, {"/home/a", "/home/a", false}},
                                        "/workspace",

@@ -634,6 +634,41 @@ class Client:
         """
         self._json("POST", f"/api/v1/jobs/{int(id)}/release", safe=True)
 
+    def hold(self, id: int) -> None:
+        """Holds a job that has not started: it waits until :meth:`release`
+        (Slurm's ``scontrol hold``).
+
+        Raises:
+            Conflict: the job has started. Forbidden: another user's job.
+            NotFound: no such live job.
+        """
+        self._json("POST", f"/api/v1/jobs/{int(id)}/hold", safe=True)
+
+    def update(
+        self,
+        id: int,
+        *,
+        time_limit_s: Optional[float] = None,
+        queue: Optional[str] = None,
+        priority: Optional[Any] = None,
+    ) -> Job:
+        """Changes a job that has not started (Slurm's ``scontrol update``):
+        its time limit and queue within the queue's rules, its priority (an
+        admin only). Returns the job as it stands now.
+
+        Raises:
+            BadRequest: a bad value, named. Forbidden: a queue rule, or a
+            priority from a user. Conflict: the job has started.
+        """
+        body: Dict[str, Any] = {}
+        if time_limit_s is not None:
+            body["time_limit_s"] = time_limit_s
+        if queue is not None:
+            body["queue"] = queue
+        if priority is not None:
+            body["priority"] = priority
+        return Job.from_json(self._json("PATCH", f"/api/v1/jobs/{int(id)}", body=body))
+
     def checkpoint(self, id: int) -> Optional[datetime.datetime]:
         """Says the running job saved a checkpoint just now: a preemption then
         picks victims by the work each would lose, and this one loses only what

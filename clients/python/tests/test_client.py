@@ -254,6 +254,25 @@ class JobRoundTrips(ServerTest):
         self.assertEqual(caught.exception.status, 409)
         self.assertIn("not held", str(caught.exception))
 
+    def test_hold_and_update_a_waiting_job(self):
+        # Issue 29: scontrol hold and update, through the client.
+        job_id = self.alice.submit(["true"], hold=True, time_limit_s=600)
+        self.alice.release(job_id)
+        self.alice.hold(job_id)
+        self.assertEqual(self.alice.get(job_id).state, "held")
+        self.alice.hold(job_id)  # held already: nothing to do
+        job = self.alice.update(job_id, time_limit_s=60)
+        self.assertEqual((job.id, job.time_limit_s, job.state), (job_id, 60, "held"))
+        with self.assertRaises(berth.Forbidden) as caught:
+            self.alice.update(job_id, priority=5)
+        self.assertIn("priority", str(caught.exception))
+        with self.assertRaises(berth.BadRequest) as caught:
+            self.alice.update(job_id, time_limit_s=0)
+        self.assertIn("time_limit_s", str(caught.exception))
+        with self.assertRaises(berth.Forbidden):
+            self.bob.hold(job_id)
+        self.alice.cancel(job_id)
+
     def test_explain_a_pending_job(self):
         job_id = self.alice.submit(["true"], gpus=1)
         deadline = time.monotonic() + 10

@@ -1,5 +1,5 @@
-// scontrol: `show job`, `show node`, `release` on Berth; what Berth's API
-// cannot do (hold, requeue, update) fails naming what is missing
+// scontrol: `show job`, `show node`, `hold`, `release` and `update` on
+// Berth; what Berth's API cannot do (requeue) fails naming what is missing
 // (docs/from-slurm.md).
 #include <pwd.h>
 #include <strings.h>
@@ -10,6 +10,7 @@
 
 #include "cli/slurm/scontrol_job.h"
 #include "cli/slurm/scontrol_requeue.h"
+#include "cli/slurm/scontrol_update.h"
 #include "cli/slurm/sinfo_rows.h"
 #include "cli/slurm/slurm_client.h"
 #include "cli/slurm/slurm_commands.h"
@@ -20,9 +21,9 @@ namespace {
 using nlohmann::json;
 
 constexpr char kUsage[] =
-    "Usage: scontrol [-o] show job [ID] | show node [NAME] | release ID...\n"
-    "Berth's jobs and nodes in Slurm's scontrol form (docs/from-slurm.md).\n"
-    "Not supported by Berth: hold, requeue, update.\n";
+    "Usage: scontrol [-o] show job [ID] | show node [NAME] | hold ID... | release ID...\n"
+    "       | update JobId=ID [TimeLimit=T] [Partition=P] [Priority=N] | requeue ID...\n"
+    "Berth's jobs and nodes in Slurm's scontrol form (docs/from-slurm.md).\n";
 
 std::string Uid(const std::string& user) {
   struct passwd entry {};
@@ -125,7 +126,10 @@ int ShowNode(const std::string& command, const std::vector<std::string>& args, L
   return 0;
 }
 
-int Release(const std::string& command, const std::vector<std::string>& ids) {
+// hold (uhold) and release: one POST per job id, each failure on its own
+// line as Slurm prints it; exit 1 if any failed.
+int JobAction(const std::string& command, const std::vector<std::string>& ids,
+              const std::string& action) {
   if (ids.empty()) Fail(command, "Invalid job id specified");
   const ApiClient client = ConnectOrFail(command);
   int failures = 0;
@@ -138,13 +142,33 @@ int Release(const std::string& command, const std::vector<std::string>& ids) {
       continue;
     }
     Result<json> reply =
-        client.Post("/api/v1/jobs/" + text + "/release", json::object(), follow::Replay::kSafe);
+        client.Post("/api/v1/jobs/" + text + "/" + action, json::object(), follow::Replay::kSafe);
     if (reply.ok()) continue;
     ++failures;
     const std::string why = reply.status().code() == StatusCode::kNotFound
                                 ? "Invalid job id specified"
-                                : reply.status().message();
+                            : action == "hold" ? SlurmWords(reply.status())
+                                               : reply.status().message();
     std::fprintf(stderr, "%s for job %s\n", why.c_str(), text.c_str());
+  }
+  return failures > 0 ? kSlurmExitError : 0;
+}
+
+// update JobId=N TimeLimit= Partition= Priority=: one PATCH per job;
+// nothing printed when all went well, as Slurm.
+int Update(const std::string& command, const std::vector<std::string>& args) {
+  Result<ScontrolUpdate> update = ParseScontrolUpdate(args);
+  if (!update.ok()) {
+    std::fprintf(stderr, "%s\nRequest aborted\n", update.status().message().c_str());
+    return kSlurmExitError;
+  }
+  const ApiClient client = ConnectOrFail(command);
+  int failures = 0;
+  for (int64_t id : update->jobs) {
+    Result<json> reply = client.Patch("/api/v1/jobs/" + std::to_string(id), update->body);
+    if (reply.ok()) continue;
+    ++failures;
+    std::fprintf(stderr, "slurm_update error: %s\n", SlurmRefusal(reply.status()).c_str());
   }
   return failures > 0 ? kSlurmExitError : 0;
 }
@@ -191,15 +215,12 @@ int Scontrol(int argc, char** argv) {
     std::fprintf(stderr, "invalid entity: %s for keyword: show\n", entity.c_str());
     return kSlurmExitError;
   }
-  if (strcasecmp(verb.c_str(), "release") == 0) return Release(command, rest);
-  if (strcasecmp(verb.c_str(), "requeue") == 0) return ScontrolRequeue(command, rest);
-  if (strcasecmp(verb.c_str(), "hold") == 0 || strcasecmp(verb.c_str(), "uhold") == 0 ||
-      strcasecmp(verb.c_str(), "requeue") == 0 || strcasecmp(verb.c_str(), "update") == 0) {
-    Fail(command, verb +
-                      ": not supported by Berth: its API cannot hold a submitted job, requeue "
-                      "one or change a job's time limit, partition or priority (submit with "
-                      "--hold and release it; cancel and submit again)");
+  if (strcasecmp(verb.c_str(), "release") == 0) return JobAction(command, rest, "release");
+  if (strcasecmp(verb.c_str(), "hold") == 0 || strcasecmp(verb.c_str(), "uhold") == 0) {
+    return JobAction(command, rest, "hold");
   }
+  if (strcasecmp(verb.c_str(), "update") == 0) return Update(command, rest);
+  if (strcasecmp(verb.c_str(), "requeue") == 0) return ScontrolRequeue(command, rest);
   std::fprintf(stderr, "invalid keyword: %s\n", verb.c_str());
   return kSlurmExitError;
 }

@@ -17,6 +17,7 @@ std::optional<int> RunIfSlurmCommand(int argc, char** argv) {
   if (name == "scontrol") run = Scontrol;
   if (name == "sacct") run = Sacct;
   if (name == "sbatch") run = Sbatch;
+  if (name == "sacctmgr") run = Sacctmgr;
   if (run == nullptr) return std::nullopt;
   // Messages name the command as Slurm's do ("squeue: error: ..."),
   // getopt's included, whatever path it was run by.

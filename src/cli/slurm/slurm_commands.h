@@ -1,5 +1,5 @@
 // The Slurm commands as names of the berth binary: a link named squeue,
-// scancel, sinfo, scontrol, sacct or sbatch to `berth` runs that command
+// scancel, sinfo, scontrol, sacct, sbatch or sacctmgr to `berth` runs that command
 // (`PATH=build/slurm:$PATH`; docs/from-slurm.md).
 #pragma once
 
@@ -18,5 +18,6 @@ int Sinfo(int argc, char** argv);
 int Scontrol(int argc, char** argv);
 int Sacct(int argc, char** argv);
 int Sbatch(int argc, char** argv);
+int Sacctmgr(int argc, char** argv);
 
 }  // namespace berth::cli::slurm

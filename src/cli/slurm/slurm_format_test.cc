@@ -221,6 +221,7 @@ TEST(SlurmJobTest, StatesReasonsAndExitCodesMapToSlurms) {
       {"held", "dependency", "", {}, {}, "PENDING", "PD", "Dependency", "0:0"},
       {"held", "held", "", {}, {}, "PENDING", "PD", "JobHeldUser", "0:0"},
       {"pending", "nodes_unavailable", "", {}, {}, "PENDING", "PD", "ReqNodeNotAvail", "0:0"},
+      {"pending", "array_limit", "", {}, {}, "PENDING", "PD", "JobArrayTaskLimit", "0:0"},
       {"pending",
        "user_limit",
        "user limit: 8 GPUs running of 8 allowed in queue a",

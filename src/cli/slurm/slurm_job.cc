@@ -56,6 +56,7 @@ std::string MapReason(const std::string& state, const std::string& reason,
                         message.find(" jobs running") != std::string::npos;
       return jobs ? "QOSMaxJobsPerUserLimit" : "QOSMaxGRESPerUser";
     }
+    if (reason == "array_limit") return "JobArrayTaskLimit";
     if (reason == "infeasible") return "BadConstraints";
     return "None";
   }

@@ -1,4 +1,4 @@
-// The history charts, drawn as inline SVG: queue length and GPU utilization
+// The history charts, drawn as inline SVG: queue length and GPUs allocated
 // over time (steps: a value holds until the next sample), and the queue
 // wait distribution of the jobs started in the period.
 
@@ -105,7 +105,7 @@ export function renderCharts() {
       }),
     ),
   );
-  for (const id of ['chart-queue', 'chart-utilization', 'chart-waits', 'chart-eta'])
+  for (const id of ['chart-queue', 'chart-allocated', 'chart-waits', 'chart-eta'])
     $(id).dataset.samples = samples.length;
 
   // Queue length.
@@ -139,24 +139,25 @@ export function renderCharts() {
     ),
   );
 
-  // GPU utilization.
-  const utilization = samples.map((s) => [
+  // GPUs allocated: held by jobs, not how busy the jobs keep them (the
+  // server has no measure of that; the agents' /metrics have NVML's).
+  const allocated = samples.map((s) => [
     s.time,
     s.gpus_total ? (100 * s.gpus_allocated) / s.gpus_total : 0,
   ]);
-  const mean = utilization.length
-    ? utilization.reduce((sum, [, v]) => sum + v, 0) / utilization.length
+  const mean = allocated.length
+    ? allocated.reduce((sum, [, v]) => sum + v, 0) / allocated.length
     : 0;
-  const utilLabel = last
-    ? `GPU utilization ${rangeText()}: now ${last.gpus_allocated} of ${last.gpus_total} GPUs (${pct(last)}), average ${Math.round(mean)}%.`
+  const allocatedLabel = last
+    ? `GPUs allocated ${rangeText()}: now ${last.gpus_allocated} of ${last.gpus_total} GPUs (${pct(last)}), average ${Math.round(mean)}%.`
     : 'No samples yet.';
   chartBody(
-    'chart-utilization',
-    utilLabel,
-    lineChart([{ cls: 'utilization', points: utilization }], {
+    'chart-allocated',
+    allocatedLabel,
+    lineChart([{ cls: 'allocated', points: allocated }], {
       yMax: 100,
       yFormat: (v) => `${v}%`,
-      label: utilLabel,
+      label: allocatedLabel,
       area: true,
     }),
   );
