@@ -453,8 +453,8 @@ Agent::RoundResult Agent::Round() {
     if (!samples.empty()) last_samples_ = samples;
     tasks_running_ = running;
   }
-  const protocol::Heartbeat heartbeat =
-      BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
+  protocol::Heartbeat heartbeat = BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
+  heartbeat.steps = runner_->StepExits();
   const auto sent = std::chrono::steady_clock::now();  // the lease counts from here
   Result<httplib::Response> result =
       PostToServer("/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump());
@@ -484,6 +484,13 @@ Agent::RoundResult Agent::Round() {
   }
   const ReconcilePlan plan = Reconcile(*desired, tasks);
   Apply(plan);
+  for (const protocol::TaskAssignment& task : desired->run) {
+    if (task.steps.empty()) continue;
+    const TaskKey key{task.job, task.task, task.attempt};
+    if (Status status = runner_->DeliverSteps(key, task.steps); !status.ok()) {
+      spdlog::warn("agent {}: steps of {}: {}", options_.node, ToString(key), status.ToString());
+    }
+  }
   // The server shows a job as running once its agent reports the task:
   // report new tasks now rather than at the next heartbeat.
   if (!plan.start.empty()) wakeup_->Notify();

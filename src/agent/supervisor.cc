@@ -21,6 +21,7 @@
 #include "agent/container_steps.h"
 #include "agent/node_lease.h"
 #include "agent/proc.h"
+#include "agent/step_host.h"
 #include "agent/task_cgroup.h"
 #include "agent/task_dir.h"
 #include "common/clock.h"
@@ -246,8 +247,8 @@ std::string ReadStartFailure(int report) {
 
 class Supervision {
  public:
-  Supervision(std::string dir, TaskSpec spec, pid_t self)
-      : dir_(std::move(dir)), spec_(std::move(spec)), self_(self) {}
+  Supervision(std::string dir, TaskSpec spec, pid_t self, const std::optional<CgroupJoin>& join)
+      : dir_(std::move(dir)), spec_(std::move(spec)), self_(self), steps_(dir_, spec_, join) {}
 
   // Runs the task to its end and returns how its main process ended.
   ExitStatus Run(pid_t child) {
@@ -263,6 +264,8 @@ class Supervision {
     sigset_t signals = HandledSignals();
     while (true) {
       if (ReapAll()) break;
+      // Job steps (step_host.h); none in a container, none once ending.
+      if (!spec_.container) steps_.Poll(!terminating_ && !main_exited_);
       FenceIfLeaseEnded();
       const auto now = SteadyClock::now();
       RepeatContainerStop(now);
@@ -297,7 +300,10 @@ class Supervision {
   static sigset_t HandledSignals() {
     sigset_t signals;
     sigemptyset(&signals);
-    for (int signal_number : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&signals, signal_number);
+    // SIGUSR1: the agent handed over a step task (step_files.h); it only wakes us.
+    for (int signal_number : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1}) {
+      sigaddset(&signals, signal_number);
+    }
     return signals;
   }
 
@@ -402,6 +408,7 @@ class Supervision {
           main_status_ = status;
         }
         if (pid == stop_pid_) stop_pid_ = 0;
+        (void)steps_.Reaped(pid, status);
         continue;
       }
       if (pid < 0 && errno == EINTR) continue;
@@ -465,6 +472,7 @@ class Supervision {
   int64_t container_grace_s_ = 0;
   bool container_settled_ = false;
   std::optional<ContainerEnd> container_end_;
+  StepHost steps_;
 };
 
 }  // namespace
@@ -523,7 +531,7 @@ int RunSupervisor(const std::string& task_dir) {
     ExecTask(*spec, argv, envp, report[1]);
   }
   ::close(report[1]);
-  join->reset();  // the child has its own copies
+  // Kept: step tasks join the task's cgroup through it (step_host.h).
   if (child < 0) {
     const std::string why = std::string("cannot start the task: fork: ") + std::strerror(errno);
     ::close(report[0]);
@@ -537,7 +545,7 @@ int RunSupervisor(const std::string& task_dir) {
   }
   const std::string start_failure = ReadStartFailure(report[0]);
   ::close(report[0]);
-  Supervision supervision(task_dir, std::move(*spec), self);
+  Supervision supervision(task_dir, std::move(*spec), self, *join);
   ExitStatus status = supervision.Run(child);
   if (!start_failure.empty()) {
     status.reason = "start_failed";

@@ -27,8 +27,9 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 32> kKnownFields = {
+constexpr std::array<std::string_view, 33> kKnownFields = {
     "array",
+    "batch",
     "command",
     "constraint",
     "container",
@@ -438,7 +439,7 @@ class RequestReader {
     return Status::Ok();
   }
 
-  // workdir, retries, requeue, hold, wait_for_nodes.
+  // workdir, retries, requeue, hold, batch, wait_for_nodes.
   Status ReadOptions() {
     if (const Json* workdir = Find("workdir")) {
       BERTH_ASSIGN_OR_RETURN(request_.workdir, ReadString(*workdir, "workdir", limits_.max_string));
@@ -455,6 +456,9 @@ class RequestReader {
     }
     if (const Json* hold = Find("hold")) {
       BERTH_ASSIGN_OR_RETURN(request_.hold, ReadBool(*hold, "hold"));
+    }
+    if (const Json* batch = Find("batch")) {
+      BERTH_ASSIGN_OR_RETURN(request_.batch, ReadBool(*batch, "batch"));
     }
     if (const Json* wait = Find("wait_for_nodes")) {
       BERTH_ASSIGN_OR_RETURN(request_.wait_for_nodes, ReadBool(*wait, "wait_for_nodes"));

@@ -403,7 +403,8 @@ std::vector<BadInput> BadInputs() {
        "duplicate field"},
       {"duplicate env key", with(R"("env": {"A": "1", "A": "2"})"), "env", "duplicate key 'A'"},
       // unknown fields
-      {"unknown field", with(R"("gpu": 1)"), "unknown field 'gpu'", "(known: array, command,"},
+      {"unknown field", with(R"("gpu": 1)"), "unknown field 'gpu'",
+       "(known: array, batch, command,"},
       {"camelCase", with(R"("timeLimit": 1)"), "unknown field 'timeLimit'", "time_limit_s"},
       {"long unknown field", with("\"" + std::string(300, 'k') + "\": 1"),
        "unknown field '" + std::string(64, 'k') + "...'", "(known:"},

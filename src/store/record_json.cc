@@ -238,6 +238,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.retries = in.Int32("retries", out.retries);
   out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
+  out.batch = in.Bool("batch", out.batch);
   out.array_index = in.OptionalInt32("array_index");
   if (const json* container = in.Object("container")) {
     FieldReader box(*container, path + "container.", error);
@@ -346,6 +347,7 @@ json JobRequestToJson(const JobRequest& request) {
       {"requeue", request.requeue},
       {"hold", request.hold},
   };
+  if (request.batch) out["batch"] = true;
   if (request.time_limit) out["time_limit_us"] = request.time_limit->micros();
   if (request.estimate) out["estimate_us"] = request.estimate->micros();
   json dependencies = json::array();

@@ -115,6 +115,10 @@ struct JobRequest {
   // for work that must not run twice).
   bool requeue = true;
   bool hold = false;
+  // A batch job (sbatch): task 0 runs the command; the other tasks hold
+  // their node's share for the job's steps (srun) and end with task 0,
+  // whose outcome is the job's.
+  bool batch = false;
   std::optional<int32_t> array_index;
   std::optional<ContainerRequest> container;  // none: the tasks run on the host
 

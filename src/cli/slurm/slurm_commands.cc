@@ -17,6 +17,8 @@ std::optional<int> RunIfSlurmCommand(int argc, char** argv) {
   if (name == "scontrol") run = Scontrol;
   if (name == "sacct") run = Sacct;
   if (name == "sbatch") run = Sbatch;
+  if (name == "srun") run = Srun;
+  if (name == "salloc") run = Salloc;
   if (run == nullptr) return std::nullopt;
   // Messages name the command as Slurm's do ("squeue: error: ..."),
   // getopt's included, whatever path it was run by.

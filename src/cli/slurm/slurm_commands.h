@@ -18,5 +18,7 @@ int Sinfo(int argc, char** argv);
 int Scontrol(int argc, char** argv);
 int Sacct(int argc, char** argv);
 int Sbatch(int argc, char** argv);
+int Srun(int argc, char** argv);
+int Salloc(int argc, char** argv);
 
 }  // namespace berth::cli::slurm
