@@ -600,7 +600,7 @@ TEST(ParseSubmission, ExactMessages) {
   EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": "4"})"),
             "tasks: expected an integer, got string");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
-            "unknown field 'bogus' (known: array, command, constraint, container, cpus, "
+            "unknown field 'bogus' (known: array, batch, command, constraint, container, cpus, "
             "depends_on, env, "
             "error, estimate_s, exclude, gpu_milli, gpu_type, gpus, gpus_in_one_group, grace_s, "
             "hold, idempotency_key, memory_mib, name, nodelist, open_mode, output, preemptible, "
