@@ -21,6 +21,9 @@ packages=(
   # (tests/containers_e2e_test.py runs real containers).
   podman runc
   busybox-static  # the test image's only binary (tests/containers_e2e_test.py)
+  # torch.distributed over gloo for /usr/bin/python3: the multi-node DDP
+  # batch script of issue 29 (tests/slurm_steps_test.py)
+  python3-torch
 )
 
 missing=()

@@ -453,8 +453,8 @@ Agent::RoundResult Agent::Round() {
     if (!samples.empty()) last_samples_ = samples;
     tasks_running_ = running;
   }
-  const protocol::Heartbeat heartbeat =
-      BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
+  protocol::Heartbeat heartbeat = BuildHeartbeat(options_.node, tasks, inventory_info_, samples);
+  heartbeat.steps = runner_->StepExits();
   const auto sent = std::chrono::steady_clock::now();  // the lease counts from here
   Result<httplib::Response> result =
       PostToServer("/api/v1/agent/heartbeat", protocol::HeartbeatJson(heartbeat).dump());
@@ -485,11 +485,17 @@ Agent::RoundResult Agent::Round() {
   const ReconcilePlan plan = Reconcile(*desired, tasks);
   Apply(plan);
   for (const protocol::TaskAssignment& task : desired->run) {
-    if (task.signals.empty()) continue;
     const TaskKey key{task.job, task.task, task.attempt};
-    if (Status status = runner_->Signal(key, task.signals); !status.ok()) {
-      spdlog::warn("agent {}: cannot signal {}: {}", options_.node, ToString(key),
-                   status.ToString());
+    if (!task.signals.empty()) {
+      if (Status status = runner_->Signal(key, task.signals); !status.ok()) {
+        spdlog::warn("agent {}: cannot signal {}: {}", options_.node, ToString(key),
+                     status.ToString());
+      }
+    }
+    if (!task.steps.empty()) {
+      if (Status status = runner_->DeliverSteps(key, task.steps); !status.ok()) {
+        spdlog::warn("agent {}: steps of {}: {}", options_.node, ToString(key), status.ToString());
+      }
     }
   }
   // The server shows a job as running once its agent reports the task:

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <fstream>
 
+#include "agent/step_files.h"
 #include "agent/task_dir.h"
 
 namespace berth::agent {
@@ -32,11 +33,16 @@ struct OpenOutput {
 // one, else its log. That path is the user's to choose and the agent reads
 // as root, so the file is served only while it is a regular file of the
 // task's user (checked on the open file: a symlink swapped in is caught).
-Result<OpenOutput> OpenTaskOutput(const std::string& dir) {
+// A step task's output (step_files.h) instead when `step` is given.
+Result<OpenOutput> OpenTaskOutput(const std::string& dir, const std::optional<StepTaskName>& step) {
   std::string path = dir + "/" + task_files::kLog;
   std::optional<uint32_t> owner;
   if (Result<std::string> text = ReadWholeFile(dir + "/" + task_files::kSpec); text.ok()) {
-    if (Result<TaskSpec> spec = ParseTaskSpec(*text); spec.ok() && !spec->output_path.empty()) {
+    Result<TaskSpec> spec = ParseTaskSpec(*text);
+    if (step && spec.ok()) {
+      path = StepFile(dir, *step, ".out");
+      owner = spec->run_as ? spec->run_as->uid : ::geteuid();
+    } else if (spec.ok() && !spec->output_path.empty()) {
       path = spec->output_path;
       owner = spec->run_as ? spec->run_as->uid : ::geteuid();
     }
@@ -94,6 +100,16 @@ LogsReply ServeLogs(const std::string& tasks_dir, const std::string& logs_key,
   if (params.contains("offset") && !ParseNumber(params, "offset", offset)) {
     return Error(400, "offset: expected a byte offset");
   }
+  std::optional<StepTaskName> step;
+  if (params.contains("step")) {
+    int64_t id = 0;
+    int64_t rank = 0;
+    if (!ParseNumber(params, "step", id) || !ParseNumber(params, "rank", rank) || id > INT32_MAX ||
+        rank > INT32_MAX) {
+      return Error(400, "step, rank: expected a step id and a step task's rank");
+    }
+    step = StepTaskName{static_cast<int32_t>(id), static_cast<int32_t>(rank)};
+  }
   std::optional<std::string> dir =
       LatestTaskDir(tasks_dir, static_cast<core::JobId>(job), static_cast<int32_t>(task));
   if (!dir)
@@ -101,12 +117,14 @@ LogsReply ServeLogs(const std::string& tasks_dir, const std::string& logs_key,
                           " on this node");
   // The running flag is read before the size: a task that ends in between
   // is reported running, and the follower asks once more and gets the rest.
-  const bool running = !FileExists(*dir + "/" + task_files::kExit);
+  const bool running = step ? !FileExists(StepFile(*dir, *step, ".exit")) &&
+                                  !FileExists(*dir + "/" + task_files::kExit)
+                            : !FileExists(*dir + "/" + task_files::kExit);
   const std::string missing =
       "no log for job " + std::to_string(job) + " task " + std::to_string(task) + " on this node";
   LogsReply reply;
   reply.headers["X-Berth-Task-Running"] = running ? "1" : "0";
-  Result<OpenOutput> output = OpenTaskOutput(*dir);
+  Result<OpenOutput> output = OpenTaskOutput(*dir, step);
   if (!output.ok() && output.status().code() == StatusCode::kNotFound && running) {
     reply.headers["X-Berth-Log-Size"] = "0";  // its --output file is not made yet
     return reply;

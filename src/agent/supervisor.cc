@@ -21,6 +21,7 @@
 #include "agent/container_steps.h"
 #include "agent/node_lease.h"
 #include "agent/proc.h"
+#include "agent/step_host.h"
 #include "agent/task_cgroup.h"
 #include "agent/task_dir.h"
 #include "common/clock.h"
@@ -38,7 +39,8 @@ constexpr auto kLeftoverGrace = std::chrono::seconds(5);
 // Why a task stopped with its node's lease.
 constexpr char kLeaseMessage[] =
     "node lease expired: the agent could not renew it with the server in time";
-// The agent's word that the `signals` file has new lines (task_dir.h).
+// The agent's word that the `signals` file has new lines (task_dir.h) or a
+// step task waits in `steps/` (step_files.h): either is read again on it.
 constexpr int kSignalsWaiting = SIGUSR1;
 // How often SIGKILL is repeated while descendants remain.
 constexpr auto kKillSweep = std::chrono::milliseconds(50);
@@ -248,8 +250,8 @@ std::string ReadStartFailure(int report) {
 
 class Supervision {
  public:
-  Supervision(std::string dir, TaskSpec spec, pid_t self)
-      : dir_(std::move(dir)), spec_(std::move(spec)), self_(self) {}
+  Supervision(std::string dir, TaskSpec spec, pid_t self, const std::optional<CgroupJoin>& join)
+      : dir_(std::move(dir)), spec_(std::move(spec)), self_(self), steps_(dir_, spec_, join) {}
 
   // Runs the task to its end and returns how its main process ended.
   ExitStatus Run(pid_t child) {
@@ -272,6 +274,8 @@ class Supervision {
     sigset_t signals = HandledSignals();
     while (true) {
       if (ReapAll()) break;
+      // Job steps (step_host.h); none in a container, none once ending.
+      if (!spec_.container) steps_.Poll(!terminating_ && !main_exited_);
       FenceIfLeaseEnded();
       const auto now = SteadyClock::now();
       RepeatContainerStop(now);
@@ -454,6 +458,7 @@ class Supervision {
           main_status_ = status;
         }
         if (pid == stop_pid_) stop_pid_ = 0;
+        (void)steps_.Reaped(pid, status);
         continue;
       }
       if (pid < 0 && errno == EINTR) continue;
@@ -522,6 +527,7 @@ class Supervision {
   int64_t container_grace_s_ = 0;
   bool container_settled_ = false;
   std::optional<ContainerEnd> container_end_;
+  StepHost steps_;
 };
 
 }  // namespace
@@ -580,7 +586,7 @@ int RunSupervisor(const std::string& task_dir) {
     ExecTask(*spec, argv, envp, report[1]);
   }
   ::close(report[1]);
-  join->reset();  // the child has its own copies
+  // Kept: step tasks join the task's cgroup through it (step_host.h).
   if (child < 0) {
     const std::string why = std::string("cannot start the task: fork: ") + std::strerror(errno);
     ::close(report[0]);
@@ -594,7 +600,7 @@ int RunSupervisor(const std::string& task_dir) {
   }
   const std::string start_failure = ReadStartFailure(report[0]);
   ::close(report[0]);
-  Supervision supervision(task_dir, std::move(*spec), self);
+  Supervision supervision(task_dir, std::move(*spec), self, *join);
   ExitStatus status = supervision.Run(child);
   if (!start_failure.empty()) {
     status.reason = "start_failed";

@@ -337,3 +337,47 @@ TEST(NodeLeaseTest, TheFileRoundTripsAndAnotherBootsIsNoLease) {
 
 }  // namespace
 }  // namespace berth::agent
+
+namespace berth::agent {
+namespace {
+
+// Issue 29: a running task's supervisor runs the step tasks handed to it,
+// in the task's environment with the step's over it, output to their own
+// file, and reports each end; a cancelled one is stopped.
+TEST_F(SupervisorTest, RunsTheStepTasksHandedToItsTask) {
+  ASSERT_TRUE(runner_->Start(ShellTask(7, "export FROM_TASK=yes; exec sleep 30")).ok());
+  const TaskKey key{core::JobId{7}, 0, 1};
+  ASSERT_TRUE(WaitFor([&] {
+    runner_->Refresh();
+    return FileExists(TaskDir(7) + "/" + task_files::kTask);
+  }));
+  std::vector<protocol::StepLaunch> steps = {
+      protocol::StepLaunch{
+          0,
+          1,
+          {"sh", "-c", "echo rank $SLURM_PROCID gpus $CUDA_VISIBLE_DEVICES; exit 4"},
+          {{"SLURM_PROCID", "1"}},
+          false},
+      protocol::StepLaunch{1, 0, {"sleep", "30"}, {}, false}};
+  ASSERT_TRUE(runner_->DeliverSteps(key, steps).ok());
+  ASSERT_TRUE(WaitFor([&] { return runner_->StepExits().size() == 1; }));
+  std::vector<protocol::StepTaskReport> exits = runner_->StepExits();
+  EXPECT_EQ(exits[0].step, 0);
+  EXPECT_EQ(exits[0].rank, 1);
+  EXPECT_EQ(exits[0].exit_code, 4);
+  EXPECT_EQ(Slurp(TaskDir(7) + "/steps/0.1.out"), "rank 1 gpus 0\n");
+  // The second is cancelled: it ends by SIGTERM; the task runs on.
+  steps[1].cancel = true;
+  ASSERT_TRUE(runner_->DeliverSteps(key, steps).ok());
+  ASSERT_TRUE(WaitFor([&] { return runner_->StepExits().size() == 2; }));
+  exits = runner_->StepExits();
+  EXPECT_EQ(exits[1].step, 1);
+  EXPECT_EQ(exits[1].signal, SIGTERM);
+  runner_->Refresh();
+  EXPECT_EQ(testing::Find(*runner_, core::JobId{7})->phase, LocalPhase::kRunning);
+  ASSERT_TRUE(runner_->Stop(key, core::Duration::Seconds(1)).ok());
+  EXPECT_TRUE(WaitForExit(*runner_, core::JobId{7}).has_value());
+}
+
+}  // namespace
+}  // namespace berth::agent

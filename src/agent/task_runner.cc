@@ -14,6 +14,7 @@
 #include "agent/container_steps.h"
 #include "agent/node_lease.h"
 #include "agent/spawn.h"
+#include "agent/step_files.h"
 #include "agent/task_env.h"
 #include "common/clock.h"
 #include "protocol/signal_name.h"
@@ -223,6 +224,33 @@ std::vector<LocalTask> TaskRunner::Tasks() const {
   std::vector<LocalTask> out;
   out.reserve(entries_.size());
   for (const auto& [key, entry] : entries_) out.push_back(entry.task);
+  return out;
+}
+
+Status TaskRunner::DeliverSteps(const TaskKey& key,
+                                const std::vector<protocol::StepLaunch>& steps) {
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.task.phase != LocalPhase::kRunning) return Status::Ok();
+  for (const protocol::StepLaunch& step : steps) {
+    const StepTaskName name{step.step, step.rank};
+    const bool known = FileExists(StepFile(it->second.dir, name, ".json"));
+    const bool cancel_known = FileExists(StepFile(it->second.dir, name, ".cancel"));
+    if (known && (!step.cancel || cancel_known)) continue;
+    BERTH_RETURN_IF_ERROR(DeliverStepTask(
+        it->second.dir, StepRequestFile{name, step.command, step.env}, step.cancel));
+    if (it->second.supervisor) ::kill(it->second.supervisor->pid, SIGUSR1);
+  }
+  return Status::Ok();
+}
+
+std::vector<protocol::StepTaskReport> TaskRunner::StepExits() const {
+  std::vector<protocol::StepTaskReport> out;
+  for (const auto& [key, entry] : entries_) {
+    for (const StepTaskExit& exit : ReadStepExits(entry.dir)) {
+      out.push_back(protocol::StepTaskReport{key.job, key.task, key.attempt, exit.name.step,
+                                             exit.name.rank, exit.exit_code, exit.signal});
+    }
+  }
   return out;
 }
 

@@ -80,6 +80,10 @@ class TaskRunner {
   Status Signal(const TaskKey& key, const std::vector<protocol::SignalRequest>& signals);
   // The server has recorded this exit.
   Status MarkAcked(const TaskKey& key);
+  // Job steps (step_files.h): hands the step tasks to the running task's
+  // supervisor (and wakes it); the ended step tasks of every task here.
+  Status DeliverSteps(const TaskKey& key, const std::vector<protocol::StepLaunch>& steps);
+  std::vector<protocol::StepTaskReport> StepExits() const;
   // Deletes acknowledged tasks that ended before `cutoff` (logs included).
   int Collect(core::Time cutoff);
 

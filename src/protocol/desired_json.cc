@@ -39,6 +39,16 @@ json AssignmentJson(const TaskAssignment& task) {
     }
     out["signals"] = std::move(signals);
   }
+  if (!task.steps.empty()) {
+    json steps = json::array();
+    for (const StepLaunch& step : task.steps) {
+      json entry{{"step", step.step}, {"rank", step.rank}, {"command", step.command}};
+      if (!step.env.empty()) entry["env"] = step.env;
+      if (step.cancel) entry["cancel"] = true;
+      steps.push_back(entry);
+    }
+    out["steps"] = steps;
+  }
   return out;
 }
 
@@ -58,6 +68,24 @@ Result<SignalRequest> ParseSignalRequest(const json& body, const std::string& pa
   }
   signal.name = *canonical;
   return signal;
+}
+
+Result<StepLaunch> ParseStepLaunch(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  StepLaunch step;
+  BERTH_ASSIGN_OR_RETURN(int64_t id, fields.Int("step", -1, 0, kMaxIndex));
+  BERTH_ASSIGN_OR_RETURN(int64_t rank, fields.Int("rank", -1, 0, kMaxIndex));
+  BERTH_ASSIGN_OR_RETURN(step.command, fields.Strings("command"));
+  BERTH_ASSIGN_OR_RETURN(step.env, fields.StringMap("env"));
+  BERTH_ASSIGN_OR_RETURN(step.cancel, fields.Bool("cancel", false));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  if (id < 0) return InvalidArgument(fields.Name("step") + "is required");
+  if (rank < 0) return InvalidArgument(fields.Name("rank") + "is required");
+  if (step.command.empty()) return InvalidArgument(fields.Name("command") + "is required");
+  step.step = static_cast<int32_t>(id);
+  step.rank = static_cast<int32_t>(rank);
+  return step;
 }
 
 // job, task and attempt name the task: they are required. The rest take
@@ -80,6 +108,7 @@ Result<TaskAssignment> ParseAssignment(const json& body, const std::string& path
   BERTH_ASSIGN_OR_RETURN(int64_t local_world_size, fields.Int("local_world_size", 1, 1, kMaxIndex));
   BERTH_ASSIGN_OR_RETURN(task.launch, ParseTaskLaunch(fields));
   BERTH_ASSIGN_OR_RETURN(task.signals, fields.List<SignalRequest>("signals", ParseSignalRequest));
+  BERTH_ASSIGN_OR_RETURN(task.steps, fields.List<StepLaunch>("steps", ParseStepLaunch));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   if (job < 1) return InvalidArgument(fields.Name("job") + "is required");
   if (index < 0) return InvalidArgument(fields.Name("task") + "is required");

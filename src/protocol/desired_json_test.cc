@@ -39,7 +39,11 @@ TaskAssignment Assignment() {
 
 TEST(DesiredJsonTest, ADesiredStateRoundTrips) {
   DesiredState desired;
-  desired.run = {Assignment()};
+  desired.run = {Assignment(), Assignment()};
+  // Issue 29: the step tasks a running task hosts.
+  desired.run[1].task = 0;
+  desired.run[1].steps = {StepLaunch{0, 0, {"hostname"}, {}, false},
+                          StepLaunch{2, 1, {"python3", "train.py"}, {{"SLURM_PROCID", "1"}}, true}};
   desired.stop = {TaskStop{core::JobId{3}, 0, 1, core::Duration::Seconds(30)},
                   TaskStop{core::JobId{4}, 2, 5, core::Duration::Zero()}};
   desired.lease = core::Duration::Millis(29'500);  // issue 32: the node lease
@@ -90,6 +94,8 @@ TEST(DesiredJsonTest, AMalformedAnswerIsRefusedNamingTheField) {
       {R"({"run": [], "stop": [], "drain": true})", "drain: unknown field"},
       {R"({"run": {}})", "run: expected an array"},
       {R"({"run": [7]})", "run[0]: expected a JSON object"},
+      {R"({"run": [{"job": 1, "task": 0, "attempt": 1, "steps": [{"step": 0, "rank": 0}]}]})",
+       "run[0].steps[0].command: is required"},
       {R"({"run": [{"task": 0, "attempt": 1, "command": ["true"]}]})", "run[0].job: is required"},
       {R"({"run": [{"job": 1, "attempt": 1, "command": ["true"]}]})", "run[0].task: is required"},
       {R"({"run": [{"job": 1, "task": 0, "command": ["true"]}]})", "run[0].attempt: is required"},

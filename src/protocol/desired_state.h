@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,21 @@ struct SignalRequest {
   bool operator==(const SignalRequest&) const = default;
 };
 
+// One task of a job step (`srun` inside a job), run by the node inside the
+// job's task that holds its share of the node: as its user, in its cgroup,
+// with its GPUs and environment, plus the step's own variables (SLURM_PROCID,
+// SLURM_STEP_ID...). Its output goes to a file of its own beside the task's
+// log (agent/step_files.h).
+struct StepLaunch {
+  int32_t step = 0;
+  int32_t rank = 0;  // SLURM_PROCID: its index among the step's tasks
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;  // over the task's environment
+  bool cancel = false;                     // stop it (its srun was interrupted)
+
+  bool operator==(const StepLaunch&) const = default;
+};
+
 // A task an agent must run: which one, where it stands in its gang, and
 // how to start it.
 struct TaskAssignment {
@@ -43,6 +59,9 @@ struct TaskAssignment {
   int32_t local_world_size = 1;
   // The signals sent to this run so far (those still kept, oldest first).
   std::vector<SignalRequest> signals = {};
+  // The step tasks this task hosts that have not ended (a running task
+  // only; a node that predates steps refuses the field by name).
+  std::vector<StepLaunch> steps = {};
 
   bool operator==(const TaskAssignment&) const = default;
 };

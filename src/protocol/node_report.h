@@ -98,10 +98,26 @@ struct TaskReport {
   bool operator==(const TaskReport&) const = default;
 };
 
+// A step task (desired_state.h StepLaunch) that has ended, named by the
+// job's task that hosted it. Reported on every heartbeat while its task's
+// directory is on the node; the server keeps the first.
+struct StepTaskReport {
+  core::JobId job{};
+  int32_t task = 0;
+  int32_t attempt = 0;
+  int32_t step = 0;
+  int32_t rank = 0;
+  std::optional<int32_t> exit_code;  // one of these two is set
+  std::optional<int32_t> signal;
+
+  bool operator==(const StepTaskReport&) const = default;
+};
+
 struct Heartbeat {
   std::string node;
   std::vector<TaskReport> tasks;
   std::vector<GpuReport> gpus;  // health now; empty: unchanged
+  std::vector<StepTaskReport> steps = {};
 
   bool operator==(const Heartbeat&) const = default;
 };

@@ -109,6 +109,35 @@ Result<TaskReport> ParseTaskReport(const json& body, const std::string& path) {
   return report;
 }
 
+Result<StepTaskReport> ParseStepTaskReport(const json& body, const std::string& path) {
+  JsonFields fields(body, path);
+  BERTH_RETURN_IF_ERROR(fields.CheckObject());
+  StepTaskReport report;
+  BERTH_ASSIGN_OR_RETURN(int64_t job, fields.Int("job", -1, 1, INT64_MAX));
+  BERTH_ASSIGN_OR_RETURN(int64_t index, fields.Int("task", 0, 0, 1 << 20));
+  BERTH_ASSIGN_OR_RETURN(int64_t attempt, fields.Int("attempt", 0, 0, 1 << 20));
+  BERTH_ASSIGN_OR_RETURN(int64_t step, fields.Int("step", -1, 0, 1 << 20));
+  BERTH_ASSIGN_OR_RETURN(int64_t rank, fields.Int("rank", -1, 0, 1 << 20));
+  BERTH_ASSIGN_OR_RETURN(int64_t exit_code, fields.Int("exit_code", -1000, -1000, 255));
+  BERTH_ASSIGN_OR_RETURN(int64_t signal, fields.Int("signal", 0, 0, 128));
+  BERTH_RETURN_IF_ERROR(fields.Finish());
+  if (job < 1) return InvalidArgument(fields.Name("job") + "is required");
+  if (step < 0) return InvalidArgument(fields.Name("step") + "is required");
+  if (rank < 0) return InvalidArgument(fields.Name("rank") + "is required");
+  if (exit_code == -1000 && signal == 0) {
+    return InvalidArgument(fields.Name("exit_code") +
+                           "an ended step task needs exit_code or signal");
+  }
+  report.job = static_cast<core::JobId>(job);
+  report.task = static_cast<int32_t>(index);
+  report.attempt = static_cast<int32_t>(attempt);
+  report.step = static_cast<int32_t>(step);
+  report.rank = static_cast<int32_t>(rank);
+  if (exit_code != -1000) report.exit_code = static_cast<int32_t>(exit_code);
+  if (signal != 0) report.signal = static_cast<int32_t>(signal);
+  return report;
+}
+
 }  // namespace
 
 std::string_view TaskOutcomeName(TaskOutcome outcome) {
@@ -178,7 +207,22 @@ json HeartbeatJson(const Heartbeat& heartbeat) {
     if (task.checkpoint_age) entry["checkpoint_age_s"] = SecondsJson(*task.checkpoint_age);
     tasks.push_back(entry);
   }
-  return json{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};
+  json out{{"node", heartbeat.node}, {"tasks", tasks}, {"gpus", GpusJson(heartbeat.gpus)}};
+  if (!heartbeat.steps.empty()) {
+    json steps = json::array();
+    for (const StepTaskReport& step : heartbeat.steps) {
+      json entry{{"job", core::Value(step.job)},
+                 {"task", step.task},
+                 {"attempt", step.attempt},
+                 {"step", step.step},
+                 {"rank", step.rank}};
+      if (step.exit_code) entry["exit_code"] = *step.exit_code;
+      if (step.signal) entry["signal"] = *step.signal;
+      steps.push_back(entry);
+    }
+    out["steps"] = steps;
+  }
+  return out;
 }
 
 Result<Heartbeat> ParseHeartbeat(const json& body) {
@@ -188,6 +232,8 @@ Result<Heartbeat> ParseHeartbeat(const json& body) {
   BERTH_ASSIGN_OR_RETURN(heartbeat.node, fields.String("node", true));
   BERTH_ASSIGN_OR_RETURN(heartbeat.gpus, ParseGpus(fields));
   BERTH_ASSIGN_OR_RETURN(heartbeat.tasks, fields.List<TaskReport>("tasks", ParseTaskReport));
+  BERTH_ASSIGN_OR_RETURN(heartbeat.steps,
+                         fields.List<StepTaskReport>("steps", ParseStepTaskReport));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   return heartbeat;
 }

@@ -60,6 +60,9 @@ TEST(ReportJsonTest, AHeartbeatRoundTrips) {
                  core::Duration::Millis(12'500)},
   };
   heartbeat.gpus = {GpuReport{0, 0, true}, GpuReport{1, 0, false}};
+  // Issue 29: ended step tasks, by the job's task that hosted them.
+  heartbeat.steps = {StepTaskReport{core::JobId{7}, 0, 1, 0, 3, 0, std::nullopt},
+                     StepTaskReport{core::JobId{7}, 0, 1, 1, 0, std::nullopt, 15}};
 
   Result<Heartbeat> parsed = ParseHeartbeat(HeartbeatJson(heartbeat));
 

@@ -45,6 +45,7 @@
 #include "server/eta_book.h"
 #include "server/history.h"
 #include "server/job_request.h"
+#include "server/job_step.h"
 #include "server/job_update.h"
 #include "server/job_view.h"
 #include "server/metrics.h"
@@ -186,6 +187,14 @@ class Controller {
   std::map<core::JobId, core::PendingJob> PendingViews(const std::vector<core::JobId>& ids);
   // The owner's (or an admin's) way to a task's log.
   Result<LogLocation> LocateLog(const Principal& who, core::JobId id, int32_t task);
+
+  // --- steps (srun inside a running job; controller_steps.cc, job_step.h) ---
+  // The owner (or an admin) runs a step in the job's current run.
+  // FailedPrecondition when the job is not running.
+  Result<JobStep> LaunchStep(const Principal& who, core::JobId id, StepRequest request);
+  Result<JobStep> GetStep(const Principal& who, core::JobId id, int32_t step);
+  // Stops the step's tasks (srun interrupted); its tasks end as signalled.
+  Result<JobStep> CancelStep(const Principal& who, core::JobId id, int32_t step);
 
   // --- nodes ---
   // Returns the node lease the answer grants (heartbeat answers carry
@@ -386,6 +395,13 @@ class Controller {
   Result<store::JobRecord*> FindLiveLocked(core::JobId id);
   // The live job if `who` may change it; else why not (gone, ended, not theirs).
   Result<store::JobRecord*> FindOwnLiveLocked(const Principal& who, core::JobId id);
+  // Steps: what the job's task `task` must run now; the ended step tasks a
+  // node reported (controller_steps.cc).
+  std::vector<protocol::StepLaunch> StepLaunchesLocked(const store::JobRecord& job,
+                                                       int32_t task) const;
+  void ProcessStepReportsLocked(const std::string& node,
+                                const std::vector<protocol::StepTaskReport>& reports);
+  Result<JobStep*> FindStepLocked(const Principal& who, core::JobId id, int32_t step);
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   // A live job as readers see it: a pending one with the last cycle's reason
   // and message.
@@ -455,6 +471,9 @@ class Controller {
   // id given (ids start from the clock, so they grow across restarts).
   std::map<core::JobId, std::vector<protocol::SignalRequest>> signals_;
   int64_t last_signal_id_ = 0;
+  // The steps of running jobs, by job and step id (job_step.h); those of a
+  // run that ended go at the next launch of any step.
+  std::map<core::JobId, std::map<int32_t, JobStep>> steps_;
   // Each pending job's view from the last cycle (reason, position,
   // blocker) and ETA from the last full one. Entries of jobs no longer
   // pending may linger until they start or end: read them for pending

@@ -250,10 +250,14 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
     int32_t exited = 0;
     int32_t failed = 0;
     int32_t running = 0;
+    // A batch job ends with its script (task 0): the holders stopped then
+    // are not failures.
+    const auto script_exit = exits_.find({id, 0});
+    const bool script_ended = job.request.batch && script_exit != exits_.end();
     for (int32_t task = 0; task < job.request.tasks; ++task) {
       if (auto exit = exits_.find({id, task}); exit != exits_.end()) {
         ++exited;
-        if (TaskFailed(exit->second)) ++failed;
+        if (TaskFailed(exit->second) && (!script_ended || task == 0)) ++failed;
       } else if (running_tasks_.contains({id, task})) {
         ++running;
       }
@@ -264,6 +268,13 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       changed.push_back(&job);
     }
     const bool all_exited = exited == job.request.tasks;
+    if (script_ended && failed == 0 && !all_exited && job.state != JobState::kCompleting) {
+      job.state = JobState::kCompleting;
+      job.reason = JobReason::kExited;
+      job.message = "the batch script ended; stopping the job's other tasks";
+      changed.push_back(&job);
+      WakeAgentsLocked(job);
+    }
     if (failed > 0 && !all_exited && job.state != JobState::kCompleting) {
       // One task of a gang failed: the gang cannot go on; stop the rest.
       job.state = JobState::kCompleting;
@@ -287,7 +298,10 @@ void Controller::ProcessTaskReportsLocked(const std::string& node,
       job.message = message;
     } else if (failed > 0 || job.reason == JobReason::kTaskFailed) {
       int32_t first = 0;
-      while (first + 1 < job.request.tasks && !TaskFailed(exits_.at({id, first}))) ++first;
+      while (!script_ended && first + 1 < job.request.tasks &&
+             !TaskFailed(exits_.at({id, first}))) {
+        ++first;
+      }
       const TaskReport& exit = exits_.at({id, first});
       job.exit_code = exit.exit_code;
       job.signal = exit.signal;
@@ -380,6 +394,8 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
       assignment.user = job.user;
       assignment.launch = TaskLaunchFor(job);
       if (auto sent = signals_.find(id); sent != signals_.end()) assignment.signals = sent->second;
+      if (job.request.batch && task_id > 0) HoldShareInstead(assignment.launch);
+      assignment.steps = StepLaunchesLocked(job, task_id);
       assignment.gpus = placed.gpus;
       assignment.world_size = job.request.tasks;
       assignment.master_addr = master_addr.substr(0, master_addr.rfind(':'));
@@ -453,6 +469,7 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   }
   DesiredState desired;
   std::vector<JobRecord*> changed;
+  ProcessStepReportsLocked(heartbeat.node, heartbeat.steps);
   ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
   // A task that ran here and that the node no longer knows (its state dir
   // was emptied): its run is lost; the next one gets a new attempt, never

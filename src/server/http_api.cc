@@ -36,6 +36,17 @@ Result<core::JobId> JobIdFrom(const http::Request& request) {
   return static_cast<core::JobId>(id);
 }
 
+// A step id from the path (its second match).
+Result<int32_t> StepIdFrom(const http::Request& request) {
+  const std::string& text = request.matches[2];
+  int32_t id = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (error != std::errc() || end != text.data() + text.size() || id < 0) {
+    return InvalidArgument("step: expected a step id, got '" + text + "'");
+  }
+  return id;
+}
+
 Result<json> Body(const http::Request& request) {
   json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return InvalidArgument("body: invalid JSON");
@@ -321,6 +332,38 @@ void HttpApi::Install(http::Router& router, bool public_metrics) {
         }
         GetJob(who, req, res);  // the job as it stands now, as GET answers it
       });
+  // Job steps (srun inside a running job; job_step.h), the job's owner's.
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/steps)", "/api/v1/jobs/{id}/steps", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        if (!id.ok()) return Fail(res, id.status());
+        Result<json> body = Body(req);
+        if (!body.ok()) return Fail(res, body.status());
+        Result<StepRequest> request = ParseStepRequest(*body);
+        if (!request.ok()) return Fail(res, request.status());
+        Result<JobStep> step = controller_.LaunchStep(who, *id, std::move(*request));
+        if (!step.ok()) return Fail(res, step.status());
+        Json(res, 201, StepJson(*id, *step));
+      });
+  Add(router, "GET", R"(/api/v1/jobs/(\d+)/steps/(\d+))", "/api/v1/jobs/{id}/steps/{step}",
+      Access::kUser, [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        Result<int32_t> step = StepIdFrom(req);
+        if (!id.ok() || !step.ok()) return Fail(res, id.ok() ? step.status() : id.status());
+        Result<JobStep> found = controller_.GetStep(who, *id, *step);
+        if (!found.ok()) return Fail(res, found.status());
+        Json(res, 200, StepJson(*id, *found));
+      });
+  Add(router, "POST", R"(/api/v1/jobs/(\d+)/steps/(\d+)/cancel)",
+      "/api/v1/jobs/{id}/steps/{step}/cancel", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        Result<int32_t> step = StepIdFrom(req);
+        if (!id.ok() || !step.ok()) return Fail(res, id.ok() ? step.status() : id.status());
+        Result<JobStep> found = controller_.CancelStep(who, *id, *step);
+        if (!found.ok()) return Fail(res, found.status());
+        Json(res, 200, StepJson(*id, *found));
+      });
   Add(router, "GET", R"(/api/v1/jobs/(\d+)/explain)", "/api/v1/jobs/{id}/explain", Access::kUser,
       [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);
@@ -556,6 +599,13 @@ void HttpApi::JobLogs(const Principal& who, const http::Request& request,
   if (!task.ok()) return Fail(response, task.status());
   Result<int64_t> offset = IntParam(request, "offset", 0, 0, INT64_MAX, "a byte offset >= 0");
   if (!offset.ok()) return Fail(response, offset.status());
+  // A step task's output (job_step.h): `step` and `rank` with the job's
+  // task that ran it.
+  const bool of_step = request.HasParam("step");
+  Result<int64_t> step = IntParam(request, "step", 0, 0, 1 << 20, "a step id");
+  if (!step.ok()) return Fail(response, step.status());
+  Result<int64_t> rank = IntParam(request, "rank", 0, 0, 1 << 20, "a step task's rank");
+  if (!rank.ok()) return Fail(response, rank.status());
   Result<LogLocation> where = controller_.LocateLog(who, *id, static_cast<int32_t>(*task));
   if (!where.ok()) return Fail(response, where.status());
   if (!where->node_up || where->agent.address.empty()) {
@@ -567,8 +617,11 @@ void HttpApi::JobLogs(const Principal& who, const http::Request& request,
   agent.set_connection_timeout(std::chrono::seconds(2));
   agent.set_read_timeout(std::chrono::seconds(10));
   agent.set_tcp_nodelay(true);
-  const std::string path = "/logs?job=" + std::to_string(core::Value(*id)) +
-                           "&task=" + std::to_string(*task) + "&offset=" + std::to_string(*offset);
+  const std::string path =
+      "/logs?job=" + std::to_string(core::Value(*id)) + "&task=" + std::to_string(*task) +
+      "&offset=" + std::to_string(*offset) +
+      (of_step ? "&step=" + std::to_string(*step) + "&rank=" + std::to_string(*rank)
+               : std::string());
   httplib::Result answer = agent.Get(path, {{"Authorization", "Bearer " + where->agent.key}});
   if (!answer) {
     return Fail(response, Unavailable("the agent of node '" + where->agent.node + "' at " +

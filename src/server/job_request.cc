@@ -28,19 +28,42 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 35> kKnownFields = {
-    "array",          "command",      "constraint",
-    "container",      "cpus",         "depends_on",
-    "distinct_nodes", "env",          "error",
-    "estimate_s",     "exclude",      "gpu_milli",
-    "gpu_type",       "gpus",         "gpus_in_one_group",
-    "grace_s",        "hold",         "idempotency_key",
-    "memory_mib",     "name",         "nodelist",
-    "open_mode",      "output",       "preemptible",
-    "priority",       "queue",        "requeue",
-    "retries",        "script",       "slurm_tasks_per_node",
-    "tasks",          "time_limit_s", "time_limit_signal",
-    "wait_for_nodes", "workdir",
+constexpr std::array<std::string_view, 36> kKnownFields = {
+    "array",
+    "batch",
+    "command",
+    "constraint",
+    "container",
+    "cpus",
+    "depends_on",
+    "distinct_nodes",
+    "env",
+    "error",
+    "estimate_s",
+    "exclude",
+    "gpu_milli",
+    "gpu_type",
+    "gpus",
+    "gpus_in_one_group",
+    "grace_s",
+    "hold",
+    "idempotency_key",
+    "memory_mib",
+    "name",
+    "nodelist",
+    "open_mode",
+    "output",
+    "preemptible",
+    "priority",
+    "queue",
+    "requeue",
+    "retries",
+    "script",
+    "slurm_tasks_per_node",
+    "tasks",
+    "time_limit_s",
+    "time_limit_signal",
+    "wait_for_nodes",
 };
 
 static_assert(std::is_sorted(kKnownFields.begin(), kKnownFields.end()));
@@ -450,7 +473,7 @@ class RequestReader {
     return Status::Ok();
   }
 
-  // workdir, retries, requeue, hold, wait_for_nodes, time_limit_signal.
+  // workdir, retries, requeue, hold, batch, wait_for_nodes, time_limit_signal.
   Status ReadOptions() {
     if (const Json* workdir = Find("workdir")) {
       BERTH_ASSIGN_OR_RETURN(request_.workdir, ReadString(*workdir, "workdir", limits_.max_string));
@@ -467,6 +490,9 @@ class RequestReader {
     }
     if (const Json* hold = Find("hold")) {
       BERTH_ASSIGN_OR_RETURN(request_.hold, ReadBool(*hold, "hold"));
+    }
+    if (const Json* batch = Find("batch")) {
+      BERTH_ASSIGN_OR_RETURN(request_.batch, ReadBool(*batch, "batch"));
     }
     if (const Json* wait = Find("wait_for_nodes")) {
       BERTH_ASSIGN_OR_RETURN(request_.wait_for_nodes, ReadBool(*wait, "wait_for_nodes"));

@@ -416,7 +416,8 @@ std::vector<BadInput> BadInputs() {
        "duplicate field"},
       {"duplicate env key", with(R"("env": {"A": "1", "A": "2"})"), "env", "duplicate key 'A'"},
       // unknown fields
-      {"unknown field", with(R"("gpu": 1)"), "unknown field 'gpu'", "(known: array, command,"},
+      {"unknown field", with(R"("gpu": 1)"), "unknown field 'gpu'",
+       "(known: array, batch, command,"},
       {"camelCase", with(R"("timeLimit": 1)"), "unknown field 'timeLimit'", "time_limit_s"},
       {"long unknown field", with("\"" + std::string(300, 'k') + "\": 1"),
        "unknown field '" + std::string(64, 'k') + "...'", "(known:"},
@@ -612,12 +613,12 @@ TEST(ParseSubmission, ExactMessages) {
   EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": "4"})"),
             "tasks: expected an integer, got string");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
-            "unknown field 'bogus' (known: array, command, constraint, container, cpus, "
-            "depends_on, distinct_nodes, env, "
-            "error, estimate_s, exclude, gpu_milli, gpu_type, gpus, gpus_in_one_group, grace_s, "
-            "hold, idempotency_key, memory_mib, name, nodelist, open_mode, output, preemptible, "
-            "priority, queue, requeue, retries, script, slurm_tasks_per_node, tasks, "
-            "time_limit_s, wait_for_nodes, workdir)");
+            "unknown field 'bogus' (known: array, batch, command, constraint, container, "
+            "cpus, depends_on, distinct_nodes, env, error, estimate_s, exclude, gpu_milli, "
+            "gpu_type, gpus, gpus_in_one_group, grace_s, hold, idempotency_key, memory_mib, "
+            "name, nodelist, open_mode, output, preemptible, priority, queue, requeue, "
+            "retries, script, slurm_tasks_per_node, tasks, time_limit_s, time_limit_signal, "
+            "wait_for_nodes, workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "
             "of input; expected '}'");

@@ -67,4 +67,12 @@ protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
   return launch;
 }
 
+void HoldShareInstead(protocol::TaskLaunch& launch) {
+  launch.command = {"sleep", "infinity"};
+  launch.script.clear();
+  launch.output.clear();
+  launch.error.clear();
+  launch.append_output = false;
+}
+
 }  // namespace berth::server

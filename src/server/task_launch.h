@@ -14,4 +14,10 @@ namespace berth::server {
 // nodes (from its placement) and Slurm task layout.
 protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job);
 
+// What a batch job's task other than task 0 runs (JobRequest::batch): a
+// holder that waits until it is stopped, so that the task keeps its node's
+// share (its cgroup, GPUs and user) for the job's steps. Its output goes to
+// the task's log, never to the job's --output file (which it would truncate).
+void HoldShareInstead(protocol::TaskLaunch& launch);
+
 }  // namespace berth::server

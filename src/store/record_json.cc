@@ -249,6 +249,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.retries = in.Int32("retries", out.retries);
   out.requeue = in.Bool("requeue", out.requeue);
   out.hold = in.Bool("hold", out.hold);
+  out.batch = in.Bool("batch", out.batch);
   out.array_index = in.OptionalInt32("array_index");
   out.array_max_running = in.OptionalInt32("array_max_running");
   if (const json* container = in.Object("container")) {
@@ -370,6 +371,7 @@ json JobRequestToJson(const JobRequest& request) {
   if (!request.slurm_tasks_per_node.empty()) {
     out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
   }
+  if (request.batch) out["batch"] = true;
   if (request.time_limit) out["time_limit_us"] = request.time_limit->micros();
   if (request.estimate) out["estimate_us"] = request.estimate->micros();
   json dependencies = json::array();

@@ -134,6 +134,10 @@ struct JobRequest {
   // for work that must not run twice).
   bool requeue = true;
   bool hold = false;
+  // A batch job (sbatch): task 0 runs the command; the other tasks hold
+  // their node's share for the job's steps (srun) and end with task 0,
+  // whose outcome is the job's.
+  bool batch = false;
   std::optional<int32_t> array_index;
   // An array's %N: at most this many of its elements run at once (each
   // element keeps it, so it survives a restart with the job).

@@ -106,6 +106,8 @@ int Sbatch(int argc, char** argv) {
   }
   if (!body.ok()) Fail(command, body.status().message());
   (*body)["idempotency_key"] = IdempotencyKey();
+  // The script runs once, on the first node; srun in it uses the rest.
+  (*body)["batch"] = true;
   Result<nlohmann::json> reply = client.Post("/api/v1/jobs", *body, follow::Replay::kSafe);
   if (!reply.ok()) Fail(command, "Batch job submission failed: " + reply.status().message());
   const long long id = static_cast<long long>(reply->value("id", int64_t{0}));

@@ -18,6 +18,8 @@ std::optional<int> RunIfSlurmCommand(int argc, char** argv) {
   if (name == "sacct") run = Sacct;
   if (name == "sbatch") run = Sbatch;
   if (name == "sacctmgr") run = Sacctmgr;
+  if (name == "srun") run = Srun;
+  if (name == "salloc") run = Salloc;
   if (run == nullptr) return std::nullopt;
   // Messages name the command as Slurm's do ("squeue: error: ..."),
   // getopt's included, whatever path it was run by.

@@ -19,5 +19,7 @@ int Scontrol(int argc, char** argv);
 int Sacct(int argc, char** argv);
 int Sbatch(int argc, char** argv);
 int Sacctmgr(int argc, char** argv);
+int Srun(int argc, char** argv);
+int Salloc(int argc, char** argv);
 
 }  // namespace berth::cli::slurm
