@@ -98,6 +98,19 @@ TEST(BerthPolicyTest, StopsARunOnlyWhenTheGainPaysForTheLoss) {
   EXPECT_THAT(StartedIds(decision), ElementsAre(Id(2)));
 }
 
+// A higher priority class is an operator's word: it stops the run however
+// the sizes weigh (the same jobs as above, job 2 one class up).
+TEST(BerthPolicyTest, AHigherPriorityClassStopsARunWithoutTheGainRule) {
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
+  state.Submit(NewJob(2).Gpus(4).Priority(1).Submit(4000), At(4000));
+  const Policy policy = Berth({{Id(1), Secs(7000)}, {Id(2), Secs(2000)}});
+  const Decision decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+}
+
 // Aging reorders the queue; it does not pay for a restart. Two jobs of the
 // same predicted size: the one that waited 20 h ranks ahead of the one that
 // has run 1,000 s (aging divides its size by 6), yet stopping the runner

@@ -55,6 +55,7 @@ class Pays {
  public:
   Pays(const Cycle& cycle, const Candidate& candidate, bool reclaims)
       : cycle_(cycle),
+        candidate_priority_(candidate.key.primary),
         reclaims_(reclaims),
         gated_(cycle.policy.preemption_gain_ratio > 0 &&
                !cycle.policy.orderer->Guarantees(candidate.key)) {
@@ -67,6 +68,8 @@ class Pays {
   bool operator()(const Victim& victim) {
     if (!gated_) return true;
     if (reclaims_ && cycle_.quota->Borrowing(victim.job->spec.queue)) return true;
+    // A higher priority class is an operator's word, not a bet on sizes.
+    if (candidate_priority_ < victim.key.primary) return true;
     if (gain_bar_ + victim.loss + victim.restart < victim.remaining) return true;
     refused_ = true;
     return false;
@@ -77,6 +80,7 @@ class Pays {
 
  private:
   const Cycle& cycle_;
+  int64_t candidate_priority_;  // OrderKey::primary: lower ranks first
   bool reclaims_;
   bool gated_;
   Duration gain_bar_;

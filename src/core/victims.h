@@ -15,8 +15,9 @@
 // + restart later. Where sizes are alike, or the victim is nearly done, or
 // has run long since its last checkpoint, nothing is stopped, however the
 // order ranks the two (aging and fair share reorder the queue; they do not
-// pay for lost work). The starving head (Orderer::Guarantees) and quota
-// reclaim are promises, not gains: they stop victims without the rule.
+// pay for lost work). A higher priority class, the starving head
+// (Orderer::Guarantees) and quota reclaim are promises, not gains: they stop
+// victims without the rule.
 #pragma once
 
 #include <optional>
