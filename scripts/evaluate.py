@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-POLICIES = ["fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth", "berth-gittins"]
+POLICIES = ["fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth"]
 ORACLES = {"sjf-oracle", "srtf-oracle"}
 QUOTA_POLICIES = ["berth", "slurm"]
 NOTES_BEGIN = "<!-- notes:begin -->"

@@ -58,7 +58,9 @@ enum class SizeMeasure {
 };
 
 struct BerthOrderConfig {
-  SizeMeasure size = SizeMeasure::kPredictedRemaining;
+  // Gittins by default (issue 30): with the gain rule it beat the point
+  // prediction on most traces and pools (docs/evaluation.md).
+  SizeMeasure size = SizeMeasure::kGittinsRank;
   Duration starvation_bound = Duration::Hours(36);
   // Past this wait a starving job is the head even on an overloaded cluster.
   Duration starvation_hard_bound = Duration::Hours(144);

@@ -70,6 +70,68 @@ TEST(BerthPolicyTest, PeriodicCheckpointsMakeALongRunTheCheaperVictim) {
   EXPECT_EQ(decision.preemptions[0].job, Id(1));
 }
 
+// Issue 30: order says who should run, not that stopping a run pays. Job 1
+// (4 GPUs, 7,000 s predicted) has run 4,000 s without a checkpoint; job 2
+// (2,000 s predicted) ranks ahead of it (2,000 < 3,000 s left), but
+// stopping job 1 loses 4,000 s to save job 2 at most 3,000 s of waiting.
+// Once job 1 has saved at 3,900 s, the loss is 100 s and the stop pays.
+TEST(BerthPolicyTest, StopsARunOnlyWhenTheGainPaysForTheLoss) {
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
+  state.Submit(NewJob(2).Gpus(4).Submit(4000), At(4000));
+  Policy policy = Berth({{Id(1), Secs(7000)}, {Id(2), Secs(2000)}});
+  ASSERT_GT(policy.preemption_gain_ratio, 0) << "berth weighs the gain by default";
+  policy.preemption_gain_ratio = 1;  // the bare exchange argument
+
+  Decision decision = Decide(state, At(4000), policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty()) << "2,000 + 4,000 lost > 3,000 s saved";
+  Policy by_order_alone = Berth({{Id(1), Secs(7000)}, {Id(2), Secs(2000)}});
+  by_order_alone.preemption_gain_ratio = 0;
+  EXPECT_EQ(Decide(state, At(4000), by_order_alone).preemptions.size(), 1u)
+      << "without the rule, job 2's rank alone stops job 1";
+
+  state.ReportCheckpoint(Id(1), At(3900));
+  decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u) << "2,000 + 100 lost + 30 restart < 3,000";
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(2)));
+}
+
+// A higher priority class is an operator's word: it stops the run however
+// the sizes weigh (the same jobs as above, job 2 one class up).
+TEST(BerthPolicyTest, AHigherPriorityClassStopsARunWithoutTheGainRule) {
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
+  state.Submit(NewJob(2).Gpus(4).Priority(1).Submit(4000), At(4000));
+  const Policy policy = Berth({{Id(1), Secs(7000)}, {Id(2), Secs(2000)}});
+  const Decision decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+}
+
+// Aging reorders the queue; it does not pay for a restart. Two jobs of the
+// same predicted size: the one that waited 20 h ranks ahead of the one that
+// has run 1,000 s (aging divides its size by 6), yet stopping the runner
+// would only trade one 5,000 s job for another and throw away what it did
+// (the victim saves when stopped here: the loss is the restart alone).
+TEST(BerthPolicyTest, AnAgedJobDoesNotStopARunOfTheSameSize) {
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  const Time now = At(0) + Duration::Hours(20);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible().SavesWhenStopped().Submit(71000), N(0), 0x0f,
+          At(71000));
+  state.Submit(NewJob(2).Gpus(4).Submit(0), At(0));
+  Policy policy = Berth({{Id(1), Secs(5000)}, {Id(2), Secs(5000)}});
+  Decision decision = Decide(state, now, policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+
+  policy.preemption_gain_ratio = 0;  // order alone (the reference simulators' rule)
+  decision = Decide(state, now, policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u) << "the aged job ranks ahead";
+}
+
 TEST(BerthPolicyTest, AJobAlreadyStoppingIsNotAVictimAgain) {
   ClusterState state;
   AddNodes(state, 1, 8);
@@ -334,9 +396,11 @@ TEST(BerthPolicyTest, ADrainLongJobWaitsForItsReservationInsteadOfPreempting) {
   EXPECT_EQ(decision.reservations[0].start, At(1100)) << "when job 2 ends";
 
   // Without the drain rule job 3 ranks before job 1 (12,000 GPU-seconds
-  // against 32,000) and stops it.
+  // against 32,000) and stops it (by order alone: the gain rule, which
+  // would refuse this stop, is not what this test is about).
   PolicyConfig config;
   config.berth.drain_load = 0;
+  config.berth_preemption_gain_ratio = 0;
   Policy plain = std::move(MakePolicy("berth", config)).value();
   plain.runtimes = std::make_shared<TableEstimator>(durations);
   decision = Decide(state, At(1000), plain);

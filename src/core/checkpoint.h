@@ -5,7 +5,8 @@
 //     periodically (the simulator's --checkpoint-interval), and
 //   - the last checkpoint it reported (Job::last_checkpoint),
 // and never before its current run started. A job that says neither loses
-// its whole current run. Victim choice (victims.h) weighs this loss; the
+// its whole current run; one that saves when stopped (JobSpec::
+// saves_when_stopped) loses nothing. Victim choice (victims.h) weighs this loss; the
 // simulator charges it.
 #pragma once
 
@@ -19,6 +20,7 @@ namespace berth::core {
 // REQUIRES: job.running(), now >= job.started.
 inline Time LastCheckpoint(const Job& job, Time now) {
   BERTH_CHECK(job.running() && now >= job.started);
+  if (job.spec.saves_when_stopped) return now;
   Time saved = job.started;
   if (job.spec.checkpoint_interval && job.spec.checkpoint_interval->micros() > 0) {
     const Duration interval = *job.spec.checkpoint_interval;

@@ -27,6 +27,13 @@ TEST(CheckpointTest, WithoutCheckpointsTheWholeRunIsLost) {
   EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(4000));
 }
 
+// The simulator's default (saved at the instant of a preemption): the core
+// sees the loss it charges, none.
+TEST(CheckpointTest, AJobThatSavesWhenStoppedLosesNothing) {
+  const Job job = Running(NewJob(1).SavesWhenStopped(), At(100));
+  EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(0));
+}
+
 TEST(CheckpointTest, PeriodicCheckpointsSaveTheLastMultipleOfTheInterval) {
   const Job job = Running(NewJob(1).CheckpointEvery(1800), At(100));
   EXPECT_EQ(LossIfStopped(job, At(100)), Secs(0));

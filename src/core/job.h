@@ -78,6 +78,10 @@ struct JobSpec {
   // The job saves a checkpoint every this much run time (checkpoint.h);
   // unset: only when it reports one.
   std::optional<Duration> checkpoint_interval;
+  // The job saves its work when it is asked to stop (within its grace), so
+  // a preemption loses nothing: the simulator's assumption without a
+  // checkpoint interval, as the reference simulators'. Nothing live sets it.
+  bool saves_when_stopped = false;
   Duration grace;  // time between SIGTERM and SIGKILL when stopped
   Time submit_time;
 

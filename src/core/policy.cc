@@ -30,6 +30,7 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
   policy.preemption_scope =
       config.deployment == Deployment::kLive ? PreemptionScope::kPreemptibleOnly : scope;
   policy.default_time_limit = config.default_time_limit;
+  policy.restart_cost = config.restart_cost;
   if (knowledge == RuntimeKnowledge::kUserLimits) {
     policy.runtimes = std::make_shared<UserLimitEstimator>(config.default_time_limit);
   } else if (knowledge == RuntimeKnowledge::kPredicted) {
@@ -48,6 +49,8 @@ Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const P
   policy.victim_choice = VictimChoice::kFewestLeastLoss;
   policy.fragmentation_aware = true;
   policy.min_run_time = c.berth_min_run_time;
+  policy.preemption_gain_ratio = c.berth_preemption_gain_ratio;
+  policy.gain_from_mean = c.berth_gain_from_mean;
   return policy;
 }
 
@@ -102,7 +105,8 @@ const std::array<PolicyEntry, 8>& Table() {
       {"berth-gittins", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          // Ranks by the Gittins index of sizes learned per class (issue 30,
-         // item 1); under evaluation, not the default (docs/evaluation.md).
+         // item 1). Now berth's default too; the name stays for configs
+         // that chose it.
          BerthOrderConfig order = c.berth;
          order.size = SizeMeasure::kGittinsRank;
          return BerthPolicy("berth-gittins", order, c);

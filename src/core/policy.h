@@ -13,6 +13,7 @@
 #include "core/berth_orderer.h"
 #include "core/multifactor_orderer.h"
 #include "core/orderer.h"
+#include "core/restart_cost.h"
 #include "core/runtime_estimator.h"
 #include "core/runtime_predictor.h"
 #include "core/time.h"
@@ -77,6 +78,16 @@ struct PolicyConfig {
   BerthOrderConfig berth;
   // The Berth policy does not stop a job again before it ran this long.
   Duration berth_min_run_time = Duration::Minutes(10);
+  // The Berth policy stops a running job for a newcomer only when it pays
+  // (victims.h, Policy::preemption_gain_ratio), weighing means over the
+  // learned sizes. 4, not 1: a victim is delayed by more than the
+  // newcomer's run, it waits its turn in the queue again; with 1 and 2 the
+  // policy still thrashed with real checkpoint losses (docs/evaluation.md).
+  double berth_preemption_gain_ratio = 4.0;
+  bool berth_gain_from_mean = true;
+  // What a restart costs, as the policy weighs it (the simulator's
+  // --restart-cost).
+  RestartCostModel restart_cost;
 };
 
 struct Policy {
@@ -88,6 +99,16 @@ struct Policy {
   VictimChoice victim_choice = VictimChoice::kLowestOrderedFirst;
   // A job is not stopped again before it has run this long (no thrashing).
   Duration min_run_time;
+  // When above 0, a job ordered ahead stops a running one only if that pays
+  // for mean completion time: ratio x the newcomer's expected remaining time,
+  // plus the victim's loss (work since its checkpoint) and restart cost, is
+  // less than the victim's expected remaining time (victims.h). 0: any job
+  // ordered after it may be stopped, as the reference simulators do.
+  double preemption_gain_ratio = 0;
+  // The rule's remaining times are the estimator's means over learned sizes
+  // (RuntimeEstimator::MeanRemaining) rather than its point predictions.
+  bool gain_from_mean = false;
+  RestartCostModel restart_cost;
   Duration default_time_limit;
   // Single-task jobs are placed by the fragmentation-aware rule of
   // fragmentation.h against the waiting jobs' task shapes (so a small task

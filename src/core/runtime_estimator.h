@@ -24,6 +24,10 @@ class RuntimeEstimator {
   // its expected remaining time; an estimator that knows the distribution
   // of sizes like the job's answers its Gittins rank (gittins.h).
   virtual Duration Rank(const Job& job, Time now) const { return Remaining(job, now); }
+  // The mean run time still ahead at `now`: over the sizes of jobs like it
+  // that outlast what it has run, for an estimator that knows them; by
+  // default its expected remaining time.
+  virtual Duration MeanRemaining(const Job& job, Time now) const { return Remaining(job, now); }
 };
 
 // The user's estimate when given, else the time limit, else a default limit

@@ -137,4 +137,21 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
   return *rank;
 }
 
+Duration RuntimePredictor::MeanRemaining(const Job& job, Time now) const {
+  Expected(job);  // brings the job's memo up to date
+  const Window* window = Answering(job.estimator_memo.refs);
+  if (window == nullptr) return Remaining(job, now);
+  const Duration ran = job.RunTime(now);
+  const auto first = std::upper_bound(window->sorted.begin(), window->sorted.end(), ran.micros());
+  if (first == window->sorted.end()) return Remaining(job, now);
+  double sum = 0;
+  for (auto it = first; it != window->sorted.end(); ++it) {
+    sum += static_cast<double>(*it - ran.micros());
+  }
+  Duration mean =
+      Duration::Micros(std::llround(sum / static_cast<double>(window->sorted.end() - first)));
+  if (job.spec.time_limit) mean = Min(mean, Max(Duration::Zero(), *job.spec.time_limit - ran));
+  return mean;
+}
+
 }  // namespace berth::core

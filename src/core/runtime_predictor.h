@@ -63,6 +63,10 @@ class RuntimePredictor final : public RuntimeEstimator {
   // capped by what its time limit leaves; Remaining when there is no such
   // history or the job outlived all of it.
   Duration Rank(const Job& job, Time now) const override;
+  // The mean of (size - run time) over the same key's run times above the
+  // job's run time, capped as Rank; Remaining when there is no such history
+  // or the job outlived all of it.
+  Duration MeanRemaining(const Job& job, Time now) const override;
 
   int64_t observations() const { return observations_; }
 

@@ -155,5 +155,24 @@ TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
   EXPECT_EQ(predictor.Rank(job, At(0)), Secs(150)) << "the limit caps the rank";
 }
 
+// Half the class runs 100 s, half 1,000 s: a new job expects 550 s on
+// average (its median answer says 1,000); one past 100 s is one of the long
+// ones, 850 s from the end after 150 s.
+TEST(RuntimePredictorTest, MeanRemainingAveragesTheClassRunTimesItHasNotOutlived) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 3; ++i) {
+    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
+    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
+  }
+  Job job;
+  job.spec = NewJob(1).Queue("q");
+  EXPECT_EQ(predictor.MeanRemaining(job, At(0)), Secs(550));
+  job.executed = Secs(150);
+  EXPECT_EQ(predictor.MeanRemaining(job, At(0)), Secs(850));
+  job.executed = Secs(1500);
+  EXPECT_EQ(predictor.MeanRemaining(job, At(0)), predictor.Remaining(job, At(0)))
+      << "outlived the history";
+}
+
 }  // namespace
 }  // namespace berth::core

@@ -83,6 +83,10 @@ class JobBuilder {
     spec_.checkpoint_interval = Duration::Seconds(seconds);
     return *this;
   }
+  JobBuilder& SavesWhenStopped() {
+    spec_.saves_when_stopped = true;
+    return *this;
+  }
   JobBuilder& Preemptible() {
     spec_.preemptible = true;
     return *this;

@@ -1,10 +1,12 @@
 #include "core/victims.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common/check.h"
 #include "core/checkpoint.h"
+#include "core/restart_cost.h"
 
 namespace berth::core {
 namespace {
@@ -42,14 +44,59 @@ bool Fits(const Victim& victim, const PlacementRequest& request, const NodeTable
   return false;
 }
 
+// The remaining time the gain rule weighs.
+Duration GainRemaining(const Cycle& cycle, const Job& job) {
+  return cycle.policy.gain_from_mean ? cycle.policy.runtimes->MeanRemaining(job, cycle.now)
+                                     : cycle.policy.runtimes->Remaining(job, cycle.now);
+}
+
+// Which victims a candidate may stop (the gain rule, victims.h).
+class Pays {
+ public:
+  Pays(const Cycle& cycle, const Candidate& candidate, bool reclaims)
+      : cycle_(cycle),
+        candidate_priority_(candidate.key.primary),
+        reclaims_(reclaims),
+        gated_(cycle.policy.preemption_gain_ratio > 0 &&
+               !cycle.policy.orderer->Guarantees(candidate.key)) {
+    if (gated_) {
+      gain_bar_ = Duration::Micros(
+          std::llround(cycle.policy.preemption_gain_ratio *
+                       static_cast<double>(GainRemaining(cycle, *candidate.job).micros())));
+    }
+  }
+  bool operator()(const Victim& victim) {
+    if (!gated_) return true;
+    if (reclaims_ && cycle_.quota->Borrowing(victim.job->spec.queue)) return true;
+    // A higher priority class is an operator's word, not a bet on sizes.
+    if (candidate_priority_ < victim.key.primary) return true;
+    if (gain_bar_ + victim.loss + victim.restart < victim.remaining) return true;
+    refused_ = true;
+    return false;
+  }
+  // Whether the rule kept some victim from being stopped (then a later
+  // candidate with the same request may still succeed).
+  bool refused() const { return refused_; }
+
+ private:
+  const Cycle& cycle_;
+  int64_t candidate_priority_;  // OrderKey::primary: lower ranks first
+  bool reclaims_;
+  bool gated_;
+  Duration gain_bar_;
+  bool refused_ = false;
+};
+
 // Fewest victims, then least lost work: for a job that fits one node, the
 // node where the fewest, cheapest victims make room; for a gang, victims in
 // order of least loss. Returns the victims to try, in the order to try them.
 std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& candidate,
-                                   std::span<Victim> eligible) {
+                                   std::span<Victim> eligible, Pays& pays) {
   std::vector<Victim*> by_loss;
   for (Victim& victim : eligible) {
-    if (Fits(victim, candidate.request, capacity.nodes())) by_loss.push_back(&victim);
+    if (Fits(victim, candidate.request, capacity.nodes()) && pays(victim)) {
+      by_loss.push_back(&victim);
+    }
   }
   std::stable_sort(by_loss.begin(), by_loss.end(),
                    [](const Victim* a, const Victim* b) { return a->loss < b->loss; });
@@ -89,10 +136,12 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
 }
 
 std::vector<Victim*> LowestOrderedFirst(const Capacity& capacity, const Candidate& candidate,
-                                        std::span<Victim> eligible) {
+                                        std::span<Victim> eligible, Pays& pays) {
   std::vector<Victim*> order;
   for (Victim& victim : eligible) {
-    if (Fits(victim, candidate.request, capacity.nodes())) order.push_back(&victim);
+    if (Fits(victim, candidate.request, capacity.nodes()) && pays(victim)) {
+      order.push_back(&victim);
+    }
   }
   return order;
 }
@@ -155,6 +204,10 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
     }
     for (const TaskPlacement& task : job.placement.tasks) victim.gpus += CountGpus(task.gpus);
     victim.loss = LossIfStopped(job, cycle.now);
+    if (cycle.policy.preemption_gain_ratio > 0) {
+      victim.remaining = GainRemaining(cycle, job);
+      victim.restart = RestartCost(cycle.policy.restart_cost, job.spec.total_gpu());
+    }
     gpus_by_type_[Index(victim.type)] += victim.gpus;
     victims_.push_back(victim);
   }
@@ -228,9 +281,10 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
     offered += pool.Gpus(candidate.request);
   }
   if (memo.KnownToFail(candidate.request) || offered < need) return std::nullopt;
+  Pays pays(cycle, candidate, reclaims);
   std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
-                                   ? CheapestFirst(capacity, candidate, eligible)
-                                   : LowestOrderedFirst(capacity, candidate, eligible);
+                                   ? CheapestFirst(capacity, candidate, eligible, pays)
+                                   : LowestOrderedFirst(capacity, candidate, eligible, pays);
   if (reclaims) {
     // Point back at the pool's victims, so taking them marks the pool.
     for (Victim*& victim : order) victim = pool.Same(*victim);
@@ -238,7 +292,9 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
   std::optional<PreemptionPlan> plan = Release(capacity, candidate, order, cycle.place);
   // A later candidate with the same request may stop more (its order's
   // victims) than reclaim alone offered here.
-  if (!plan && by_order) memo.RecordFailure(candidate.request);
+  // The gain rule depends on the candidate's own remaining time, not only
+  // its request: a refusal is not remembered.
+  if (!plan && by_order && !pays.refused()) memo.RecordFailure(candidate.request);
   return plan;
 }
 

@@ -5,6 +5,19 @@
 // policy's PreemptionScope, running for at least the policy's minimum run
 // time (so nothing is stopped again right after a restart), not started in
 // this cycle, and ordered after the job they make room for.
+//
+// Order says who should run; it does not say that stopping a run pays. With
+// Policy::preemption_gain_ratio set, a job may stop a victim only when
+//   ratio x R_new + loss + restart < R_victim,
+// R the expected remaining run times. That is the exchange argument for
+// mean completion time: running the newcomer first finishes it about
+// R_victim sooner (it would wait for the victim) and the victim R_new + loss
+// + restart later. Where sizes are alike, or the victim is nearly done, or
+// has run long since its last checkpoint, nothing is stopped, however the
+// order ranks the two (aging and fair share reorder the queue; they do not
+// pay for lost work). A higher priority class, the starving head
+// (Orderer::Guarantees) and quota reclaim are promises, not gains: they stop
+// victims without the rule.
 #pragma once
 
 #include <optional>
@@ -23,6 +36,8 @@ struct Victim {
   GpuTypeId type{};    // gangs never mix models, so one per job
   int64_t gpus = 0;    // whole GPUs it holds
   Duration loss;       // work lost if stopped now: since its last checkpoint, else its run
+  Duration remaining;  // its expected remaining run time (for the gain rule)
+  Duration restart;    // what restarting it costs
   bool taken = false;  // preempted earlier in this cycle
 };
 

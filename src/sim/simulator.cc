@@ -148,13 +148,14 @@ void Simulation::Complete(const Event& event) {
 
 void Simulation::Arrive(size_t i, Time now) {
   const SimJob& job = workload_.jobs[i];
+  // The core sees the loss the simulator charges (core/checkpoint.h).
+  core::JobSpec spec = job.spec;
   if (options_.checkpoint_interval) {
-    core::JobSpec spec = job.spec;
     spec.checkpoint_interval = options_.checkpoint_interval;
-    state_.Submit(spec, now);
   } else {
-    state_.Submit(job.spec, now);
+    spec.saves_when_stopped = true;
   }
+  state_.Submit(spec, now);
   runs_[i].queued_since = now;
   JobOutcome& outcome = outcomes_[i];
   outcome.id = job.spec.id;
@@ -305,7 +306,10 @@ Result<SimResult> Simulation::Run() {
 
 Result<SimResult> Simulate(const Workload& workload, std::string_view policy,
                            const SimOptions& options) {
-  Result<core::Policy> made = core::MakePolicy(policy, core::InSimulation(options.policy_config));
+  // The policy weighs restarts as the simulator charges them.
+  core::PolicyConfig config = core::InSimulation(options.policy_config);
+  config.restart_cost = options.restart_cost;
+  Result<core::Policy> made = core::MakePolicy(policy, config);
   if (!made.ok()) return made.status();
   if (!options.queues.empty()) {
     if (Result<core::QuotaTree> tree = core::QuotaTree::Make(options.queues); !tree.ok()) {
