@@ -64,6 +64,7 @@ constexpr std::array<std::string_view, 36> kKnownFields = {
     "time_limit_s",
     "time_limit_signal",
     "wait_for_nodes",
+    "workdir",
 };
 
 static_assert(std::is_sorted(kKnownFields.begin(), kKnownFields.end()));
