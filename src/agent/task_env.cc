@@ -63,9 +63,9 @@ std::map<std::string, std::string> TaskEnvironment(const protocol::TaskAssignmen
   env["BERTH_TASK"] = std::to_string(assignment.task);
   env["BERTH_ATTEMPT"] = std::to_string(assignment.attempt);
   // Runs before this one (requeues, preemptions, retries, lost nodes), as
-  // Slurm counts them: the first run sees 0.
-  env["BERTH_RESTART_COUNT"] = env["SLURM_RESTART_COUNT"] =
-      std::to_string(std::max(assignment.attempt - 1, 0));
+  // Slurm counts them: the first run sees 0. A Slurm job also reads it as
+  // SLURM_RESTART_COUNT (slurm_env.h).
+  env["BERTH_RESTART_COUNT"] = std::to_string(std::max(assignment.attempt - 1, 0));
   env["BERTH_USER"] = assignment.user;
   env["BERTH_JOB_NAME"] = assignment.launch.name;
   // An array job's index, in Berth's names and Slurm's (scripts that pick

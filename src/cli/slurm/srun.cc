@@ -207,6 +207,37 @@ bool SrunOnlyFlag(const std::string& arg) {
          arg == "--kill-on-bad-exit";
 }
 
+// srun from outside a job runs the command once per Slurm task, as Berth's
+// own tasks (a gang: one process each), where sbatch's shape is one Berth
+// task per node holding that node's share: each node's share is split
+// evenly among its Slurm tasks, which may then share nodes.
+Status OneProcessPerSlurmTask(json& body) {
+  const json layout = body.value("slurm_tasks_per_node", json::array());
+  if (layout.empty()) return Status::Ok();
+  const int64_t per_node = layout.front().get<int64_t>();
+  for (const json& count : layout) {
+    if (count.get<int64_t>() != per_node) {
+      return InvalidArgument(
+          "--ntasks: srun outside a job needs as many tasks on every node; give "
+          "--ntasks-per-node");
+    }
+  }
+  for (const char* field : {"gpus", "cpus", "memory_mib"}) {
+    if (!body.contains(field)) continue;
+    const double share = body[field].get<double>() / static_cast<double>(per_node);
+    if (std::string(field) != "cpus" && share != static_cast<double>(static_cast<int64_t>(share))) {
+      return InvalidArgument(std::string(field == std::string("gpus") ? "--gpus" : "--mem") +
+                             ": srun outside a job splits each node's share among its " +
+                             std::to_string(per_node) + " tasks; it does not divide evenly");
+    }
+    body[field] = std::string(field) == "cpus" ? json(share) : json(static_cast<int64_t>(share));
+  }
+  body["tasks"] = body.value("tasks", int64_t{1}) * per_node;
+  body.erase("distinct_nodes");
+  body.erase("slurm_tasks_per_node");
+  return Status::Ok();
+}
+
 int RunJob(const std::string& command, const std::vector<std::string>& args) {
   // sbatch's options, less srun's own (-l...), up to the command: the first
   // split where what follows reads as the command and its arguments.
@@ -248,6 +279,9 @@ int RunJob(const std::string& command, const std::vector<std::string>& args) {
   if (!body.ok()) Fail(command, body.status().message());
   body->erase("script");
   (*body)["command"] = argv;
+  if (Status status = OneProcessPerSlurmTask(*body); !status.ok()) {
+    Fail(command, status.message());
+  }
   const ApiClient client = ConnectOrFail(command);
   Result<json> reply = client.Post("/api/v1/jobs", *body);
   if (!reply.ok()) Fail(command, "Unable to allocate resources: " + reply.status().message());
