@@ -131,7 +131,20 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
   const Window* window = Answering(job.estimator_memo.refs);
   const Duration ran = job.RunTime(now);
   std::optional<Duration> rank;
-  if (window != nullptr) rank = GittinsRank(window->sorted, ran);
+  if (window != nullptr) {
+    // The user's own estimate sharpens the class's distribution: scaled so
+    // that its median is the blended prediction (Predict), ranks scale
+    // with it (the index of a distribution scaled by s at attained a is s
+    // times its index at a / s).
+    double scale = 1.0;
+    if (job.spec.estimate && job.spec.estimate->micros() > 0) {
+      scale = static_cast<double>(Predict(job.spec, job.estimator_memo.refs).micros()) /
+              static_cast<double>(std::max<int64_t>(window->median, 1));
+    }
+    rank = GittinsRank(window->sorted,
+                       Duration::Micros(std::llround(static_cast<double>(ran.micros()) / scale)));
+    if (rank) rank = Duration::Micros(std::llround(static_cast<double>(rank->micros()) * scale));
+  }
   if (!rank) return Remaining(job, now);
   if (job.spec.time_limit) rank = Min(*rank, Max(Duration::Zero(), *job.spec.time_limit - ran));
   return *rank;

@@ -155,6 +155,24 @@ TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
   EXPECT_EQ(predictor.Rank(job, At(0)), Secs(150)) << "the limit caps the rank";
 }
 
+// The user's estimate sharpens the class's distribution: 4,000 s against a
+// median of 1,000 blends to 2,000 (the geometric mean), so the distribution
+// is read twice as long: rank 400 s at the start, and the 100 s runs are
+// 200 s runs (at 300 s it is a long one: 1,700 s left).
+TEST(RuntimePredictorTest, AnEstimateScalesTheRankWithThePrediction) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 3; ++i) {
+    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
+    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
+  }
+  Job job;
+  job.spec = NewJob(1).Queue("q").Estimate(4000);
+  EXPECT_EQ(predictor.Remaining(job, At(0)), Secs(2000));
+  EXPECT_EQ(predictor.Rank(job, At(0)), Secs(400));
+  job.executed = Secs(300);
+  EXPECT_EQ(predictor.Rank(job, At(0)), Secs(1700));
+}
+
 // Half the class runs 100 s, half 1,000 s: a new job expects 550 s on
 // average (its median answer says 1,000); one past 100 s is one of the long
 // ones, 850 s from the end after 150 s.
