@@ -111,11 +111,14 @@ void CheckSubmission(std::string_view body, const SubmissionLimits& limits) {
   Require(!submission.jobs.empty(), "at least one job");
   Require(submission.idempotency_key.size() <= 128, "idempotency key bounded");
   const bool array = submission.jobs.front().array_index.has_value();
-  Require(array || (submission.jobs.size() == 1 && !submission.array_max_running),
-          "a plain job is one job");
-  Require(!submission.array_max_running || (*submission.array_max_running >= 1 &&
-                                            *submission.array_max_running <= limits.max_array),
+  // Every element keeps the array's %N (array_max_running), the same for all.
+  const auto max_running = submission.jobs.front().array_max_running;
+  Require(array || (submission.jobs.size() == 1 && !max_running), "a plain job is one job");
+  Require(!max_running || (*max_running >= 1 && *max_running <= limits.max_array),
           "%N within 1..max_array");
+  for (const JobRequest& job : submission.jobs) {
+    Require(job.array_max_running == max_running, "one %N for the whole array");
+  }
   Require(submission.jobs.size() <= static_cast<size_t>(limits.max_array), "array within limits");
   int32_t previous = -1;
   for (const JobRequest& job : submission.jobs) {
