@@ -68,12 +68,9 @@ void SetAllocationEnvironment(const json& job) {
 int Salloc(int argc, char** argv) {
   const std::string command = argv[0];
   const std::vector<std::string> args(argv + 1, argv + argc);
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "--usage" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (!arg.empty() && arg[0] != '-') break;
+  if (AsksForHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   Result<SbatchRequest> request = ParseSbatchArgs(args);
   if (!request.ok()) Fail(command, request.status().message());

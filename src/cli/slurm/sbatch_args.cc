@@ -95,4 +95,12 @@ Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& scri
   return body;
 }
 
+bool AsksForHelp(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "--usage" || arg == "-h") return true;
+    if (!arg.empty() && arg[0] != '-') return false;
+  }
+  return false;
+}
+
 }  // namespace berth::cli::slurm

@@ -25,6 +25,10 @@ struct SbatchRequest {
   std::string submit_host;            // SLURM_SUBMIT_HOST; empty: not set
 };
 
+// Whether an option before the first operand (the script or command)
+// asks for --help, --usage or -h: sbatch's, srun's and salloc's own usage.
+bool AsksForHelp(const std::vector<std::string>& args);
+
 // InvalidArgument naming the option for a bad value or a missing one.
 Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args);
 

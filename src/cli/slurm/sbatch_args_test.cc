@@ -54,5 +54,13 @@ TEST(SbatchArgsTest, RefusesWhatSlurmOrBerthCannotRun) {
   EXPECT_NE(body.status().message().find("without arguments"), std::string::npos);
 }
 
+// Help is asked for only among the options: the command's own -h is its own.
+TEST(AsksForHelpTest, OnlyBeforeTheCommand) {
+  EXPECT_TRUE(AsksForHelp({"--help"}));
+  EXPECT_TRUE(AsksForHelp({"--nodes=2", "--usage"}));
+  EXPECT_FALSE(AsksForHelp({"python3", "train.py", "--help"}));
+  EXPECT_FALSE(AsksForHelp({}));
+}
+
 }  // namespace
 }  // namespace berth::cli::slurm

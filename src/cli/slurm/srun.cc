@@ -326,12 +326,9 @@ int RunJob(const std::string& command, const std::vector<std::string>& args) {
 int Srun(int argc, char** argv) {
   const std::string command = argv[0];
   const std::vector<std::string> args(argv + 1, argv + argc);
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "--usage" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (!arg.empty() && arg[0] != '-') break;
+  if (AsksForHelp(args)) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   std::string job = Env("SLURM_JOB_ID");
   if (job.empty()) job = Env("BERTH_JOB_ID");
