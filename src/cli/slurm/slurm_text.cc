@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <map>
+#include <tuple>
+#include <utility>
+
+#include "common/hostlist.h"
 
 namespace berth::cli::slurm {
 
@@ -112,51 +115,17 @@ std::pair<std::string, std::string> SplitNumber(const std::string& name) {
 }  // namespace
 
 std::string CompressHostlist(std::vector<std::string> names) {
-  // prefix -> (width of the number as written, value) in order.
-  std::map<std::string, std::vector<std::pair<size_t, int64_t>>> numbered;
-  std::vector<std::string> plain;
-  for (const std::string& name : names) {
-    const auto [prefix, number] = SplitNumber(name);
-    if (number.empty()) {
-      plain.push_back(name);
-    } else {
-      numbered[prefix].emplace_back(number.size(), std::stoll(number));
-    }
-  }
-  std::vector<std::pair<std::string, std::string>> entries;  // sort key, text
-  for (std::string& name : plain) entries.emplace_back(name, name);
-  for (auto& [prefix, numbers] : numbered) {
-    std::sort(numbers.begin(), numbers.end(), [](const auto& a, const auto& b) {
-      return a.second < b.second || (a.second == b.second && a.first < b.first);
-    });
-    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-    auto written = [](size_t width, int64_t value) {
-      std::string text = std::to_string(value);
-      if (text.size() < width && width > 1) text.insert(0, width - text.size(), '0');
-      return text;
-    };
-    std::string ranges;
-    size_t count = 0;
-    for (size_t i = 0; i < numbers.size();) {
-      size_t j = i;
-      while (j + 1 < numbers.size() && numbers[j + 1].second == numbers[j].second + 1 &&
-             numbers[j + 1].first == numbers[i].first) {
-        ++j;
-      }
-      if (!ranges.empty()) ranges += ",";
-      ranges += written(numbers[i].first, numbers[i].second);
-      if (j > i) ranges += "-" + written(numbers[j].first, numbers[j].second);
-      count += j - i + 1;
-      i = j + 1;
-    }
-    const bool bracket = count > 1;
-    entries.emplace_back(prefix, prefix + (bracket ? "[" + ranges + "]" : ranges));
-  }
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string out;
-  for (const auto& [key, text] : entries) out += (out.empty() ? "" : ",") + text;
-  return out;
+  // Slurm lists nodes sorted and once each: by prefix, then number, then
+  // the number's written width. Adjacent names then share a bracket.
+  auto key = [](const std::string& name) {
+    auto [prefix, number] = SplitNumber(name);
+    const int64_t value = number.empty() ? -1 : std::stoll(number);
+    return std::tuple(std::move(prefix), value, number.size());
+  };
+  std::sort(names.begin(), names.end(),
+            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return berth::CompressHostlist(names);
 }
 
 std::string SlurmMemory(int64_t mib) {
