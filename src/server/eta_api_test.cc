@@ -31,7 +31,12 @@ class EtaApiTest : public ApiTest {
     json explained;
     for (int i = 0; i < 300; ++i) {
       explained = user.Get(explain).body;
-      if (!explained["eta"].is_null()) return explained;
+      // The ETA and the sentence that states it are applied apart (the
+      // planner's thread); wait for both.
+      if (!explained["eta"].is_null() &&
+          explained.value("message", "").find("expected ") != std::string::npos) {
+        return explained;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     ADD_FAILURE() << "job " << id << " has no ETA: " << explained.dump();
