@@ -132,7 +132,7 @@ TEST(BerthPolicyTest, AnAgedJobDoesNotStopARunOfTheSameSize) {
   ASSERT_EQ(decision.preemptions.size(), 1u) << "the aged job ranks ahead";
 }
 
-TEST(BerthPolicyTest, AJobAlreadyStoppingIsNotAVictimAgain) {
+TEST(BerthPolicyTest, AJobAlreadyStoppingMakesRoomWithoutStoppingAnother) {
   ClusterState state;
   AddNodes(state, 1, 8);
   StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
@@ -142,8 +142,32 @@ TEST(BerthPolicyTest, AJobAlreadyStoppingIsNotAVictimAgain) {
   state.Submit(NewJob(3).Gpus(4).Submit(4000), At(4000));
   const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(60)}});
   const Decision decision = Decide(state, At(4000), policy);
-  ASSERT_EQ(decision.preemptions.size(), 1u);
-  EXPECT_EQ(decision.preemptions[0].job, Id(1)) << "job 2 is leaving anyway";
+  EXPECT_THAT(decision.preemptions, IsEmpty()) << "job 2 is leaving anyway";
+  ASSERT_THAT(StartedIds(decision), ElementsAre(Id(3)));
+  EXPECT_THAT(decision.starts[0].preempts, ElementsAre(Id(2))) << "it waits for job 2's GPUs";
+  EXPECT_EQ(decision.starts[0].placement.tasks[0].gpus, 0xf0u);
+}
+
+// The server defers a start until its victims have stopped, and cycles run
+// meanwhile: each must find the room already being freed, not stop more.
+TEST(BerthPolicyTest, APreemptionIsNotRepeatedWhileItsVictimStops) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible(), N(0), 0x0f, At(0));
+  StartOn(state, NewJob(2).Gpus(4).Preemptible(), N(0), 0xf0, At(1000));
+  state.Submit(NewJob(3).Gpus(4).Submit(4000), At(4000));
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(90000)}, {Id(3), Secs(60)}});
+  const Decision first = Decide(state, At(4000), policy);
+  ASSERT_EQ(first.preemptions.size(), 1u);
+  const JobId victim = first.preemptions[0].job;
+  state.MarkStopping(victim);  // the start itself waits for the victim to exit
+
+  for (int64_t now : {4001, 4030, 4300}) {
+    const Decision again = Decide(state, At(now), policy);
+    EXPECT_THAT(again.preemptions, IsEmpty()) << "at " << now;
+    ASSERT_THAT(StartedIds(again), ElementsAre(Id(3))) << "at " << now;
+    EXPECT_THAT(again.starts[0].preempts, ElementsAre(victim)) << "at " << now;
+  }
 }
 
 TEST(BerthPolicyTest, PrefersFewerVictimsOverLessLoss) {

@@ -17,7 +17,7 @@ bool OrderedAfter(const Victim& victim, const Candidate& candidate) {
 }
 
 bool MayStop(const Cycle& cycle, const Job& job) {
-  if (job.stopping()) return false;  // already on its way out
+  if (job.stopping()) return true;  // already on its way out: claiming it is free
   if (cycle.policy.preemption_scope == PreemptionScope::kPreemptibleOnly && !job.spec.preemptible) {
     return false;
   }
@@ -66,7 +66,7 @@ class Pays {
     }
   }
   bool operator()(const Victim& victim) {
-    if (!gated_) return true;
+    if (!gated_ || victim.stopping) return true;
     if (reclaims_ && cycle_.quota->Borrowing(victim.job->spec.queue)) return true;
     // A higher priority class is an operator's word, not a bet on sizes.
     if (candidate_priority_ < victim.key.primary) return true;
@@ -98,8 +98,9 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
       by_loss.push_back(&victim);
     }
   }
-  std::stable_sort(by_loss.begin(), by_loss.end(),
-                   [](const Victim* a, const Victim* b) { return a->loss < b->loss; });
+  std::stable_sort(by_loss.begin(), by_loss.end(), [](const Victim* a, const Victim* b) {
+    return std::tie(b->stopping, a->loss) < std::tie(a->stopping, b->loss);
+  });
   const int need = candidate.request.shape.whole_gpus() * candidate.request.tasks;
   if (candidate.request.tasks != 1 || need == 0) return by_loss;
 
@@ -125,9 +126,9 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
       }
       choice.victims.push_back(victim);
       choice.loss += victim->loss;
+      if (!victim->stopping) ++choice.count;  // claiming a stopping job stops no one
     }
     if (free < need) continue;
-    choice.count = choice.victims.size();
     if (!best || std::tie(choice.count, choice.loss) < std::tie(best->count, best->loss)) {
       best = std::move(choice);
     }
@@ -203,6 +204,12 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
       victim.type = cycle.work.nodes().type_of(job.placement.tasks.front().node);
     }
     for (const TaskPlacement& task : job.placement.tasks) victim.gpus += CountGpus(task.gpus);
+    victim.stopping = job.stopping();
+    if (victim.stopping) {
+      gpus_by_type_[Index(victim.type)] += victim.gpus;
+      victims_.push_back(victim);
+      continue;
+    }
     victim.loss = LossIfStopped(job, cycle.now);
     if (cycle.policy.preemption_gain_ratio > 0) {
       victim.remaining = GainRemaining(cycle, job);
@@ -212,14 +219,17 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
     victims_.push_back(victim);
   }
   std::sort(victims_.begin(), victims_.end(), [](const Victim& a, const Victim& b) {
+    if (a.stopping != b.stopping) return a.stopping;
     if (a.key != b.key) return a.key > b.key;
     return a.job->spec.id > b.job->spec.id;
   });
   end_ = victims_.size();
+  stopping_ = static_cast<size_t>(
+      std::count_if(victims_.begin(), victims_.end(), [](const Victim& v) { return v.stopping; }));
 }
 
 void VictimPool::NarrowTo(const Candidate& candidate) {
-  while (end_ > 0 && !OrderedAfter(victims_[end_ - 1], candidate)) {
+  while (end_ > stopping_ && !OrderedAfter(victims_[end_ - 1], candidate)) {
     --end_;
     if (!victims_[end_].taken) gpus_by_type_[Index(victims_[end_].type)] -= victims_[end_].gpus;
   }
@@ -257,13 +267,13 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
   VictimPool& pool = *lazy_pool;
   pool.NarrowTo(candidate);
   std::span<Victim> eligible = pool.eligible();
-  if (!by_order) eligible = eligible.first(0);  // reclaim only
-  std::vector<Victim> with_reclaim;             // copies: only when reclaim widens the set
+  if (!by_order) eligible = pool.stopping();  // reclaim only
+  std::vector<Victim> with_reclaim;           // copies: only when reclaim widens the set
   if (reclaims) {
     // The eligible prefix first, then borrowers beyond it, keeping pool order.
     for (Victim& victim : pool.all()) {
       const bool in_prefix = &victim < eligible.data() + eligible.size();
-      if (in_prefix || cycle.quota->Borrowing(victim.job->spec.queue)) {
+      if (in_prefix || (!victim.stopping && cycle.quota->Borrowing(victim.job->spec.queue))) {
         with_reclaim.push_back(victim);
       }
     }
@@ -306,6 +316,7 @@ void CommitPreemption(Cycle& cycle, Candidate& candidate, VictimPool& pool, Pree
     if (cycle.user_limits) cycle.user_limits->Remove(victim->job->spec);
     cycle.array_throttle.Remove(victim->job->spec);
     preempts.push_back(victim->job->spec.id);
+    if (victim->stopping) continue;  // asked already; the start waits for it all the same
     cycle.decision.preemptions.push_back(Preemption{victim->job->spec.id, candidate.job->spec.id});
   }
   cycle.Start(candidate, std::move(plan.placement), std::move(preempts));

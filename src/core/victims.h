@@ -39,12 +39,18 @@ struct Victim {
   Duration remaining;  // its expected remaining run time (for the gain rule)
   Duration restart;    // what restarting it costs
   bool taken = false;  // preempted earlier in this cycle
+  // Asked to stop in an earlier cycle, still in its grace period: its GPUs
+  // are already on their way back. It costs nothing more, so a candidate
+  // claims it before stopping anyone else, and then waits for it.
+  bool stopping = false;
 };
 
 // The stoppable running jobs, lowest-ordered first, and the GPUs the
 // eligible ones hold. A candidate may stop only jobs ordered after it;
 // candidates arrive in policy order, so the eligible set is a prefix that
 // only shrinks, and a moving boundary keeps the sums exact without rescans.
+// Jobs already stopping come first and stay eligible to every candidate
+// whatever their rank: claiming them stops nothing.
 class VictimPool {
  public:
   explicit VictimPool(const Cycle& cycle);
@@ -52,6 +58,8 @@ class VictimPool {
   // Drops victims that rank above `candidate` from the eligible prefix.
   void NarrowTo(const Candidate& candidate);
   std::span<Victim> eligible() { return {victims_.data(), end_}; }
+  // The jobs already stopping (the front of the pool).
+  std::span<Victim> stopping() { return {victims_.data(), stopping_}; }
   // Every stoppable job, eligible or not (for quota reclaim).
   std::span<Victim> all() { return victims_; }
   void Take(Victim& victim);
@@ -63,6 +71,7 @@ class VictimPool {
  private:
   std::vector<Victim> victims_;
   size_t end_ = 0;
+  size_t stopping_ = 0;
   std::vector<int64_t> gpus_by_type_;
 };
 

@@ -84,6 +84,18 @@ TEST_F(CheckpointApiTest, APreemptionStopsTheJobThatCheckpointedLast) {
   EXPECT_EQ(stopping["message"],
             "preempted for job " + std::to_string(high) + "; stopping within its grace period");
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(late)).body["state"], "running");
+
+  // `high` starts only once `early` has exited. Cycles run meanwhile (the
+  // clock moves, ticks pass): they must see `early`'s GPUs coming back, not
+  // stop `late` as well.
+  AdvanceWithHeartbeats(agent, "n0", core::Duration::Seconds(30), running);
+  for (int tick = 0; tick < 10; ++tick) {
+    std::this_thread::sleep_for(tick_);
+    clock_.Advance(core::Duration::Seconds(1));
+    Heartbeat(agent, "n0", running);
+  }
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(late)).body["state"], "running");
+  EXPECT_EQ(bob.Get("/api/v1/jobs/" + std::to_string(high)).body["state"], "pending");
 }
 
 TEST_F(CheckpointApiTest, OnlyARunningJobCanReportACheckpoint) {
