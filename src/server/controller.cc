@@ -136,6 +136,7 @@ std::shared_future<Status> Controller::QueueCommitLocked(const std::vector<JobRe
     auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     UnindexPlacementLocked(it->second);
+    EraseLiveNameLocked(it->second);
     explained_.erase(id);
     eta_book_.Forget(id);
     jobs_.erase(it);
@@ -323,6 +324,7 @@ Result<std::vector<JobId>> Controller::Submit(const Principal& who, Submission s
       job.id = id;
       job.version = 1;
       if (submission.jobs.size() > 1 && i > 0) job.array_parent = (*ids)[0];
+      AddLiveNameLocked(job);
       AddToStateLocked(job);
       if (job.state == JobState::kHeld && job.reason == JobReason::kDependency) {
         awaiting_dependencies_.insert(id);
@@ -443,6 +445,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
     RememberEndedLocked(id, job.state);
     explained_.erase(id);
     eta_book_.Forget(id);
+    EraseLiveNameLocked(job);
     jobs_.erase(id);
     std::vector<JobRecord*> released;
     ReleaseDependentsLocked(released);

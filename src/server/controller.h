@@ -365,6 +365,10 @@ class Controller {
   // --dependency=singleton: a live job of the same user and name submitted
   // before it. O(live jobs before it).
   bool HasEarlierNamesakeLocked(const store::JobRecord& job) const;
+  // Keep live_by_name_ with jobs_: a job enters it as it enters jobs_ and
+  // leaves with it.
+  void AddLiveNameLocked(const store::JobRecord& job);
+  void EraseLiveNameLocked(const store::JobRecord& job);
   void ReleaseDependentsLocked(std::vector<store::JobRecord*>& changed);
   // Remembers a job's final state in ended_, dropping the oldest beyond the
   // limit.
@@ -399,9 +403,14 @@ class Controller {
   // node reported (controller_steps.cc).
   std::vector<protocol::StepLaunch> StepLaunchesLocked(const store::JobRecord& job,
                                                        int32_t task) const;
+  // Records the step task ends a node reports; the jobs they change join `changed`.
   void ProcessStepReportsLocked(const std::string& node,
-                                const std::vector<protocol::StepTaskReport>& reports);
-  Result<JobStep*> FindStepLocked(const Principal& who, core::JobId id, int32_t step);
+                                const std::vector<protocol::StepTaskReport>& reports,
+                                std::vector<store::JobRecord*>& changed);
+  // The step of `job` (the caller's, or an admin's call), or NotFound.
+  Result<JobStep*> FindStepLocked(const Principal& who, store::JobRecord& job, int32_t step);
+  // The step as GET shows it: of a live job or a stored one.
+  Result<JobStep> ViewStepLocked(const Principal& who, core::JobId id, int32_t step);
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   // A live job as readers see it: a pending one with the last cycle's reason
   // and message.
@@ -457,6 +466,13 @@ class Controller {
   // leave that state; the walk drops them): what ReleaseDependentsLocked
   // walks, instead of every live job on every heartbeat.
   std::set<core::JobId> awaiting_dependencies_;
+  // Whether a job ended (or the server started) since ReleaseDependentsLocked
+  // last walked: only an end can meet a dependency, so a heartbeat that
+  // ended nothing skips the walk.
+  bool dependencies_unchecked_ = true;
+  // The live jobs of each (user, job name): whom a singleton waits for,
+  // without a walk over every live job.
+  std::map<std::pair<std::string, std::string>, std::set<core::JobId>> live_by_name_;
   std::map<std::string, NodeEntry> nodes_;
   // The live jobs placed on each node, by node name: a heartbeat builds its
   // node's desired state from these instead of walking every live job.
@@ -471,9 +487,6 @@ class Controller {
   // id given (ids start from the clock, so they grow across restarts).
   std::map<core::JobId, std::vector<protocol::SignalRequest>> signals_;
   int64_t last_signal_id_ = 0;
-  // The steps of running jobs, by job and step id (job_step.h); those of a
-  // run that ended go at the next launch of any step.
-  std::map<core::JobId, std::map<int32_t, JobStep>> steps_;
   // Each pending job's view from the last cycle (reason, position,
   // blocker) and ETA from the last full one. Entries of jobs no longer
   // pending may linger until they start or end: read them for pending

@@ -16,6 +16,7 @@ using core::JobState;
 using store::JobRecord;
 
 void Controller::RememberEndedLocked(JobId id, JobState state) {
+  dependencies_unchecked_ = true;
   ended_[id] = state;
   while (ended_.size() > options_.ended_kept) {
     ended_forgotten_up_to_ = std::max(ended_forgotten_up_to_, ended_.begin()->first);
@@ -33,15 +34,24 @@ bool Controller::KnownJobLocked(JobId id) {
   return stored.ok() && core::IsTerminal(stored->state);
 }
 
+void Controller::AddLiveNameLocked(const JobRecord& job) {
+  live_by_name_[{job.user, job.request.name}].insert(job.id);
+}
+
+void Controller::EraseLiveNameLocked(const JobRecord& job) {
+  auto it = live_by_name_.find({job.user, job.request.name});
+  if (it == live_by_name_.end()) return;
+  it->second.erase(job.id);
+  if (it->second.empty()) live_by_name_.erase(it);
+}
+
 bool Controller::HasEarlierNamesakeLocked(const JobRecord& job) const {
+  auto namesakes = live_by_name_.find({job.user, job.request.name});
+  if (namesakes == live_by_name_.end()) return false;
   // Ids ascend with submission: the earlier jobs are those before it. Jobs
   // that ended this pass are still here, in a final state, until committed.
-  for (auto it = jobs_.begin(); it != jobs_.end() && it->first < job.id; ++it) {
-    const JobRecord& other = it->second;
-    if (!core::IsTerminal(other.state) && other.user == job.user &&
-        other.request.name == job.request.name) {
-      return true;
-    }
+  for (auto it = namesakes->second.begin(); it != namesakes->second.end() && *it < job.id; ++it) {
+    if (!core::IsTerminal(jobs_.at(*it).state)) return true;
   }
   return false;
 }
@@ -70,6 +80,7 @@ Controller::Dependencies Controller::CheckDependenciesLocked(const JobRecord& jo
 }
 
 void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
+  dependencies_unchecked_ = false;
   // To a fixed point: a cancelled job can doom the jobs that depend on it.
   while (true) {
     std::vector<JobId> cancelled;

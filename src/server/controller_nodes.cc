@@ -80,6 +80,7 @@ Status Controller::Recover() {
     for (JobRecord& record : page) {
       const JobId id = record.id;
       JobRecord& job = jobs_[id] = std::move(record);
+      AddLiveNameLocked(job);
       AddToStateLocked(job);
       if (job.state == JobState::kHeld && job.reason == JobReason::kDependency) {
         awaiting_dependencies_.insert(id);
@@ -469,13 +470,13 @@ Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   }
   DesiredState desired;
   std::vector<JobRecord*> changed;
-  ProcessStepReportsLocked(heartbeat.node, heartbeat.steps);
+  ProcessStepReportsLocked(heartbeat.node, heartbeat.steps, changed);
   ProcessTaskReportsLocked(heartbeat.node, heartbeat.tasks, desired, changed);
   // A task that ran here and that the node no longer knows (its state dir
   // was emptied): its run is lost; the next one gets a new attempt, never
   // the same one again.
   LoseVanishedTasksLocked(heartbeat.node, heartbeat.tasks, changed);
-  ReleaseDependentsLocked(changed);
+  if (dependencies_unchecked_) ReleaseDependentsLocked(changed);
   // Queued only: HandleHeartbeat waits for it after releasing the lock.
   (void)QueueCommitLocked(changed);
   DesiredState wanted = DesiredForLocked(heartbeat.node);

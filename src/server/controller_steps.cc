@@ -3,6 +3,7 @@
 // from the desired state (the running task that hosts them carries them)
 // and report their ends on heartbeats.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "server/controller.h"
@@ -44,17 +45,9 @@ Result<JobStep> Controller::LaunchStep(const Principal& who, JobId id, StepReque
     return FailedPrecondition("job " + std::to_string(core::Value(id)) +
                               " runs in a container: steps run on the host only");
   }
-  // Steps of runs that ended are no longer asked about.
-  for (auto it = steps_.begin(); it != steps_.end();) {
-    auto live = jobs_.find(it->first);
-    const bool current = live != jobs_.end() && !it->second.empty() &&
-                         it->second.begin()->second.attempt == live->second.attempts;
-    it = current ? std::next(it) : steps_.erase(it);
-  }
   BERTH_ASSIGN_OR_RETURN(std::vector<StepTask> tasks, LayOutStep(StepHosts(*job), request));
-  std::map<int32_t, JobStep>& steps = steps_[id];
   JobStep step;
-  step.id = steps.empty() ? 0 : steps.rbegin()->first + 1;
+  step.id = job->steps.empty() ? 0 : job->steps.back().id + 1;
   step.attempt = job->attempts;
   step.command = std::move(request.command);
   step.env = std::move(request.env);
@@ -62,40 +55,39 @@ Result<JobStep> Controller::LaunchStep(const Principal& who, JobId id, StepReque
     if (step.nodes.empty() || step.nodes.back() != task.node) step.nodes.push_back(task.node);
   }
   step.tasks = std::move(tasks);
-  steps[step.id] = step;
+  // Stored before it is answered or run: an accepted step outlives a restart.
+  job->steps.push_back(step);
+  if (Status stored = PersistLocked({job}); !stored.ok()) {
+    job->steps.pop_back();
+    return stored;
+  }
   WakeAgentsLocked(*job);
   return step;
 }
 
-Result<JobStep*> Controller::FindStepLocked(const Principal& who, JobId id, int32_t step) {
-  auto steps = steps_.find(id);
-  auto found = steps == steps_.end() ? nullptr : &steps->second;
-  auto it = found == nullptr ? decltype(steps->second.end()){} : found->find(step);
-  if (found == nullptr || it == found->end()) {
-    // Say first whether the job is the caller's at all.
-    BERTH_RETURN_IF_ERROR(FindOwnLiveLocked(who, id).status());
-    return NotFound(StepName(id, step) + " does not exist");
+Result<JobStep*> Controller::FindStepLocked(const Principal& who, JobRecord& job, int32_t step) {
+  BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
+  for (JobStep& found : job.steps) {
+    if (found.id == step) return &found;
   }
-  auto live = jobs_.find(id);
-  if (live != jobs_.end()) {
-    BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, live->second));
-  } else {
-    Result<JobRecord> stored = store_.GetJob(id);
-    if (!stored.ok()) return NotFound("job " + std::to_string(core::Value(id)) + " does not exist");
-    BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, *stored));
-  }
-  return &it->second;
+  return NotFound(StepName(job.id, step) + " does not exist");
 }
 
-Result<JobStep> Controller::GetStep(const Principal& who, JobId id, int32_t step) {
-  std::lock_guard lock(mutex_);
-  BERTH_ASSIGN_OR_RETURN(JobStep * found, FindStepLocked(who, id, step));
+Result<JobStep> Controller::ViewStepLocked(const Principal& who, JobId id, int32_t step) {
+  auto live = jobs_.find(id);
+  std::optional<JobRecord> stored;
+  if (live == jobs_.end()) {
+    Result<JobRecord> read = store_.GetJob(id);
+    if (!read.ok()) return NotFound("job " + std::to_string(core::Value(id)) + " does not exist");
+    stored = std::move(*read);
+  }
+  JobRecord& job = live != jobs_.end() ? live->second : *stored;
+  BERTH_ASSIGN_OR_RETURN(JobStep * found, FindStepLocked(who, job, step));
   JobStep view = *found;
   // A step of a run that ended has nothing left running: its tasks that
   // never reported ended with the run.
-  auto live = jobs_.find(id);
-  const bool run_over = live == jobs_.end() || live->second.attempts != view.attempt ||
-                        live->second.state == JobState::kCompleting;
+  const bool run_over = core::IsTerminal(job.state) || job.attempts != view.attempt ||
+                        job.state == JobState::kCompleting;
   if (run_over) {
     for (StepTask& task : view.tasks) {
       if (!task.ended()) task.signal = 9;
@@ -104,22 +96,34 @@ Result<JobStep> Controller::GetStep(const Principal& who, JobId id, int32_t step
   return view;
 }
 
+Result<JobStep> Controller::GetStep(const Principal& who, JobId id, int32_t step) {
+  std::lock_guard lock(mutex_);
+  return ViewStepLocked(who, id, step);
+}
+
 Result<JobStep> Controller::CancelStep(const Principal& who, JobId id, int32_t step) {
   std::lock_guard lock(mutex_);
-  BERTH_ASSIGN_OR_RETURN(JobStep * found, FindStepLocked(who, id, step));
-  if (!found->cancelled && StepStateName(*found) == "running") {
-    found->cancelled = true;
-    if (auto live = jobs_.find(id); live != jobs_.end()) WakeAgentsLocked(live->second);
+  // A job no longer live has no step left to cancel: the view says how each ended.
+  if (auto live = jobs_.find(id); live != jobs_.end()) {
+    JobRecord& job = live->second;
+    BERTH_ASSIGN_OR_RETURN(JobStep * found, FindStepLocked(who, job, step));
+    if (!found->cancelled && found->attempt == job.attempts && StepStateName(*found) == "running") {
+      found->cancelled = true;
+      if (Status stored = PersistLocked({&job}); !stored.ok()) {
+        found->cancelled = false;
+        return stored;
+      }
+      WakeAgentsLocked(job);
+    }
   }
-  return *found;
+  return ViewStepLocked(who, id, step);
 }
 
 std::vector<protocol::StepLaunch> Controller::StepLaunchesLocked(const JobRecord& job,
                                                                  int32_t task) const {
   std::vector<protocol::StepLaunch> launches;
-  auto steps = steps_.find(job.id);
-  if (steps == steps_.end() || job.state != JobState::kRunning) return launches;
-  for (const auto& [id, step] : steps->second) {
+  if (job.state != JobState::kRunning) return launches;
+  for (const JobStep& step : job.steps) {
     if (step.attempt != job.attempts) continue;
     for (const StepTask& step_task : step.tasks) {
       if (step_task.job_task != task || step_task.ended()) continue;
@@ -130,18 +134,22 @@ std::vector<protocol::StepLaunch> Controller::StepLaunchesLocked(const JobRecord
 }
 
 void Controller::ProcessStepReportsLocked(const std::string& node,
-                                          const std::vector<protocol::StepTaskReport>& reports) {
+                                          const std::vector<protocol::StepTaskReport>& reports,
+                                          std::vector<JobRecord*>& changed) {
   for (const protocol::StepTaskReport& report : reports) {
-    auto steps = steps_.find(report.job);
-    if (steps == steps_.end()) continue;
-    auto step = steps->second.find(report.step);
-    if (step == steps->second.end() || step->second.attempt != report.attempt) continue;
-    std::vector<StepTask>& tasks = step->second.tasks;
+    auto live = jobs_.find(report.job);
+    if (live == jobs_.end()) continue;
+    JobRecord& job = live->second;
+    auto step = std::find_if(job.steps.begin(), job.steps.end(),
+                             [&](const JobStep& s) { return s.id == report.step; });
+    if (step == job.steps.end() || step->attempt != report.attempt) continue;
+    std::vector<StepTask>& tasks = step->tasks;
     if (report.rank < 0 || static_cast<size_t>(report.rank) >= tasks.size()) continue;
     StepTask& task = tasks[static_cast<size_t>(report.rank)];
     if (task.node != node || task.job_task != report.task || task.ended()) continue;
     task.exit_code = report.exit_code;
     task.signal = report.signal;
+    changed.push_back(&job);
   }
 }
 

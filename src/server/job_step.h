@@ -4,8 +4,8 @@
 // block distribution), gives each its Slurm variables, and each node runs
 // its step tasks inside the job's task that holds its share of the node
 // (protocol::StepLaunch), so they run as the user, in that cgroup, with its
-// GPUs. Steps live in the server's memory only: a restarted server forgets
-// the steps of running jobs (their srun then fails, the tasks run on).
+// GPUs. Steps are stored with their job's record: a restarted server still
+// serves them, and its nodes still learn the ones to run.
 //
 // Pure: layout, environment and JSON; the controller keeps the steps
 // (controller_steps.cc).
@@ -21,6 +21,7 @@
 #include "common/status.h"
 #include "core/ids.h"
 #include "protocol/desired_state.h"
+#include "store/records.h"
 
 namespace berth::server {
 
@@ -40,27 +41,9 @@ struct StepHost {
   int32_t job_task = 0;
 };
 
-struct StepTask {
-  int32_t rank = 0;      // SLURM_PROCID
-  int32_t job_task = 0;  // the job's task that runs it
-  std::string node;
-  int32_t node_index = 0;  // SLURM_NODEID: the node's index among the step's nodes
-  int32_t local_id = 0;    // SLURM_LOCALID: its index among the step's tasks on its node
-  std::optional<int32_t> exit_code;
-  std::optional<int32_t> signal;
-
-  bool ended() const { return exit_code.has_value() || signal.has_value(); }
-};
-
-struct JobStep {
-  int32_t id = 0;
-  int32_t attempt = 0;  // the job's run it belongs to
-  std::vector<std::string> command;
-  std::map<std::string, std::string> env;
-  std::vector<std::string> nodes;  // the step's nodes, in order
-  std::vector<StepTask> tasks;     // by rank
-  bool cancelled = false;
-};
+// A step and its tasks are stored with their job (store::JobRecord::steps).
+using StepTask = store::StepTaskRecord;
+using JobStep = store::StepRecord;
 
 // "running", "completed" (every task exited 0), "failed" or "cancelled".
 std::string StepStateName(const JobStep& step);

@@ -70,6 +70,7 @@ JobRecord Controller::PlanApplier::Starting(const JobRecord& job,
   next.message.clear();
   next.start_time = now_;
   next.last_checkpoint.reset();  // a checkpoint belongs to the run that saved it
+  next.steps.clear();            // and so do steps
   next.placement = RecordPlacement(start.placement);
   ++next.attempts;
   return next;

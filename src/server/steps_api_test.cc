@@ -160,6 +160,37 @@ TEST_F(StepsApiTest, AStepRunsOneTaskPerNodeAndEndsWithItsTasks) {
   EXPECT_TRUE(told.body["run"][0]["steps"][0]["cancel"].get<bool>());
 }
 
+TEST_F(StepsApiTest, StepsOutliveARestartOfTheServer) {
+  const std::string token = NewToken("alice", "user");
+  Client alice = As(token);
+  Client n0 = RegisterAgent("n0", 4);
+  Client n1 = RegisterAgent("n1", 4);
+  const int64_t id = RunBatchJob(alice, n0, n1);
+  const std::string steps = "/api/v1/jobs/" + std::to_string(id) + "/steps";
+  ASSERT_EQ(alice.Post(steps, json{{"command", {"x"}}}).status, 201);
+  // Rank 1 ends before the restart; rank 0 runs on.
+  protocol::Heartbeat report{task_on_[1], {Running(id, 1)}, {}};
+  report.steps = {protocol::StepTaskReport{core::JobId{id}, 1, attempt_, 0, 1, 0, {}}};
+  ASSERT_EQ(
+      NodeOf(1, n0, n1).Post("/api/v1/agent/heartbeat", protocol::HeartbeatJson(report)).status,
+      200);
+
+  server_.reset();
+  StartServer();
+  Client again = As(token);
+  const json step = again.Get(steps + "/0").body;
+  EXPECT_EQ(step["state"], "running") << step.dump();
+  ASSERT_EQ(step["tasks"].size(), 2u) << step.dump();
+  EXPECT_EQ(step["tasks"][1]["exit_code"], 0);
+  EXPECT_TRUE(step["tasks"][0]["exit_code"].is_null());
+  // Rank 0's node still learns its step task, and the next step follows on.
+  Client first = RegisterAgent(task_on_[0], 4);
+  const Reply desired = Heartbeat(first, task_on_[0], {Running(id, 0)});
+  ASSERT_EQ(desired.body["run"].size(), 1u) << desired.body.dump();
+  EXPECT_EQ(desired.body["run"][0]["steps"].size(), 1u) << desired.body.dump();
+  EXPECT_EQ(again.Post(steps, json{{"command", {"y"}}}).body["step"], 1);
+}
+
 TEST_F(StepsApiTest, NoStepsInAJobThatIsNotRunning) {
   Client alice = As(NewToken("alice", "user"));
   const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];

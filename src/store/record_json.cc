@@ -400,6 +400,66 @@ Result<JobRequest> JobRequestFromJson(const json& json_request) {
   return Finish(std::move(request), error);
 }
 
+namespace {
+
+json StepsToJson(const std::vector<StepRecord>& steps) {
+  json out = json::array();
+  for (const StepRecord& step : steps) {
+    json tasks = json::array();
+    for (const StepTaskRecord& task : step.tasks) {
+      json entry = {{"rank", task.rank},
+                    {"job_task", task.job_task},
+                    {"node", task.node},
+                    {"node_index", task.node_index},
+                    {"local_id", task.local_id}};
+      if (task.exit_code) entry["exit_code"] = *task.exit_code;
+      if (task.signal) entry["signal"] = *task.signal;
+      tasks.push_back(std::move(entry));
+    }
+    out.push_back({{"id", step.id},
+                   {"attempt", step.attempt},
+                   {"command", step.command},
+                   {"env", step.env},
+                   {"nodes", step.nodes},
+                   {"tasks", std::move(tasks)},
+                   {"cancelled", step.cancelled}});
+  }
+  return out;
+}
+
+void ReadSteps(FieldReader& in, Status& error, std::vector<StepRecord>& out) {
+  const json* steps = in.Array("steps");
+  if (steps == nullptr) return;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    const std::string step_path = "steps[" + std::to_string(i) + "].";
+    FieldReader step_in((*steps)[i], step_path, error);
+    StepRecord step;
+    step.id = step_in.Int32("id", 0);
+    step.attempt = step_in.Int32("attempt", 0);
+    step.command = step_in.Strings("command");
+    step.env = step_in.StringMap("env");
+    step.nodes = step_in.Strings("nodes");
+    step.cancelled = step_in.Bool("cancelled", false);
+    if (const json* tasks = step_in.Array("tasks")) {
+      for (size_t t = 0; t < tasks->size(); ++t) {
+        FieldReader task_in((*tasks)[t], step_path + "tasks[" + std::to_string(t) + "].", error);
+        StepTaskRecord task;
+        task.rank = task_in.Int32("rank", 0);
+        task.job_task = task_in.Int32("job_task", 0);
+        task.node = task_in.String("node");
+        task.node_index = task_in.Int32("node_index", 0);
+        task.local_id = task_in.Int32("local_id", 0);
+        task.exit_code = task_in.OptionalInt32("exit_code");
+        task.signal = task_in.OptionalInt32("signal");
+        step.tasks.push_back(std::move(task));
+      }
+    }
+    out.push_back(std::move(step));
+  }
+}
+
+}  // namespace
+
 json JobRecordToJson(const JobRecord& job) {
   json out = {
       {"id", core::Value(job.id)},
@@ -427,6 +487,7 @@ json JobRecordToJson(const JobRecord& job) {
   if (job.peak_memory) out["peak_memory_mib"] = job.peak_memory->value();
   if (job.cpu_time) out["cpu_time_us"] = job.cpu_time->micros();
   if (job.last_checkpoint) out["last_checkpoint"] = job.last_checkpoint->micros();
+  if (!job.steps.empty()) out["steps"] = StepsToJson(job.steps);
   return out;
 }
 
@@ -469,6 +530,7 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
   if (std::optional<int64_t> us = in.OptionalInt64("last_checkpoint")) {
     job.last_checkpoint = core::Time::FromMicros(*us);
   }
+  ReadSteps(in, error, job.steps);
   job.attempts = in.Int32("attempts", 0);
   job.preemptions = in.Int32("preemptions", 0);
   job.version = in.Int64("version", 0);

@@ -154,6 +154,35 @@ struct TaskPlacementRecord {
   bool operator==(const TaskPlacementRecord&) const = default;
 };
 
+// One process of a job step (`srun` inside a running job; server/job_step.h):
+// its place in the step and, once its node reports it, how it ended.
+struct StepTaskRecord {
+  int32_t rank = 0;      // SLURM_PROCID
+  int32_t job_task = 0;  // the job's task that runs it
+  std::string node;
+  int32_t node_index = 0;  // SLURM_NODEID: the node's index among the step's nodes
+  int32_t local_id = 0;    // SLURM_LOCALID: its index among the step's tasks on its node
+  std::optional<int32_t> exit_code;
+  std::optional<int32_t> signal;
+
+  bool ended() const { return exit_code.has_value() || signal.has_value(); }
+  bool operator==(const StepTaskRecord&) const = default;
+};
+
+// A job step, stored with its job so that a restarted server still knows
+// the steps its running jobs launched (and the ends their nodes reported).
+struct StepRecord {
+  int32_t id = 0;
+  int32_t attempt = 0;  // the job's run it belongs to
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> nodes;     // the step's nodes, in order
+  std::vector<StepTaskRecord> tasks;  // by rank
+  bool cancelled = false;
+
+  bool operator==(const StepRecord&) const = default;
+};
+
 struct JobRecord {
   core::JobId id{};
   std::string user;
@@ -182,6 +211,8 @@ struct JobRecord {
   // checkpoint file): a preemption then loses only the work since. Cleared
   // when a run ends.
   std::optional<core::Time> last_checkpoint;
+  // The steps of its current (or last) run, by id; a new run starts with none.
+  std::vector<StepRecord> steps;
   // Bumped by every write; UpdateJobs refuses a stale record (someone else
   // changed the job since it was read).
   int64_t version = 0;

@@ -71,6 +71,17 @@ inline JobRecord FullJob() {
   job.attempts = 2;
   job.preemptions = 1;
   job.last_checkpoint = core::Time::FromSeconds(1'700'000'150) + core::Duration::Micros(7);
+  StepRecord step;
+  step.id = 1;
+  step.attempt = 2;
+  step.command = {"python3", "train.py"};
+  step.env = {{"LR", "0.1"}};
+  step.nodes = {"gpu-01", "gpu-02"};
+  step.tasks = {StepTaskRecord{0, 0, "gpu-01", 0, 0, 0, std::nullopt},
+                StepTaskRecord{1, 1, "gpu-02", 1, 0, std::nullopt, 15},
+                StepTaskRecord{2, 1, "gpu-02", 1, 1, std::nullopt, std::nullopt}};
+  step.cancelled = true;
+  job.steps = {StepRecord{}, step};
   job.version = 5;
   return job;
 }
