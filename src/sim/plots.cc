@@ -101,7 +101,8 @@ std::string CsvField(std::string_view text) {
 // jobs-<policy>.csv
 
 constexpr std::string_view kCsvHeader =
-    "id,trace_line,queue,gpus,submit_s,start_s,finish_s,duration_s,wait_s,jct_s,preemptions\n";
+    "id,trace_line,queue,gpus,submit_s,start_s,finish_s,duration_s,wait_s,jct_s,preemptions,"
+    "predicted_s,eta_s,eta_low_s,eta_high_s\n";
 
 core::Time EarliestSubmit(const SimResult& result) {
   core::Time earliest = core::Time::Infinite();
@@ -127,6 +128,12 @@ std::string CsvRow(const JobOutcome& job, core::Time origin) {
   row += "," + FormatMicrosAsSeconds(job.wait.micros());
   row += "," + jct;
   row += "," + std::to_string(job.preemptions);
+  row += "," + (job.predicted ? FormatMicrosAsSeconds(job.predicted->micros()) : std::string());
+  const bool has_eta = job.first_eta && *job.first_eta;
+  row += "," + (has_eta ? SecondsSince(**job.first_eta, origin) : std::string());
+  const bool has_interval = has_eta && job.first_eta_interval;
+  row += "," + (has_interval ? SecondsSince(job.first_eta_interval->low, origin) : std::string());
+  row += "," + (has_interval ? SecondsSince(job.first_eta_interval->high, origin) : std::string());
   return row + "\n";
 }
 

@@ -61,8 +61,11 @@ std::vector<PlotPoint> WaitCdfLine(const SimResult& result, int decades);
 
 // Writes into `dir` (created if missing):
 //   jobs-<policy>.csv  one row per job: id,trace_line,queue,gpus,submit_s,
-//                      start_s,finish_s,duration_s,wait_s,jct_s,preemptions.
-//                      Times are seconds since the earliest submit of that
+//                      start_s,finish_s,duration_s,wait_s,jct_s,preemptions,
+//                      predicted_s,eta_s,eta_low_s,eta_high_s (the run time
+//                      predicted at arrival, the first ETA and its 80%
+//                      interval: empty where the run has none). Times
+//                      are seconds since the earliest submit of that
 //                      result, exact to the microsecond with trailing zeros
 //                      dropped ("12", "12.5", "3.000001"). A time that never
 //                      came (Time::Infinite()) is an empty field.

@@ -221,15 +221,20 @@ TEST_F(PlotsTest, CsvHasHeaderAndExactSecondsSinceEarliestSubmit) {
   first.gpus = 8;
   first.queue = "research";
   first.preemptions = 2;
-  result.jobs = {first, MakeJob(2, 0, 0, 7'000'000)};
+  first.predicted = Duration::Seconds(3000);
+  first.first_eta = At(20'000'000);
+  first.first_eta_interval = core::EtaInterval{At(10'000'000), At(40'500'000)};
+  JobOutcome second = MakeJob(2, 0, 0, 7'000'000);
+  second.first_eta = std::optional<Time>();  // queued, given no ETA
+  result.jobs = {first, second};
   ASSERT_TRUE(WriteReports(dir_.string(), {result}).ok());
 
   EXPECT_EQ(Lines(ReadFile(Path("jobs-fifo.csv"))),
             (std::vector<std::string>{
                 "id,trace_line,queue,gpus,submit_s,start_s,finish_s,duration_s,wait_s,jct_s,"
-                "preemptions",
-                "1,2,research,8,3.000001,15.5,3615.5,3600,12.499999,3612.499999,2",
-                "2,3,default,1,0,0,7,7,0,7,0",
+                "preemptions,predicted_s,eta_s,eta_low_s,eta_high_s",
+                "1,2,research,8,3.000001,15.5,3615.5,3600,12.499999,3612.499999,2,3000,20,10,40.5",
+                "2,3,default,1,0,0,7,7,0,7,0,,,,",
             }));
 }
 
@@ -240,8 +245,8 @@ TEST_F(PlotsTest, CsvTimesAreRelativeToEachResultsOwnFirstSubmit) {
   late.jobs = {MakeJob(1, 100'000'000, 101'000'000, 102'000'000)};
   ASSERT_TRUE(WriteReports(dir_.string(), {early, late}).ok());
 
-  EXPECT_EQ(Lines(ReadFile(Path("jobs-early.csv"))).at(1), "1,2,default,1,0,1,2,1,1,2,0");
-  EXPECT_EQ(Lines(ReadFile(Path("jobs-late.csv"))).at(1), "1,2,default,1,0,1,2,1,1,2,0");
+  EXPECT_EQ(Lines(ReadFile(Path("jobs-early.csv"))).at(1), "1,2,default,1,0,1,2,1,1,2,0,,,,");
+  EXPECT_EQ(Lines(ReadFile(Path("jobs-late.csv"))).at(1), "1,2,default,1,0,1,2,1,1,2,0,,,,");
 }
 
 TEST_F(PlotsTest, CsvQuotesQueueNamesWithSeparatorsAndQuotes) {
@@ -251,7 +256,7 @@ TEST_F(PlotsTest, CsvQuotesQueueNamesWithSeparatorsAndQuotes) {
   ASSERT_TRUE(WriteReports(dir_.string(), {result}).ok());
 
   EXPECT_EQ(Lines(ReadFile(Path("jobs-fifo.csv"))).at(1),
-            "1,2,\"team \"\"a\"\",b\",1,0,0,1,1,0,1,0");
+            "1,2,\"team \"\"a\"\",b\",1,0,0,1,1,0,1,0,,,,");
 }
 
 TEST_F(PlotsTest, CsvLeavesTimesThatNeverCameEmpty) {
@@ -263,7 +268,7 @@ TEST_F(PlotsTest, CsvLeavesTimesThatNeverCameEmpty) {
   result.jobs = {never_ran};
   ASSERT_TRUE(WriteReports(dir_.string(), {result}).ok());
 
-  EXPECT_EQ(Lines(ReadFile(Path("jobs-fifo.csv"))).at(1), "1,2,default,1,0,,,60,0,,0");
+  EXPECT_EQ(Lines(ReadFile(Path("jobs-fifo.csv"))).at(1), "1,2,default,1,0,,,60,0,,0,,,,");
 }
 
 TEST_F(PlotsTest, ChartsAreWellFormedWithOneLineAndLegendEntryPerPolicy) {
