@@ -177,7 +177,8 @@ TEST(SlurmAllocationGolden, NodesTasksGpusCpusAndMemoryAreSlurms) {
         EXPECT_EQ(berth->memory_mib_per_node, slurm.memory_mib[node]);
       } else {
         // Known difference: a Slurm job asking no memory gets the whole
-        // node's (no DefMemPerNode); Berth reserves none for it.
+        // node's (no DefMemPerNode); Berth reserves none for it, by choice
+        // (docs/from-slurm.md).
         EXPECT_EQ(slurm.memory_mib[node], kGoldenNode.memory_mib);
         EXPECT_EQ(berth->memory_mib_per_node, 0);
       }
