@@ -259,6 +259,19 @@ def main():
             wait_until(lambda: state(wrap_id) == "failed", 30, "the --wrap job to fail")
             shown = slurm("sacct", "-n", "-P", "-j", wrap_id, "-o", "JobName,State,ExitCode").stdout
             check(shown == "wrap|FAILED|3:0\n", f"a --wrap job is 'wrap': {shown!r}")
+            # sbatch -W: returns when the job has ended, with its exit code;
+            # for an array, the highest of its elements'.
+            waited = slurm("sbatch", "-W", "--gpus=0", "--wrap", "sleep 1; exit 4")
+            waited_id = waited.stdout.split()[-1] if waited.stdout.split() else "0"
+            check(waited.returncode == 4 and waited.stdout.startswith("Submitted batch job "),
+                  f"sbatch -W exits with the job's code: {waited.returncode} {waited.stdout!r} "
+                  f"{waited.stderr!r}")
+            check(waited_id.isdigit() and state(waited_id) == "failed",
+                  f"sbatch -W returned after the job's end: {waited_id!r}")
+            array = slurm("sbatch", "--wait", "--parsable", "--gpus=0", "--array=0-2",
+                          "--wrap", "exit $((SLURM_ARRAY_TASK_ID * 3 % 5))")
+            check(array.returncode == 3, f"sbatch --wait on an array exits with the highest "
+                  f"code (0, 3, 1): {array.returncode} {array.stderr!r}")
             refused = slurm("sbatch", "--wrap", "true", "job.sh")
             check(refused.returncode == 1 and refused.stderr.startswith("sbatch: error: "),
                   f"sbatch refuses --wrap with a script: {refused.stderr!r}")

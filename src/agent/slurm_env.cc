@@ -1,12 +1,43 @@
 #include "agent/slurm_env.h"
 
 #include <algorithm>
+#include <charconv>
 #include <numeric>
 #include <vector>
 
 #include "common/hostlist.h"
 
 namespace berth::agent {
+namespace {
+
+// A job given no task count (sbatch exports SLURM_NTASKS only with -n or
+// --ntasks-per-node, as Slurm's does) lists in SLURM_TASKS_PER_NODE what
+// Slurm's batch environment lists for it: as many tasks as the job's CPUs
+// hold at --cpus-per-task each (`-N 1 --exclusive` on 32 CPUs: "32"),
+// spread over the nodes evenly, the first nodes taking one more. Its srun
+// steps still run one task per node (server/job_step.h).
+std::vector<int> TasksTheCpusHold(size_t nodes, int64_t cpus_per_node,
+                                  const std::map<std::string, std::string>& job_env) {
+  int64_t cpus_per_task = 1;
+  if (const auto given = job_env.find("SLURM_CPUS_PER_TASK"); given != job_env.end()) {
+    const std::string& text = given->second;
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc() && end == text.data() + text.size() && value > 0) {
+      cpus_per_task = value;
+    }
+  }
+  if (nodes == 0) return {};
+  const int64_t tasks =
+      std::max<int64_t>(static_cast<int64_t>(nodes) * cpus_per_node / cpus_per_task, 1);
+  std::vector<int> layout(nodes, static_cast<int>(tasks / static_cast<int64_t>(nodes)));
+  for (int64_t i = 0; i < tasks % static_cast<int64_t>(nodes); ++i) {
+    ++layout[static_cast<size_t>(i)];
+  }
+  return layout;
+}
+
+}  // namespace
 
 void AddSlurmEnvironment(const protocol::TaskAssignment& assignment, const std::string& node,
                          std::map<std::string, std::string>& env) {
@@ -25,7 +56,6 @@ void AddSlurmEnvironment(const protocol::TaskAssignment& assignment, const std::
   const std::string nodes = std::to_string(slurm.nodes.size());
   env["SLURM_JOB_NUM_NODES"] = env["SLURM_NNODES"] = nodes;
   const std::vector<int> layout(slurm.tasks_per_node.begin(), slurm.tasks_per_node.end());
-  env["SLURM_TASKS_PER_NODE"] = TasksPerNodeString(layout);
 
   // Every node has the same share: this task's. A Slurm task has a CPU at
   // least, as Slurm counts them.
@@ -36,6 +66,10 @@ void AddSlurmEnvironment(const protocol::TaskAssignment& assignment, const std::
   env["SLURM_CPUS_ON_NODE"] = std::to_string(cpus);
   env["SLURM_JOB_CPUS_PER_NODE"] =
       TasksPerNodeString(std::vector<int>(slurm.nodes.size(), static_cast<int>(cpus)));
+  env["SLURM_TASKS_PER_NODE"] =
+      TasksPerNodeString(assignment.launch.env.contains("SLURM_NTASKS")
+                             ? layout
+                             : TasksTheCpusHold(slurm.nodes.size(), cpus, assignment.launch.env));
   if (!assignment.gpus.empty()) {
     std::string indices;
     for (int32_t gpu : assignment.gpus)

@@ -5,6 +5,10 @@
 // SLURM_CPUS_PER_TASK, SLURM_GPUS_PER_NODE, SLURM_SUBMIT_DIR...) come with
 // the job's env (cli/submit_options.h). Pure.
 //
+// SLURM_TASKS_PER_NODE is the job's Slurm task layout, or for a job given
+// no task count (no SLURM_NTASKS in its env) the tasks its CPUs hold, as
+// Slurm's batch environment lists them.
+//
 // A Slurm job is one Berth task per node; task N is node N. Its process is
 // the batch step on node 0 (SLURM_PROCID, SLURM_NODEID and SLURM_LOCALID
 // all 0, as in Slurm) and on node N the first Slurm task of that node.

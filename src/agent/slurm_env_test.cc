@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "agent/task_env.h"
 
@@ -99,6 +100,45 @@ TEST(SlurmEnvTest, ALoneNodeWithoutGpusHasNoGpuVariables) {
   EXPECT_EQ(env.at("SLURM_JOB_NODELIST"), "gpu-a");
   EXPECT_EQ(env.at("SLURM_CPUS_ON_NODE"), "2");  // a CPU per Slurm task at least
   EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), "2");
+}
+
+TEST(SlurmEnvTest, AJobGivenNoTaskCountListsTheTasksItsCpusHold) {
+  // The golden option sets without -n or --ntasks-per-node: Slurm's batch
+  // SLURM_TASKS_PER_NODE counts the CPUs each node got (32 for
+  // `-N 1 --exclusive`), and no SLURM_NTASKS is set; Berth's job is one
+  // Slurm task per node (as their srun steps run).
+  for (const std::string name : {"cpus_per_gpu", "exclusive_node", "gpus_job_two_nodes", "gpus_odd",
+                                 "gres_two_nodes", "mem_per_gpu"}) {
+    SCOPED_TRACE(name);
+    const std::map<std::string, std::string> golden = GoldenBatch(name);
+    ASSERT_FALSE(golden.contains("SLURM_NTASKS"));
+    const size_t nodes = std::stoul(golden.at("SLURM_NNODES"));
+    protocol::TaskAssignment task = Ddp4x2Batch();
+    task.launch.env.clear();
+    task.launch.limits.cpu = core::MilliCpu(std::stoll(golden.at("SLURM_CPUS_ON_NODE")) * 1000);
+    std::vector<std::string> names;
+    for (size_t node = 1; node <= nodes; ++node) names.push_back("sim" + std::to_string(node));
+    task.launch.slurm =
+        protocol::SlurmAllocation{names, std::vector<int32_t>(nodes, 1), "gpu", "benchcl"};
+    std::map<std::string, std::string> env;
+    AddSlurmEnvironment(task, "sim1", env);
+    EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), golden.at("SLURM_TASKS_PER_NODE"));
+    EXPECT_EQ(env.at("SLURM_JOB_CPUS_PER_NODE"), golden.at("SLURM_JOB_CPUS_PER_NODE"));
+    EXPECT_FALSE(env.contains("SLURM_NTASKS"));
+  }
+}
+
+TEST(SlurmEnvTest, WithCpusPerTaskTheCpusHoldFewerTasks) {
+  // -N 2 --exclusive -c 3 on 32-CPU nodes: 64 / 3 = 21 tasks, 11 + 10.
+  protocol::TaskAssignment task = Ddp4x2Batch();
+  task.launch.env = {{"SLURM_CPUS_PER_TASK", "3"}};
+  task.launch.limits.cpu = core::MilliCpu(32000);
+  task.launch.slurm = protocol::SlurmAllocation{{"sim1", "sim2"}, {1, 1}, "gpu", "benchcl"};
+  std::map<std::string, std::string> env;
+  AddSlurmEnvironment(task, "sim1", env);
+  EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), "11,10");
+  // The batch step is still the first Slurm task of node 0.
+  EXPECT_EQ(env.at("SLURM_PROCID"), "0");
 }
 
 TEST(SlurmEnvTest, AJobThatIsNotASlurmJobGetsNone) {

@@ -77,6 +77,10 @@ int Salloc(int argc, char** argv) {
   for (const std::string& warning : request->warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
   }
+  // sbatch's --wait; srun's and salloc's -W/--wait=SEC mean something else.
+  if (request->wait) {
+    std::fprintf(stderr, "%s: warning: --wait has no Berth meaning; ignored\n", command.c_str());
+  }
   std::vector<std::string> run;
   if (request->script) {
     run.push_back(*request->script);

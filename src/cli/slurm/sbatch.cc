@@ -2,25 +2,32 @@
 // (docs/from-slurm.md).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "cli/slurm/sbatch_args.h"
+#include "cli/slurm/sbatch_wait.h"
 #include "cli/slurm/slurm_client.h"
 #include "cli/slurm/slurm_commands.h"
 
 namespace berth::cli::slurm {
 namespace {
 
+// How often sbatch --wait asks whether its job has ended.
+constexpr auto kPollEvery = std::chrono::milliseconds(500);
+
 constexpr char kUsage[] =
     "Usage: sbatch [OPTIONS] SCRIPT | sbatch [OPTIONS] --wrap COMMAND\n"
     "Submits a batch script to Berth; its #SBATCH lines and these options mean what\n"
-    "berth submit reads them as (docs/from-slurm.md).\n";
+    "berth submit reads them as (docs/from-slurm.md). -W/--wait: exit when the job\n"
+    "ends, with its exit code (an array's highest).\n";
 
 // Makes the submit safe to resend after a lost answer (one job, not two).
 std::string IdempotencyKey() {
@@ -69,6 +76,23 @@ std::string ReadAll(std::istream& in) {
   return text.str();
 }
 
+// -W/--wait: every job submitted (an array's elements) ended; the exit
+// code sbatch_wait.h gives.
+int WaitForJobs(const std::string& command, const ApiClient& client,
+                const std::vector<int64_t>& ids) {
+  while (true) {
+    std::vector<nlohmann::json> jobs;
+    for (int64_t id : ids) {
+      std::optional<nlohmann::json> job = FindJob(command, client, id);
+      if (!job)
+        Fail(command, "Job " + std::to_string(id) + " no longer found and exit code not found");
+      jobs.push_back(std::move(*job));
+    }
+    if (const std::optional<int> code = WaitedExitCode(jobs)) return *code;
+    std::this_thread::sleep_for(kPollEvery);
+  }
+}
+
 }  // namespace
 
 int Sbatch(int argc, char** argv) {
@@ -113,7 +137,14 @@ int Sbatch(int argc, char** argv) {
   } else {
     std::printf("Submitted batch job %lld\n", id);
   }
-  return 0;
+  if (!request->wait) return 0;
+  std::fflush(stdout);
+  std::vector<int64_t> ids{id};
+  if (const auto all = reply->find("ids");
+      all != reply->end() && all->is_array() && !all->empty()) {
+    ids = all->get<std::vector<int64_t>>();
+  }
+  return WaitForJobs(command, client, ids);
 }
 
 }  // namespace berth::cli::slurm

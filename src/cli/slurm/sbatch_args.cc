@@ -42,6 +42,10 @@ Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args) {
       request.parsable = true;
       continue;
     }
+    if (flag == "--wait" || flag == "-W") {
+      request.wait = true;
+      continue;
+    }
     if (flag == "--wrap") {
       request.wrap = value.value_or("");
       continue;

@@ -1,7 +1,7 @@
 // sbatch's command line, read into berth submit's options with the same
 // meanings as the script's #SBATCH lines (cli/submit_options.h): options
-// come before the script's path; sbatch's own --parsable and --wrap are
-// kept apart. The command line wins over the script's #SBATCH lines, as in
+// come before the script's path; sbatch's own --parsable, --wait and
+// --wrap are kept apart. The command line wins over the script's #SBATCH lines, as in
 // Slurm. Pure.
 #pragma once
 
@@ -18,6 +18,7 @@ namespace berth::cli::slurm {
 struct SbatchRequest {
   SubmitOptions options;
   bool parsable = false;              // print "N", not "Submitted batch job N"
+  bool wait = false;                  // -W/--wait: exit when the job ends, with its code
   std::optional<std::string> wrap;    // --wrap: the command a /bin/sh script runs
   std::optional<std::string> script;  // its path; none: read from stdin
   std::vector<std::string> script_args;

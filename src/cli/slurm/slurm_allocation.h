@@ -25,7 +25,8 @@
 //   - --gpus per job is split evenly (Slurm packs -N 2 --gpus=6 as 5 + 1,
 //     Berth as 3 + 3); a count that does not divide is refused;
 //   - a job asking no memory gets none reserved (Slurm without
-//     DefMemPerNode gives it the whole node's);
+//     DefMemPerNode gives it the whole node's; docs/from-slurm.md says
+//     why Berth does not);
 //   - the submission reserves CPUs only when they were asked for
 //     (--cpus-per-task, --cpus-per-gpu, --mem-per-cpu, --exclusive); the
 //     allocation and the job's variables still count Slurm's CPU per task.

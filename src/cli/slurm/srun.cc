@@ -270,6 +270,10 @@ int RunJob(const std::string& command, const std::vector<std::string>& args) {
   for (const std::string& warning : request->warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
   }
+  // sbatch's --wait; srun's and salloc's -W/--wait=SEC mean something else.
+  if (request->wait) {
+    std::fprintf(stderr, "%s: warning: --wait has no Berth meaning; ignored\n", command.c_str());
+  }
   std::vector<std::string> argv{*request->script};
   argv.insert(argv.end(), request->script_args.begin(), request->script_args.end());
   request->script_args.clear();
