@@ -126,9 +126,11 @@ accounting_stop() {
 # sacct's output for the jobs states.txt has (running, pending on
 # resources, held, an array waiting; completed, failed, signalled,
 # cancelled, timed out) and two with steps, in its forms: default,
-# --format with issue 29's fields, -X, -P, -n, widths.
+# --format with issue 29's fields, -X, -P, -n, widths; and into
+# $2, squeue's and scontrol's view of the running and waiting ones (an
+# array waiting on its %N among them).
 record_sacct() {
-  local golden=$1 fields=JobID,JobIDRaw,JobName,State,ExitCode,Elapsed,Submit,Start,End,AllocTRES,NodeList,Account,Partition
+  local golden=$1 queue_golden=$2 fields=JobID,JobIDRaw,JobName,State,ExitCode,Elapsed,Submit,Start,End,AllocTRES,NodeList,Account,Partition
   local fill waits held array live ok fails killed cancelled timeout steps gpus ended all
   cd "$work" || exit 1
   fill=$(sbatch --parsable --job-name=fill -N 4 --gpus-per-node=8 --wrap 'srun true; sleep 12')
@@ -154,6 +156,20 @@ record_sacct() {
     echo "== sacct -o $fields (same jobs, steps included)"
     sacct -j "$live" -o "$fields"
   } >"$work/sacct-live.txt"
+  # squeue and scontrol for the same jobs: how a waiting array shows.
+  {
+    echo "== squeue"
+    squeue -j "$live"
+    echo "== squeue -r"
+    squeue -r -j "$live"
+    echo "== squeue -h -o '%i|%A|%F|%K|%T|%r'"
+    squeue -h -j "$live" -o '%i|%A|%F|%K|%T|%r'
+    echo "== squeue -h -r -o '%i|%A|%F|%K|%T|%r'"
+    squeue -h -r -j "$live" -o '%i|%A|%F|%K|%T|%r'
+    echo "== scontrol show job -o (the array)"
+    scontrol show job -o "$array" | tr ' ' '\n' |
+      grep -E '^(JobId|ArrayJobId|ArrayTaskId|ArrayTaskThrottle|JobName|JobState|Reason)='
+  } >"$work/queue.txt"
   scancel "$waits" "$held"
 
   ok=$(sbatch --parsable --job-name=ok --wrap 'true')
@@ -194,6 +210,8 @@ record_sacct() {
     sacct -X -n -j "$all" -o JobID,State,ExitCode
     echo "== sacct -X -o JobID%-6,JobName%4,State%-16,AllocTRES%50 (all ended)"
     sacct -X -j "$all" -o JobID%-6,JobName%4,State%-16,AllocTRES%50
+    echo "== sacct -X -o JobID%8,JobIDRaw%-14,State%6 (all ended)"
+    sacct -X -j "$all" -o JobID%8,JobIDRaw%-14,State%6
     echo "== sacct -X -b (all ended)"
     sacct -X -b -j "$all"
   } >"$work/sacct.txt"
@@ -206,4 +224,6 @@ record_sacct() {
   sed -E -e "s/\\b($pattern)\\b/ID/g" -e "s/\\b($pattern)_/ID_/g" \
     -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}/YYYY-MM-DDThh:mm:ss/g' \
     -e 's/\b[0-9]{2}:[0-9]{2}:[0-9]{2}\b/hh:mm:ss/g' -e 's/[ ]+$//' "$work/sacct.txt" >"$golden"
+  sed -E -e "s/\\b($pattern)\\b/ID/g" -e "s/\\b($pattern)_/ID_/g" \
+    -e 's/\b[0-9]+:[0-9]{2}\b/m:ss/g' -e 's/[ ]+$//' "$work/queue.txt" >"$queue_golden"
 }

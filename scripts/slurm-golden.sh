@@ -77,7 +77,7 @@ normalize() {
 
 mkdir -p "$out_dir"
 if [ -n "$accounting" ]; then
-  record_sacct "$out_dir/sacct.txt"
+  record_sacct "$out_dir/sacct.txt" "$out_dir/array_queue.txt"
   echo "slurm-golden: sacct recorded"
   exit 0
 fi
