@@ -224,7 +224,7 @@ def main():
             check(acct.returncode == 0 and acct.stdout.splitlines() == [
                 f"{ok}|{ok}|ok|COMPLETED|0:0|default|{acct_node(acct, ok)}",
                 f"{fails}|{fails}|fails|FAILED|3:0|default|{acct_node(acct, fails)}",
-                f"{big2}|{big2}|big2|CANCELLED by {uid}|0:15|default|{acct_node(acct, big2)}"],
+                f"{big2}|{big2}|big2|CANCELLED by {uid}|0:0|default|{acct_node(acct, big2)}"],
                 f"sacct -P: {acct.stdout!r} {acct.stderr!r}")
             table = slurm("sacct", "-S", "2001-01-01").stdout.splitlines()
             check(table[0].split() == ["JobID", "JobName", "Partition", "Account", "AllocCPUS",
