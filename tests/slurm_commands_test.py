@@ -266,10 +266,12 @@ def main():
 
             # An array: elements are JOB_INDEX; scancel JOB_INDEX cancels one.
             first = submit("--array", "0-2", "--gpus", "0", "--name", "arr", "--", "sleep", "300")
-            ids = slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split()
+            # -r: one line per element, waiting ones too (Slurm folds them without it).
+            ids = slurm("squeue", "-h", "-r", "-n", "arr", "-o", "%i").stdout.split()
             check(sorted(ids) == [f"{first}_0", f"{first}_1", f"{first}_2"], f"array ids: {ids}")
             check(slurm("scancel", f"{first}_1").returncode == 0, "scancel JOB_INDEX")
-            wait_until(lambda: sorted(slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split())
+            wait_until(lambda: sorted(slurm("squeue", "-h", "-r", "-n", "arr", "-o",
+                                            "%i").stdout.split())
                        == [f"{first}_0", f"{first}_2"], 30, "only element 1 to be cancelled")
             # The array's id (its first job's) names every element, as in Slurm.
             check(slurm("scancel", first).returncode == 0, "scancel ARRAY_ID")

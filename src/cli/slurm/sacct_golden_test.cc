@@ -10,11 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "cli/slurm/sacct_format.h"
 #include "cli/slurm/slurm_job.h"
+#include "cli/slurm/squeue_format.h"
 #include "common/time_format.h"
 
 namespace berth::cli::slurm {
@@ -235,6 +237,47 @@ TEST(SacctGoldenTest, EveryRecordedFormMatchesSlurmsForTheSameJobs) {
     }
     EXPECT_EQ(BerthLines(section.command), want) << section.command;
   }
+}
+
+// squeue for the same waiting jobs (golden/array_queue.txt): without -r
+// the array's waiting elements are one row, "ID_[0-3%2]" with %K "0-3%2";
+// with -r one row each. Slurm's order: priority first (the held job's is
+// 0), then id.
+TEST(SacctGoldenTest, SqueueFoldsAWaitingArrayAsSlurmsDoes) {
+  std::ifstream in(BERTH_SOURCE_DIR "/tests/data/slurm/golden/array_queue.txt");
+  ASSERT_TRUE(in.good());
+  std::map<std::string, std::vector<std::string>> golden;
+  std::string line;
+  std::string section;
+  while (std::getline(in, line)) {
+    if (line.rfind("== ", 0) == 0) {
+      section = line.substr(3);
+    } else {
+      golden[section].push_back(line);
+    }
+  }
+  std::vector<json> raw = LiveJobs();
+  raw[1]["priority"] = 2;  // waits
+  for (size_t i = 3; i < raw.size(); ++i) {
+    raw[i]["priority"] = 1;  // the array's elements, behind it
+    raw[i]["reason"] = "priority";
+  }
+  std::vector<SlurmJob> jobs;
+  for (const size_t i : std::vector<size_t>{1, 3, 4, 5, 6, 2, 0}) {
+    jobs.push_back(SlurmJobFromJson(raw[i], "gpu"));
+  }
+  const ParsedFormat parsed = ParseSqueueFormat("%i|%A|%F|%K|%T|%r");
+  auto lines = [&](const std::vector<SlurmJob>& shown) {
+    std::vector<std::string> out;
+    for (const SlurmJob& job : shown) {
+      std::string printed = SqueueLine(parsed.format, job, At(1796000015));
+      printed.pop_back();  // its newline
+      out.push_back(Normalize(printed));
+    }
+    return out;
+  };
+  EXPECT_EQ(lines(FoldPendingArrayElements(jobs)), golden["squeue -h -o '%i|%A|%F|%K|%T|%r'"]);
+  EXPECT_EQ(lines(jobs), golden["squeue -h -r -o '%i|%A|%F|%K|%T|%r'"]);
 }
 
 }  // namespace
