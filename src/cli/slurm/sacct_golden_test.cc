@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli/slurm/sacct_format.h"
+#include "cli/slurm/scontrol_job.h"
 #include "cli/slurm/slurm_job.h"
 #include "cli/slurm/squeue_format.h"
 #include "common/time_format.h"
@@ -278,6 +279,37 @@ TEST(SacctGoldenTest, SqueueFoldsAWaitingArrayAsSlurmsDoes) {
   };
   EXPECT_EQ(lines(FoldPendingArrayElements(jobs)), golden["squeue -h -o '%i|%A|%F|%K|%T|%r'"]);
   EXPECT_EQ(lines(jobs), golden["squeue -h -r -o '%i|%A|%F|%K|%T|%r'"]);
+}
+
+// scontrol show job for the waiting array (golden/array_queue.txt): one
+// record, with the array's id, its waiting indices and its %N.
+TEST(SacctGoldenTest, ScontrolShowsAWaitingArrayAsOneRecord) {
+  std::ifstream in(BERTH_SOURCE_DIR "/tests/data/slurm/golden/array_queue.txt");
+  ASSERT_TRUE(in.good());
+  std::vector<std::string> keys;
+  std::string line;
+  bool in_section = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("== ", 0) == 0) {
+      in_section = line == "== scontrol show job -o (the array)";
+    } else if (in_section) {
+      keys.push_back(line);
+    }
+  }
+  ASSERT_EQ(keys.size(), 7u);
+  std::vector<SlurmJob> elements;
+  for (json job : LiveJobs()) {
+    if (job.value("name", "") != "array") continue;
+    job["reason"] = "priority";
+    elements.push_back(SlurmJobFromJson(job, "gpu"));
+  }
+  const std::vector<SlurmJob> folded = FoldPendingArrayElements(elements);
+  ASSERT_EQ(folded.size(), 1u);
+  const std::string shown =
+      " " + Normalize(ScontrolJob(folded[0], At(1796000015), "0", Lines::kOne)) + " ";
+  for (const std::string& key : keys) {
+    EXPECT_NE(shown.find(" " + key + " "), std::string::npos) << key << " not in" << shown;
+  }
 }
 
 }  // namespace
