@@ -279,6 +279,23 @@ TEST(SacctGoldenTest, SqueueFoldsAWaitingArrayAsSlurmsDoes) {
   };
   EXPECT_EQ(lines(FoldPendingArrayElements(jobs)), golden["squeue -h -o '%i|%A|%F|%K|%T|%r'"]);
   EXPECT_EQ(lines(jobs), golden["squeue -h -r -o '%i|%A|%F|%K|%T|%r'"]);
+
+  // The default columns, the script's "m:ss" for the times.
+  const ParsedFormat default_format = ParseSqueueFormat(kSqueueDefaultFormat);
+  auto table = [&](const std::vector<SlurmJob>& shown) {
+    static const std::regex kTimes(R"(\b[0-9]+:[0-9]{2}\b)");
+    std::string header = SqueueHeader(default_format.format);
+    header.pop_back();
+    std::vector<std::string> out = {Normalize(header)};
+    for (const SlurmJob& job : shown) {
+      std::string printed = SqueueLine(default_format.format, job, At(1796000015));
+      printed.pop_back();
+      out.push_back(std::regex_replace(Normalize(printed), kTimes, "m:ss"));
+    }
+    return out;
+  };
+  EXPECT_EQ(table(FoldPendingArrayElements(jobs)), golden["squeue"]);
+  EXPECT_EQ(table(jobs), golden["squeue -r"]);
 }
 
 // scontrol show job for the waiting array (golden/array_queue.txt): one
