@@ -9,6 +9,9 @@
 # GPUs, 32 CPUs, 256 GiB each) in a private directory, with memory made a
 # consumable resource (CR_CPU_Memory, as GPU clusters configure it; the tool's
 # default CR_CPU does not count memory), and stops it on exit.
+#
+# SLURM_GOLDEN_SACCT=1 records golden/sacct.txt instead: the same cluster
+# with accounting (slurmdbd; scripts/slurm-golden-accounting.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -25,7 +28,30 @@ sed -i 's/^SelectTypeParameters=CR_CPU$/SelectTypeParameters=CR_CPU_Memory/' "$w
 sed -i 's/^MinJobAge=3600$/MinJobAge=3600\nFirstJobId=70/' "$work/tool/install.sh"
 export SLURM_BENCH_DIR=$work/cluster SLURM_BENCH_NODES=4 SLURM_BENCH_GPUS_PER_NODE=8 \
   SLURM_BENCH_CPUS_PER_NODE=32 SLURM_BENCH_MEM_MB_PER_NODE=262144
-trap '"$work/tool/stop.sh" --purge >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+accounting=${SLURM_GOLDEN_SACCT:-}
+# shellcheck disable=SC2034 # MariaDB's PID, set by accounting_database
+db_pid=
+cleanup() {
+  local rc=$?
+  if [ "$rc" != 0 ]; then  # what the daemons said, before it is removed
+    tail -n 15 "$work"/cluster/log/slurmctld.log "$work"/slurmdbd.log "$work"/slurmdbd.out \
+      "$work"/db/error.log 2>/dev/null >&2 || true
+  fi
+  "$work/tool/stop.sh" --purge >/dev/null 2>&1 || true
+  [ -z "$accounting" ] || accounting_stop
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# SLURM_GOLDEN_SACCT=1: the cluster keeps accounting (slurmdbd on a private
+# MariaDB), and only sacct.txt is recorded (with an account the other
+# files' Account=(null) would change).
+if [ -n "$accounting" ]; then
+  # shellcheck source=scripts/slurm-golden-accounting.sh
+  . "$repo/scripts/slurm-golden-accounting.sh"
+  accounting_packages
+  accounting_database
+  accounting_hook
+fi
 "$work/tool/install.sh" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
 # shellcheck disable=SC1091
 . "$work/tool/env.sh"
@@ -50,6 +76,11 @@ normalize() {
 }
 
 mkdir -p "$out_dir"
+if [ -n "$accounting" ]; then
+  record_sacct "$out_dir/sacct.txt" "$out_dir/array_queue.txt"
+  echo "slurm-golden: sacct recorded"
+  exit 0
+fi
 # SLURM_GOLDEN_STATES_ONLY=1 records states.txt alone (a minute, not four).
 option_sets=tests/data/slurm/option_sets.txt
 [ -z "${SLURM_GOLDEN_STATES_ONLY:-}" ] || option_sets=/dev/null

@@ -224,7 +224,7 @@ def main():
             check(acct.returncode == 0 and acct.stdout.splitlines() == [
                 f"{ok}|{ok}|ok|COMPLETED|0:0|default|{acct_node(acct, ok)}",
                 f"{fails}|{fails}|fails|FAILED|3:0|default|{acct_node(acct, fails)}",
-                f"{big2}|{big2}|big2|CANCELLED by {uid}|0:15|default|{acct_node(acct, big2)}"],
+                f"{big2}|{big2}|big2|CANCELLED by {uid}|0:0|default|{acct_node(acct, big2)}"],
                 f"sacct -P: {acct.stdout!r} {acct.stderr!r}")
             table = slurm("sacct", "-S", "2001-01-01").stdout.splitlines()
             check(table[0].split() == ["JobID", "JobName", "Partition", "Account", "AllocCPUS",
@@ -279,10 +279,12 @@ def main():
 
             # An array: elements are JOB_INDEX; scancel JOB_INDEX cancels one.
             first = submit("--array", "0-2", "--gpus", "0", "--name", "arr", "--", "sleep", "300")
-            ids = slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split()
+            # -r: one line per element, waiting ones too (Slurm folds them without it).
+            ids = slurm("squeue", "-h", "-r", "-n", "arr", "-o", "%i").stdout.split()
             check(sorted(ids) == [f"{first}_0", f"{first}_1", f"{first}_2"], f"array ids: {ids}")
             check(slurm("scancel", f"{first}_1").returncode == 0, "scancel JOB_INDEX")
-            wait_until(lambda: sorted(slurm("squeue", "-h", "-n", "arr", "-o", "%i").stdout.split())
+            wait_until(lambda: sorted(slurm("squeue", "-h", "-r", "-n", "arr", "-o",
+                                            "%i").stdout.split())
                        == [f"{first}_0", f"{first}_2"], 30, "only element 1 to be cancelled")
             # The array's id (its first job's) names every element, as in Slurm.
             check(slurm("scancel", first).returncode == 0, "scancel ARRAY_ID")

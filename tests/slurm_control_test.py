@@ -73,7 +73,9 @@ def main():
                 return json.loads(berth("show", str(job_id), "--json").stdout)
 
             def reasons():
-                lines = slurm("squeue", "-h", "-t", "all", "-o", "%i|%T|%r").stdout.splitlines()
+                # -r: one line per waiting array element (Slurm folds them without it).
+                lines = slurm("squeue", "-h", "-r", "-t", "all", "-o",
+                              "%i|%T|%r").stdout.splitlines()
                 return {line.split("|")[0]: line.split("|")[2] for line in lines}
 
             def reason_of(job_id):

@@ -113,6 +113,8 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   out["last_checkpoint"] = TimeJson(job.last_checkpoint);
   out["array_parent"] = job.array_parent ? json(core::Value(*job.array_parent)) : json(nullptr);
   out["array_index"] = request.array_index ? json(*request.array_index) : json(nullptr);
+  out["array_max_running"] =
+      request.array_max_running ? json(*request.array_max_running) : json(nullptr);
   out["batch"] = request.batch;
   out["position"] = pending ? json(pending->position) : json(nullptr);
   out["eta"] = pending ? TimeJson(pending->eta) : json(nullptr);

@@ -59,6 +59,7 @@ TEST_F(ApiTest, AnArraysPercentNHoldsItsOtherElementsBackAlsoAfterARestart) {
     const json job = WaitForReason(alice, id, "array_limit");
     EXPECT_EQ(job["state"], "pending");
     EXPECT_THAT(job.value("message", ""), HasSubstr("%2"));
+    EXPECT_EQ(job["array_max_running"], 2) << "sacct shows it: 12_[2-3%2]";
   }
 
   // The limit is kept with the job: a restarted server holds them back too.

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "cli/slurm/sacct_format.h"
@@ -206,14 +207,32 @@ int Sacct(int argc, char** argv) {
   const Partitions partitions = LoadPartitions(command, client);
   std::vector<json> listed;
   if (!options.jobs.empty()) {
+    std::vector<json> every;  // the whole listing, read once if an array is named
+    bool have_every = false;
+    std::set<int64_t> seen;
+    auto add = [&](json job) {
+      if (seen.insert(job.value("id", int64_t{0})).second) listed.push_back(std::move(job));
+    };
     for (const std::string& id : options.jobs) {
       char* end = nullptr;
       const long long number = std::strtoll(id.c_str(), &end, 10);
       if (number <= 0 || (*end != '\0' && *end != '_' && *end != '.')) {
         Fail(command, "Invalid job id: " + id);
       }
-      if (std::optional<json> job = FindJob(command, client, number)) {
-        listed.push_back(std::move(*job));
+      // "12.batch": Berth keeps no steps; their job stands for them.
+      const std::string word =
+          *end == '.' ? id.substr(0, static_cast<size_t>(end - id.c_str())) : id;
+      if (*end != '_') {
+        std::optional<json> job = FindJob(command, client, number);
+        if (!job) continue;
+        const bool array = job->value("array_parent", json()) == json(number);
+        add(std::move(*job));
+        if (!array) continue;
+      }
+      if (!have_every) every = ListJobs(command, client, "");
+      have_every = true;
+      for (const json& job : every) {
+        if (IsNamedBy(SlurmJobFromJson(job, partitions.default_name), word)) add(job);
       }
     }
   } else {
@@ -221,10 +240,10 @@ int Sacct(int argc, char** argv) {
     listed = ListJobs(command, client, query);
   }
 
-  const core::Time now = Now();
-  std::string out = options.no_header ? "" : SacctHeader(*fields, options.layout);
+  std::vector<SlurmJob> shown;
+  std::map<int64_t, std::string> canceller_uids;
   for (const json& raw : listed) {
-    const SlurmJob job = SlurmJobFromJson(raw, partitions.default_name);
+    SlurmJob job = SlurmJobFromJson(raw, partitions.default_name);
     if (!options.users.empty() && !Contains(options.users, job.user)) continue;
     if (!options.partitions.empty() && !Contains(options.partitions, job.partition)) continue;
     if (!options.names.empty() && !Contains(options.names, job.name)) continue;
@@ -232,7 +251,13 @@ int Sacct(int argc, char** argv) {
     // In the window: not ended before it starts, not submitted after it ends.
     if (from && job.end_time && *job.end_time < *from) continue;
     if (to && job.submit_time > *to) continue;
-    out += SacctLine(*fields, options.layout, job, now, CancellerUid(raw));
+    canceller_uids[job.id] = CancellerUid(raw);
+    shown.push_back(std::move(job));
+  }
+  const core::Time now = Now();
+  std::string out = options.no_header ? "" : SacctHeader(*fields, options.layout);
+  for (const SlurmJob& job : FoldPendingArrayElements(std::move(shown))) {
+    out += SacctLine(*fields, options.layout, job, now, canceller_uids[job.id]);
   }
   std::fputs(out.c_str(), stdout);
   return 0;

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 
@@ -23,6 +24,22 @@ struct FieldDef {
 
 std::string DateOrUnknown(const std::optional<core::Time>& time) {
   return time ? SlurmTime(*time) : "Unknown";
+}
+
+// A job that ended without starting (cancelled while pending) started
+// "None"; one still waiting, "Unknown" (golden/sacct.txt).
+std::string Start(const SlurmJob& job) {
+  if (job.start_time) return SlurmTime(*job.start_time);
+  return job.end_time ? "None" : "Unknown";
+}
+
+// The job's exit code as Slurm's accounting keeps it: a job cancelled or
+// timed out is recorded when its state changes, before its script's
+// signal comes back, so its row says 0:0 (golden/sacct.txt; the signal is
+// on its .batch step's row, and in scontrol's ExitCode).
+std::string ExitCode(const SlurmJob& job) {
+  if (job.state == "CANCELLED" || job.state == "TIMEOUT") return "0:0";
+  return job.exit_code;
 }
 
 // sacct's AllocTRES: what a started job holds, names in Slurm's order.
@@ -48,22 +65,24 @@ const std::vector<FieldDef>& Fields() {
       {-12, "JobIDRaw", [](auto& j, auto&) { return std::to_string(j.id); }},
       {10, "JobName", [](auto& j, auto&) { return j.name; }},
       {10, "State", State},
-      {8, "ExitCode", [](auto& j, auto&) { return j.exit_code; }},
+      {8, "ExitCode", [](auto& j, auto&) { return ExitCode(j); }},
       {10, "Elapsed",
        [](auto& j, const Context& c) { return SlurmElapsed(j.ElapsedSeconds(c.now)); }},
       {10, "ElapsedRaw",
        [](auto& j, const Context& c) { return std::to_string(j.ElapsedSeconds(c.now)); }},
       {19, "Submit", [](auto& j, auto&) { return SlurmTime(j.submit_time); }},
-      {19, "Start", [](auto& j, auto&) { return DateOrUnknown(j.start_time); }},
+      {19, "Start", [](auto& j, auto&) { return Start(j); }},
       {19, "End", [](auto& j, auto&) { return DateOrUnknown(j.end_time); }},
       {10, "AllocTRES", [](auto& j, auto&) { return AllocTres(j); }},
       {15, "NodeList",
        [](auto& j, auto&) {
          return j.nodes.empty() ? std::string("None assigned") : CompressHostlist(j.nodes);
        }},
-      {10, "Account", [](auto&, auto&) { return std::string(); }},
+      // A queue is Berth's account, as sacctmgr shows a user's (sacctmgr_format.h).
+      {10, "Account", [](auto& j, auto&) { return j.partition; }},
       {10, "Partition", [](auto& j, auto&) { return j.partition; }},
-      {10, "AllocCPUS", [](auto& j, auto&) { return std::to_string(j.start_time ? j.cpus : 0); }},
+      // What it holds, or would: Slurm shows a pending job's CPUs too.
+      {10, "AllocCPUS", [](auto& j, auto&) { return std::to_string(j.cpus); }},
       {8, "NNodes", [](auto& j, auto&) { return std::to_string(j.NodeCount()); }},
       {8, "NTasks", [](auto& j, auto&) { return std::to_string(j.tasks); }},
       {9, "User", [](auto& j, auto&) { return j.user; }},
@@ -135,11 +154,18 @@ Result<std::vector<SacctField>> ParseSacctFormat(const std::string& format) {
     if (i == table.size()) {
       return InvalidArgument("Invalid field requested: \"" + token + "\"");
     }
+    // "%N" replaces the width and its side: N right-justifies, -N left.
     SacctField field{static_cast<int>(i), table[i].width};
-    if (width && *width > 0) field.width = table[i].width < 0 ? -*width : *width;
+    if (width && *width != 0) field.width = *width;
     fields.push_back(field);
   }
   return fields;
+}
+
+bool IsNamedBy(const SlurmJob& job, const std::string& id) {
+  if (id.find('_') != std::string::npos) return job.array_id == id;
+  const std::string array = std::to_string(job.array_parent.value_or(job.id));
+  return std::to_string(job.id) == id || (job.array_index && array == id);
 }
 
 std::string SacctHeader(const std::vector<SacctField>& fields, SacctLayout layout) {

@@ -33,6 +33,10 @@ enum class SacctLayout {
   kParsableNoEnd,  // -P: "a|b"
 };
 
+// Whether a `-j` word names the job: "12" job 12 and, if 12 is an array's
+// id, every element of it (as Slurm's sacct lists them); "12_3" element 3.
+bool IsNamedBy(const SlurmJob& job, const std::string& id);
+
 std::string SacctHeader(const std::vector<SacctField>& fields, SacctLayout layout);
 // `canceller_uid`: the uid of whoever cancelled it ("CANCELLED by 0"), or
 // empty when unknown.

@@ -57,11 +57,21 @@ int ShowJob(const std::string& command, const std::vector<std::string>& args, Li
       std::fputs("slurm_load_jobs error: Invalid job id specified\n", stderr);
       return kSlurmExitError;
     }
+    // An array's id names all its elements, as Slurm's records of it.
+    const bool array = job->value("array_parent", json()) == json(id);
     jobs.push_back(std::move(*job));
+    if (array) {
+      for (json& element : ListJobs(command, client, "")) {
+        if (element.value("array_parent", json()) == json(id) && element.value("id", 0LL) != id) {
+          jobs.push_back(std::move(element));
+        }
+      }
+    }
   }
+  std::vector<SlurmJob> shown;
+  for (const json& job : jobs) shown.push_back(SlurmJobFromJson(job, partitions.default_name));
   std::string out;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const SlurmJob job = SlurmJobFromJson(jobs[i], partitions.default_name);
+  for (const SlurmJob& job : FoldPendingArrayElements(std::move(shown))) {
     out += ScontrolJob(job, Now(), Uid(job.user), lines);
     if (lines == Lines::kMany) out += "\n";
   }

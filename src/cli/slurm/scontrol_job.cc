@@ -29,8 +29,20 @@ std::string ScontrolJob(const SlurmJob& job, core::Time now, const std::string& 
   if (!end && job.start_time && job.time_limit_s) {
     end = *job.start_time + core::Duration::Seconds(*job.time_limit_s);
   }
+  // An array's element: its array and index; the row of its waiting
+  // elements (FoldPendingArrayElements): their indices and the %N.
+  std::vector<std::string> first = {"JobId=" + std::to_string(job.id)};
+  if (job.array_index) {
+    first.push_back("ArrayJobId=" + std::to_string(job.array_parent.value_or(job.id)));
+    first.push_back("ArrayTaskId=" +
+                    (job.array_tasks.empty() ? std::to_string(*job.array_index) : job.array_tasks));
+    if (!job.array_tasks.empty() && job.array_max_running) {
+      first.push_back("ArrayTaskThrottle=" + std::to_string(*job.array_max_running));
+    }
+  }
+  first.push_back("JobName=" + job.name);
   const std::vector<std::vector<std::string>> groups = {
-      {"JobId=" + std::to_string(job.id), "JobName=" + job.name},
+      first,
       {"UserId=" + user, "GroupId=(null)", "MCS_label=N/A"},
       {"Priority=" + std::to_string(job.priority), "Nice=0", "Account=(null)", "QOS=(null)"},
       {"JobState=" + job.state, "Reason=" + job.reason, "Dependency=(null)"},

@@ -333,7 +333,7 @@ TEST(SacctTest, ColumnsAndParsableFormsAsSlurms) {
   failed["placement"] = json::array({{{"node", "sim2"}, {"gpus", {0, 1, 2, 3}}}});
   const SlurmJob job = SlurmJobFromJson(failed, "gpu");
   EXPECT_EQ(SacctLine(*fields, SacctLayout::kColumns, job, At(1796009999), ""),
-            "42           averyvery+        gpu                     1     FAILED      3:0 \n");
+            "42           averyvery+        gpu        gpu          1     FAILED      3:0 \n");
   Result<std::vector<SacctField>> chosen =
       ParseSacctFormat("JobID,State,Elapsed,Start,End,AllocTRES,NodeList,jobname%4");
   ASSERT_TRUE(chosen.ok());
@@ -349,7 +349,7 @@ TEST(SacctTest, ColumnsAndParsableFormsAsSlurms) {
   EXPECT_EQ(
       SacctLine(*ParseSacctFormat("state,start,nodelist,alloccpus"), SacctLayout::kParsableNoEnd,
                 SlurmJobFromJson(cancelled, "gpu"), At(1796009999), "1001"),
-      "CANCELLED by 1001|Unknown|None assigned|0\n");
+      "CANCELLED by 1001|Unknown|None assigned|1\n");
   EXPECT_FALSE(ParseSacctFormat("JobID,Bogus").ok());
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "cli/table.h"
 
@@ -111,6 +112,7 @@ SlurmJob SlurmJobFromJson(const json& job, const std::string& default_partition)
   out.id = job.value("id", int64_t{0});
   out.array_parent = OptionalInt(job, "array_parent");
   out.array_index = OptionalInt(job, "array_index");
+  out.array_max_running = OptionalInt(job, "array_max_running");
   out.array_id = out.array_index ? std::to_string(out.array_parent.value_or(out.id)) + "_" +
                                        std::to_string(*out.array_index)
                                  : std::to_string(out.id);
@@ -162,6 +164,54 @@ SlurmJob SlurmJobFromJson(const json& job, const std::string& default_partition)
   out.workdir = job.value("workdir", "");
   if (const auto it = job.find("command"); it != job.end() && it->is_array() && !it->empty()) {
     out.command = (*it)[0].is_string() ? (*it)[0].get<std::string>() : "";
+  }
+  return out;
+}
+
+namespace {
+
+// 0,1,2,3,5 -> "0-3,5".
+std::string IndexRanges(std::vector<int64_t> indices) {
+  std::sort(indices.begin(), indices.end());
+  std::string out;
+  for (size_t i = 0; i < indices.size();) {
+    size_t last = i;
+    while (last + 1 < indices.size() && indices[last + 1] <= indices[last] + 1) ++last;
+    if (!out.empty()) out += ",";
+    out += std::to_string(indices[i]);
+    if (indices[last] != indices[i]) out += "-" + std::to_string(indices[last]);
+    i = last + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<SlurmJob> FoldPendingArrayElements(std::vector<SlurmJob> jobs) {
+  std::vector<SlurmJob> out;
+  std::map<int64_t, size_t> row_of_array;  // array -> its folded row in `out`
+  std::map<int64_t, std::vector<int64_t>> indices;
+  for (SlurmJob& job : jobs) {
+    if (!job.IsPending() || !job.array_index) {
+      out.push_back(std::move(job));
+      continue;
+    }
+    const int64_t array = job.array_parent.value_or(job.id);
+    indices[array].push_back(*job.array_index);
+    const auto [row, first] = row_of_array.emplace(array, out.size());
+    if (first) {
+      out.push_back(std::move(job));
+    } else {
+      out[row->second].id = std::min(out[row->second].id, job.id);
+    }
+  }
+  for (const auto& [array, row] : row_of_array) {
+    SlurmJob& folded = out[row];
+    folded.array_tasks = IndexRanges(indices[array]);
+    if (folded.array_max_running) {
+      folded.array_tasks += "%" + std::to_string(*folded.array_max_running);
+    }
+    folded.array_id = std::to_string(array) + "_[" + folded.array_tasks + "]";
   }
   return out;
 }

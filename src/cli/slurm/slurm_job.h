@@ -24,6 +24,10 @@ struct SlurmJob {
   std::string array_id;
   std::optional<int64_t> array_parent;
   std::optional<int64_t> array_index;
+  std::optional<int64_t> array_max_running;  // the array's %N, if it has one
+  // The row of an array's waiting elements (FoldPendingArrayElements):
+  // their indices, "0-3%2"; empty for one job.
+  std::string array_tasks;
   std::string name;
   std::string user;
   std::string partition;      // the job's queue, or the default queue's name
@@ -70,6 +74,14 @@ SlurmState MapState(const std::string& state, const std::string& reason);
 // NonZeroExitCode). `message` tells a per-user job limit from a GPU one.
 std::string MapReason(const std::string& state, const std::string& reason,
                       const std::string& message, const std::optional<int64_t>& signal);
+
+// Slurm keeps an array's elements that have not started in one record,
+// and squeue (without -r) and sacct show them as one row, "12_[0-3%2]"
+// (the indices as ranges, the array's limit after '%'): the pending
+// elements of each array become one row where the first of them was, its
+// id the lowest of theirs, `array_tasks` their indices. The others are
+// kept, in order.
+std::vector<SlurmJob> FoldPendingArrayElements(std::vector<SlurmJob> jobs);
 
 // `default_partition` names a job submitted to no queue.
 SlurmJob SlurmJobFromJson(const nlohmann::json& job, const std::string& default_partition);

@@ -28,6 +28,7 @@ struct SqueueOptions {
   bool no_header = false;
   bool start = false;
   bool long_form = false;
+  bool array_elements = false;  // -r: an array's waiting elements one per row
   std::string format;
   std::string long_format;
 };
@@ -100,8 +101,10 @@ SqueueOptions ParseOptions(int argc, char** argv) {
         options.long_form = true;
         break;
       case 'a':
+        break;  // every partition: what Berth lists anyway
       case 'r':
-        break;  // every partition, every array element: what Berth lists anyway
+        options.array_elements = true;
+        break;
       case kHelp:
       case kUsageOpt:
         std::fputs(kUsage, stdout);
@@ -234,6 +237,7 @@ int Squeue(int argc, char** argv) {
            (!states.empty() && states.count(job.state) == 0);
   });
   SortJobs(jobs, options.start);
+  if (!options.array_elements) jobs = FoldPendingArrayElements(std::move(jobs));
 
   const core::Time now =
       core::Time::FromMicros(static_cast<int64_t>(std::time(nullptr)) * 1'000'000);

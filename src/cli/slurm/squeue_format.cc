@@ -71,6 +71,7 @@ const std::vector<FieldDef>& Fields() {
        [](auto& j, auto) { return std::to_string(j.array_parent.value_or(j.id)); }},
       {'K', "ArrayTaskId", "ARRAY_TASK_ID", Cut::kYes,
        [](auto& j, auto) {
+         if (!j.array_tasks.empty()) return j.array_tasks;  // a row of waiting elements
          return j.array_index ? std::to_string(*j.array_index) : std::string("N/A");
        }},
       {'j', "Name", "NAME", Cut::kYes, [](auto& j, auto) { return j.name; }},
