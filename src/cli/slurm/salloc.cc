@@ -72,7 +72,7 @@ int Salloc(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  Result<SbatchRequest> request = ParseSbatchArgs(args);
+  Result<SbatchRequest> request = ParseSbatchArgs(args, WaitOption::kSeconds);
   if (!request.ok()) Fail(command, request.status().message());
   for (const std::string& warning : request->warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());

@@ -21,7 +21,7 @@ bool TakesNoValue(std::string_view flag) {
 
 }  // namespace
 
-Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args) {
+Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, WaitOption wait) {
   SbatchRequest request;
   size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -34,7 +34,8 @@ Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args) {
     } else if (const size_t eq = flag.find('='); eq != std::string::npos) {
       value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
-    } else if (!TakesNoValue(flag)) {
+    } else if (!TakesNoValue(flag) ||
+               (wait == WaitOption::kSeconds && (flag == "-W" || flag == "--wait"))) {
       if (i + 1 >= args.size()) return InvalidArgument(flag + ": expects a value");
       value = args[++i];
     }

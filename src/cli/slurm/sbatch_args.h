@@ -30,8 +30,13 @@ struct SbatchRequest {
 // asks for --help, --usage or -h: sbatch's, srun's and salloc's own usage.
 bool AsksForHelp(const std::vector<std::string>& args);
 
+// Whose -W/--wait it reads: sbatch's takes no value (wait for the job);
+// srun's and salloc's take seconds.
+enum class WaitOption { kSbatch, kSeconds };
+
 // InvalidArgument naming the option for a bad value or a missing one.
-Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args);
+Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args,
+                                      WaitOption wait = WaitOption::kSbatch);
 
 // The script --wrap makes: "#!/bin/sh\nCOMMAND\n", as sbatch writes it.
 std::string WrapScript(const std::string& command);

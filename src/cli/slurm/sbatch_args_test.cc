@@ -21,6 +21,21 @@ TEST(SbatchArgsTest, OptionsBeforeTheScriptMeanWhatSbatchLinesMean) {
   EXPECT_FALSE(ParseSbatchArgs({"--wrap", "true", "job.sh"}).ok());
 }
 
+TEST(SbatchArgsTest, OnlySbatchsWaitTakesNoValue) {
+  Result<SbatchRequest> sbatch = ParseSbatchArgs({"-W", "job.sh"});
+  ASSERT_TRUE(sbatch.ok()) << sbatch.status().message();
+  EXPECT_TRUE(sbatch->wait);
+  EXPECT_EQ(sbatch->script, "job.sh");
+  // srun -W 30 hostname: 30 s is -W's, hostname the command.
+  Result<SbatchRequest> srun = ParseSbatchArgs({"-W", "30", "hostname"}, WaitOption::kSeconds);
+  ASSERT_TRUE(srun.ok()) << srun.status().message();
+  EXPECT_TRUE(srun->wait);
+  EXPECT_EQ(srun->script, "hostname");
+  EXPECT_TRUE(srun->script_args.empty());
+  EXPECT_EQ(ParseSbatchArgs({"--wait"}, WaitOption::kSeconds).status().message(),
+            "--wait: expects a value");
+}
+
 TEST(SbatchArgsTest, TheCommandLineWinsOverTheScriptsLines) {
   const std::string script =
       "#!/bin/bash\n#SBATCH -J fromscript\n#SBATCH --time=10:00\n#SBATCH --gres=gpu:2\ntrue\n";

@@ -254,7 +254,7 @@ int RunJob(const std::string& command, const std::vector<std::string>& args) {
       }
     }
     options.insert(options.end(), args.begin() + static_cast<std::ptrdiff_t>(start), args.end());
-    Result<SbatchRequest> parsed = ParseSbatchArgs(options);
+    Result<SbatchRequest> parsed = ParseSbatchArgs(options, WaitOption::kSeconds);
     if (!parsed.ok() || !parsed->script) {
       if (!parsed.ok() && !SrunOnlyFlag(args[start])) request = parsed;
       continue;
