@@ -77,18 +77,23 @@ std::string ReadAll(std::istream& in) {
 }
 
 // -W/--wait: every job submitted (an array's elements) ended; the exit
-// code sbatch_wait.h gives.
-int WaitForJobs(const std::string& command, const ApiClient& client,
-                const std::vector<int64_t>& ids) {
+// code sbatch_wait.h gives. Each poll asks only for the jobs still running.
+int WaitForJobs(const std::string& command, const ApiClient& client, std::vector<int64_t> ids) {
+  std::vector<nlohmann::json> ended;
   while (true) {
-    std::vector<nlohmann::json> jobs;
+    std::vector<int64_t> waiting;
     for (int64_t id : ids) {
       std::optional<nlohmann::json> job = FindJob(command, client, id);
       if (!job)
         Fail(command, "Job " + std::to_string(id) + " no longer found and exit code not found");
-      jobs.push_back(std::move(*job));
+      if (WaitedExitCode({*job})) {
+        ended.push_back(std::move(*job));
+      } else {
+        waiting.push_back(id);
+      }
     }
-    if (const std::optional<int> code = WaitedExitCode(jobs)) return *code;
+    if (waiting.empty()) return *WaitedExitCode(ended);
+    ids = std::move(waiting);
     std::this_thread::sleep_for(kPollEvery);
   }
 }
