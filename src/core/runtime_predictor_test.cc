@@ -132,16 +132,21 @@ TEST(RuntimePredictorTest, LearnsOnlyFromObserve) {
   EXPECT_EQ(predictor.observations(), 0);
 }
 
+// Class "q" learns run times of half 100 s, half 1,000 s.
+void ObserveTwoPointClass(RuntimePredictor& predictor) {
+  for (int i = 0; i < 3; ++i) {
+    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
+    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
+  }
+}
+
 // Issue 30, item 1: the rank is the Gittins rank over the class's run
 // times. Half 100 s, half 1,000 s: a new job's median prediction is 1,000 s,
 // its rank 200 s (serve 100 s: done half the time, at a mean cost of 100);
 // once it ran past 100 s it is a long one: at 150 s, 850 s left.
 TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
   RuntimePredictor predictor;
-  for (int i = 0; i < 3; ++i) {
-    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
-    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
-  }
+  ObserveTwoPointClass(predictor);
   Job job;
   job.spec = NewJob(1).Queue("q");
   EXPECT_EQ(predictor.Remaining(job, At(0)), Secs(1000));
@@ -161,10 +166,7 @@ TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
 // 200 s runs (at 300 s it is a long one: 1,700 s left).
 TEST(RuntimePredictorTest, AnEstimateScalesTheRankWithThePrediction) {
   RuntimePredictor predictor;
-  for (int i = 0; i < 3; ++i) {
-    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
-    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
-  }
+  ObserveTwoPointClass(predictor);
   Job job;
   job.spec = NewJob(1).Queue("q").Estimate(4000);
   EXPECT_EQ(predictor.Remaining(job, At(0)), Secs(2000));
@@ -178,10 +180,7 @@ TEST(RuntimePredictorTest, AnEstimateScalesTheRankWithThePrediction) {
 // ones, 850 s from the end after 150 s.
 TEST(RuntimePredictorTest, MeanRemainingAveragesTheClassRunTimesItHasNotOutlived) {
   RuntimePredictor predictor;
-  for (int i = 0; i < 3; ++i) {
-    predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
-    predictor.Observe(NewJob(20 + i).Queue("q"), Secs(1000));
-  }
+  ObserveTwoPointClass(predictor);
   Job job;
   job.spec = NewJob(1).Queue("q");
   EXPECT_EQ(predictor.MeanRemaining(job, At(0)), Secs(550));

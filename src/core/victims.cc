@@ -205,15 +205,12 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
     }
     for (const TaskPlacement& task : job.placement.tasks) victim.gpus += CountGpus(task.gpus);
     victim.stopping = job.stopping();
-    if (victim.stopping) {
-      gpus_by_type_[Index(victim.type)] += victim.gpus;
-      victims_.push_back(victim);
-      continue;
-    }
-    victim.loss = LossIfStopped(job, cycle.now);
-    if (cycle.policy.preemption_gain_ratio > 0) {
-      victim.remaining = GainRemaining(cycle, job);
-      victim.restart = RestartCost(cycle.policy.restart_cost, job.spec.total_gpu());
+    if (!victim.stopping) {  // a job already stopping loses nothing more
+      victim.loss = LossIfStopped(job, cycle.now);
+      if (cycle.policy.preemption_gain_ratio > 0) {
+        victim.remaining = GainRemaining(cycle, job);
+        victim.restart = RestartCost(cycle.policy.restart_cost, job.spec.total_gpu());
+      }
     }
     gpus_by_type_[Index(victim.type)] += victim.gpus;
     victims_.push_back(victim);
