@@ -72,6 +72,9 @@ struct PendingJob {
   // The 80% interval around `eta`. The core leaves it empty: the server
   // calibrates it on how its earlier ETAs turned out (server/eta_book.h).
   std::optional<EtaInterval> eta_interval = std::nullopt;
+  // With `eta`: the start time limits guarantee, where they bind
+  // (PlannedEta::latest).
+  std::optional<Time> latest_eta = std::nullopt;
 };
 
 // The pending order a full cycle computed, kept by the owner so that the

@@ -5,9 +5,10 @@
 // job (PlanEtas, run in the cycle or, deferred, by the owner: eta_plan.h). Expected ends come from
 // the policy's RuntimeEstimator, so Slurm plans with time limits, oracles with the truth.
 //
-// The ETA plan starts pending jobs in policy order, each no earlier than the
-// one before it (no backfill, no future preemption), so it is a
-// conservative estimate: a backfilled job may start sooner than its ETA.
+// The ETA plan replays the discipline on expected ends: jobs start in order
+// where they fit, the first that does not is reserved its room, and later
+// ones backfill around it (eta.cc). It knows no preemption and no later
+// arrival: the calibration of eta_interval.h answers for those.
 #pragma once
 
 #include <deque>
@@ -51,6 +52,18 @@ class ReleaseSchedule {
   // make a full pass minutes long on a large cluster.
   std::optional<PlannedStart> AdvanceUntilFits(Capacity& capacity, const PlacementRequest& request,
                                                Time not_before);
+  // The same on copies: when the request would fit, leaving this schedule
+  // and the capacity as they are.
+  std::optional<PlannedStart> WhenFits(Capacity capacity, const PlacementRequest& request,
+                                       Time not_before) const;
+
+  // Releases the earliest end, with every other end at or before it, into
+  // `capacity`. nullopt when none is left.
+  struct Released {
+    Time at;
+    JobId job{};  // the last released
+  };
+  std::optional<Released> ReleaseNext(Capacity& capacity);
 
  private:
   struct End {

@@ -83,8 +83,37 @@ TEST(EtaIntervalTest, TimeLimitsCapThePointAndTheInterval) {
   EXPECT_EQ(EstimateEta(late, At(0), At(1000), std::nullopt).interval,
             (EtaInterval{At(2000), At(2000)}));
   EXPECT_EQ(EstimateEta(late, At(0), At(1000), At(1500)),
-            (EtaEstimate{At(1000), EtaInterval{At(1500), At(1500)}}))
-      << "the whole interval is past the bound: it collapses onto it";
+            (EtaEstimate{At(1500), EtaInterval{At(1500), At(1500)}}))
+      << "the whole interval is past the bound: it collapses onto it, the point too";
+}
+
+TEST(EtaIntervalTest, BeforeEnoughHistoryThePointIsThePlans) {
+  EtaCalibrator calibrator(Config(100, 3));
+  calibrator.Observe(At(0), At(1000), At(2000));
+  calibrator.Observe(At(0), At(1000), At(2000));
+  EXPECT_EQ(calibrator.Expected(At(100), At(400)), At(400));
+  calibrator.Observe(At(0), At(1000), At(2000));
+  EXPECT_EQ(calibrator.Expected(At(0), At(1000)), At(2000)) << "late by the whole wait, always";
+}
+
+// Starts in three clusters of the planned wait: 45% at a fifth of it (jobs
+// that newcomers' preemptions let in), 20% at half, 35% on time. The
+// point is the one most likely to be within a quarter of its wait: a fifth
+// of the plan's (the window [0.2, 0.33] holds 45%). The median, half the
+// plan's, would be right for only the 20% in the middle.
+TEST(EtaIntervalTest, ThePointIsTheWaitMostLikelyRightWithinAQuarter) {
+  EtaCalibrator calibrator(Config(1000, 10));
+  for (int i = 0; i < 45; ++i) calibrator.Observe(At(0), At(1000), At(200));
+  for (int i = 0; i < 20; ++i) calibrator.Observe(At(0), At(1000), At(500));
+  for (int i = 0; i < 35; ++i) calibrator.Observe(At(0), At(1000), At(1000));
+  EXPECT_EQ(calibrator.Expected(At(1000), At(4000)), At(1600));
+  const EtaEstimate estimate = EstimateEta(calibrator, At(1000), At(4000), std::nullopt);
+  EXPECT_EQ(estimate.expected, At(1600));
+  EXPECT_TRUE(estimate.interval.Contains(estimate.expected));
+
+  for (int i = 0; i < 100; ++i) calibrator.Observe(At(0), At(1000), At(1000));
+  EXPECT_EQ(calibrator.Expected(At(1000), At(4000)), At(4000))
+      << "once the plan is right again, the window says so";
 }
 
 // Issue 30 (live): an ETA that has passed while the job still waits is

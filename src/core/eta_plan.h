@@ -1,8 +1,8 @@
 // The ETA plan of a full cycle as plain values, so that it can run apart
 // from the cycle (DecideOptions::defer_etas): the server plans ETAs on its
 // own thread, outside the lock that submits, heartbeats and event cycles
-// need. The plan itself is eta.h's: pending jobs start in policy order, each
-// no earlier than the one before it, as running work ends.
+// need. The plan itself is eta.h's: the discipline replayed on the
+// expected ends of running work, with a reservation and backfill.
 #pragma once
 
 #include <memory>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/capacity.h"
+#include "core/discipline.h"
 #include "core/ids.h"
 #include "core/node_table.h"
 #include "core/placement.h"
@@ -36,6 +37,7 @@ struct EtaPlan {
     std::optional<Duration> longest = std::nullopt;
   };
   Time now;
+  Discipline discipline = Discipline::kStrict;  // the policy's, which the plan replays
   // A copy of the cluster's nodes, which `capacity` follows: the plan does
   // not read the live table, which changes under it.
   std::shared_ptr<const NodeTable> nodes;

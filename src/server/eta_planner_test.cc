@@ -24,7 +24,8 @@ core::EtaPlan PlanOn(int queued) {
   busy.shape.gpu = core::WholeGpus(8);
   busy.tasks.push_back(core::TaskPlacement{core::NodeId{0}, 0xff});
   capacity.Allocate(busy);
-  core::EtaPlan plan{core::Time::FromSeconds(0), nodes, capacity, {}, {}, {}};
+  core::EtaPlan plan{
+      core::Time::FromSeconds(0), core::Discipline::kStrict, nodes, capacity, {}, {}, {}};
   plan.ends.push_back({core::Time::FromSeconds(100), core::JobId{1}, busy});
   for (int i = 0; i < queued; ++i) {
     core::PlacementRequest request;

@@ -94,6 +94,7 @@ class Simulation {
       policy_.runtimes = std::make_shared<OracleEstimator>(workload_.jobs, runs_, index_of_);
     }
     outcomes_.resize(workload.jobs.size());
+    plan_etas_.resize(workload.jobs.size());
   }
 
   Result<SimResult> Run();
@@ -116,6 +117,9 @@ class Simulation {
   std::vector<size_t> index_of_;
   std::vector<JobOutcome> outcomes_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  // The plan's first ETA per job: the calibrator learns the plan's error,
+  // while the outcome keeps the estimate shown (core::EstimateEta).
+  std::vector<std::optional<Time>> plan_etas_;
   core::EtaCalibrator eta_calibrator_;  // judged at each first start of a job given an ETA
   std::set<Time> wake_ups_;             // scheduled, so a policy asking twice adds one event
   size_t next_arrival_ = 0;
@@ -198,8 +202,8 @@ void Simulation::Start(const core::JobStart& start, Time now) {
   outcome.wait += now - run.queued_since;
   if (!run.started) {
     outcome.first_start = now;
-    if (outcome.first_eta && *outcome.first_eta) {
-      eta_calibrator_.Observe(outcome.submit, **outcome.first_eta, now);
+    if (plan_etas_[i]) {
+      eta_calibrator_.Observe(outcome.submit, *plan_etas_[i], now);
     }
   }
   run.run_overhead = run.started ? core::RestartCost(options_.restart_cost, job.spec.total_gpu())
@@ -237,8 +241,13 @@ void Simulation::RecordFirstEtas(const core::Decision& decision, size_t first, s
     if (it == arrivals.end() || it->first != entry.job) continue;
     JobOutcome& outcome = outcomes_[it->second];
     outcome.first_eta = entry.eta;
-    if (entry.eta)
-      outcome.first_eta_interval = eta_calibrator_.Interval(outcome.submit, *entry.eta);
+    plan_etas_[it->second] = entry.eta;
+    if (entry.eta) {
+      const core::EtaEstimate estimate =
+          core::EstimateEta(eta_calibrator_, outcome.submit, *entry.eta, entry.latest_eta);
+      outcome.first_eta = estimate.expected;
+      outcome.first_eta_interval = estimate.interval;
+    }
   }
 }
 
