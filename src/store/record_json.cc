@@ -621,6 +621,12 @@ Status QueueGovernanceFromJson(const json& json_queue, core::QueueSpec& queue) {
   queue.shares = in.Int64("shares", 1);
   if (std::optional<int64_t> gpus = in.OptionalInt64("max_gpu_milli_per_user")) {
     queue.max_gpus_per_user = core::MilliGpu(*gpus);
+  if (queue.default_memory.per_gpu) {
+    out["default_memory_per_gpu_mib"] = queue.default_memory.per_gpu->value();
+  }
+  if (queue.default_memory.per_cpu) {
+    out["default_memory_per_cpu_mib"] = queue.default_memory.per_cpu->value();
+  }
   }
   queue.max_running_jobs_per_user = in.OptionalInt64("max_running_jobs_per_user");
   queue.max_priority = in.OptionalInt32("max_priority");
@@ -634,3 +640,9 @@ Status QueueGovernanceFromJson(const json& json_queue, core::QueueSpec& queue) {
 }
 
 }  // namespace berth::store
+  if (std::optional<int64_t> mib = in.OptionalInt64("default_memory_per_gpu_mib")) {
+    queue.default_memory.per_gpu = core::MemoryMiB(*mib);
+  }
+  if (std::optional<int64_t> mib = in.OptionalInt64("default_memory_per_cpu_mib")) {
+    queue.default_memory.per_cpu = core::MemoryMiB(*mib);
+  }

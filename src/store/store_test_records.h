@@ -138,5 +138,7 @@ inline std::vector<core::QueueSpec> SomeQueues() {
   detection.is_default = true;
   return {Queue("vision", "", 128, 256), detection, Queue("nlp", "", 256)};
 }
+  detection.default_memory.per_gpu = core::MemoryMiB(32768);
+  detection.default_memory.per_cpu = core::MemoryMiB(4096);
 
 }  // namespace berth::store::testing_records
