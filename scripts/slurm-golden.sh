@@ -22,6 +22,17 @@ chmod 755 "$work"  # munged and slurmd run as their own users
 
 cp -r "$tool_src"/. "$work/tool"
 sed -i 's/^SelectTypeParameters=CR_CPU$/SelectTypeParameters=CR_CPU_Memory/' "$work/tool/install.sh"
+# The partition's default memory for a job that asks none, as GPU clusters
+# set it (DefMemPerGPU for jobs with GPUs, DefMemPerCPU for the others);
+# without them a job asking no memory gets the whole node's. The Berth side
+# of the golden test configures its queue the same (queue keys
+# default_memory_per_gpu_mib and default_memory_per_cpu_mib). Not for
+# sacct.txt, whose jobs were recorded (and are modelled) with the node's.
+if [ -z "${SLURM_GOLDEN_SACCT:-}" ]; then
+  sed -i 's/^\(  echo "PartitionName=.*OverSubscribe=NO\)"$/\1 DefMemPerGPU=24576 DefMemPerCPU=3072"/' \
+    "$work/tool/install.sh"
+  grep -q 'DefMemPerGPU=24576 DefMemPerCPU=3072' "$work/tool/install.sh"
+fi
 # Job ids of two digits, as wide as the "ID" that replaces them below (so
 # columns keep their widths), and none a count or node number printed
 # beside them (with the option sets they run to 98).

@@ -258,7 +258,8 @@ def main():
                   f"sbatch --parsable prints the id: {wrapped.stdout!r} {wrapped.stderr!r}")
             wait_until(lambda: state(wrap_id) == "failed", 30, "the --wrap job to fail")
             shown = slurm("sacct", "-n", "-P", "-j", wrap_id, "-o", "JobName,State,ExitCode").stdout
-            check(shown == "wrap|FAILED|3:0\n", f"a --wrap job is 'wrap': {shown!r}")
+            check(shown == "wrap|FAILED|3:0\nbatch|FAILED|3:0\n",
+                  f"a --wrap job is 'wrap', its script's row 'batch': {shown!r}")
             # sbatch -W: returns when the job has ended, with its exit code;
             # for an array, the highest of its elements'.
             waited = slurm("sbatch", "-W", "--gpus=0", "--wrap", "sleep 1; exit 4")

@@ -136,6 +136,11 @@ def main():
                   f"each rank sees its node's 4 GPUs: {ranks}")
             acct = run("sacct", "-n", "-P", "-X", "-j", ddp, "-o", "State,ExitCode").stdout
             check(acct.strip() == "COMPLETED|0:0", f"sacct: COMPLETED: {acct!r}")
+            # Without -X, the batch script's row and the srun step's, as Slurm's.
+            acct = run("sacct", "-n", "-P", "-j", ddp, "-o", "JobID,JobName,State,NNodes").stdout
+            check(acct.splitlines() == [f"{ddp}|ddp|COMPLETED|2", f"{ddp}.batch|batch|COMPLETED|1",
+                                        f"{ddp}.0|python3|COMPLETED|2"],
+                  f"sacct: the job, its .batch and its step: {acct!r}")
             with open(counter) as f:
                 runs = f.read().splitlines()
             check(len(runs) == 1, f"the batch script ran once for two nodes: {runs}")
@@ -152,6 +157,14 @@ def main():
             check(job["state"] == "failed" and job["exit_code"] == 1,
                   f"srun false fails the job with 1: {job['state']} {job['exit_code']} "
                   f"{job['message']!r}")
+            acct = run("sacct", "-n", "-P", "-j", fails, "-o", "JobID,JobName,State,ExitCode").stdout
+            check(acct.splitlines() == [f"{fails}|fails.sh|FAILED|1:0",
+                                        f"{fails}.batch|batch|FAILED|1:0",
+                                        f"{fails}.0|true|COMPLETED|0:0",
+                                        f"{fails}.1|false|FAILED|1:0"],
+                  f"sacct: each step's row with its own outcome: {acct!r}")
+            acct = run("sacct", "-n", "-P", "-j", f"{fails}.1", "-o", "JobID,State").stdout
+            check(acct == f"{fails}.1|FAILED\n", f"sacct -j JOB.STEP: that row alone: {acct!r}")
 
             # srun outside an allocation: a job of two tasks, labelled output.
             out = run("srun", "-l", "-n", "2", "--gpus-per-task=0", "sh", "-c",

@@ -29,6 +29,12 @@ Status CheckGovernance(const QueueSpec& queue) {
   if (queue.max_time && *queue.max_time <= Duration::Zero()) {
     return InvalidArgument(at + "max_time_s: must be positive");
   }
+  if (queue.default_memory.per_gpu && queue.default_memory.per_gpu->value() < 1) {
+    return InvalidArgument(at + "default_memory_per_gpu_mib: must be at least 1");
+  }
+  if (queue.default_memory.per_cpu && queue.default_memory.per_cpu->value() < 1) {
+    return InvalidArgument(at + "default_memory_per_cpu_mib: must be at least 1");
+  }
   for (const std::string& user : queue.allow_users) {
     if (user.empty()) return InvalidArgument(at + "allow_users: a name is empty");
   }

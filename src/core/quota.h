@@ -42,6 +42,16 @@ namespace berth::core {
 
 class ClusterState;
 
+// The memory a job asking none gets in a queue (core/default_memory.h):
+// Slurm's DefMemPerGPU and DefMemPerCPU.
+struct DefaultMemory {
+  std::optional<MemoryMiB> per_gpu{};
+  std::optional<MemoryMiB> per_cpu{};
+
+  bool any() const { return per_gpu.has_value() || per_cpu.has_value(); }
+  bool operator==(const DefaultMemory&) const = default;
+};
+
 struct QueueSpec {
   std::string name;
   std::string parent;  // empty: a top-level queue
@@ -65,6 +75,8 @@ struct QueueSpec {
   // Jobs that name no queue go to this one (at most one queue is the
   // default); with none, they go to the ungoverned default queue above.
   bool is_default = false;
+  // Memory for its jobs that ask none; none set: they reserve none.
+  DefaultMemory default_memory{};
 
   bool operator==(const QueueSpec&) const = default;
 };

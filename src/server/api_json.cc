@@ -243,6 +243,13 @@ Status ParseQueueGovernance(JsonFields& queue, core::QueueSpec& spec) {
   if (time) spec.max_time = core::Duration::Seconds(*time);
   BERTH_ASSIGN_OR_RETURN(spec.allow_users, queue.Strings("allow_users"));
   BERTH_ASSIGN_OR_RETURN(spec.allow_groups, queue.Strings("allow_groups"));
+  // As the TOML's: at most a request's memory_mib (16 TiB).
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> per_gpu,
+                         OptionalInt(queue, "default_memory_per_gpu_mib", 1, int64_t{16} << 20));
+  if (per_gpu) spec.default_memory.per_gpu = core::MemoryMiB(*per_gpu);
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> per_cpu,
+                         OptionalInt(queue, "default_memory_per_cpu_mib", 1, int64_t{16} << 20));
+  if (per_cpu) spec.default_memory.per_cpu = core::MemoryMiB(*per_cpu);
   return Status::Ok();
 }
 
@@ -260,6 +267,11 @@ json QueueGovernanceJson(const core::QueueSpec& spec) {
       spec.max_gpus_per_user ? json(static_cast<double>(spec.max_gpus_per_user->value()) / 1000.0)
                              : json(nullptr);
   out["max_time_s"] = spec.max_time ? json(spec.max_time->micros() / 1'000'000) : json(nullptr);
+  auto mib = [](const std::optional<core::MemoryMiB>& value) {
+    return value ? json(value->value()) : json(nullptr);
+  };
+  out["default_memory_per_gpu_mib"] = mib(spec.default_memory.per_gpu);
+  out["default_memory_per_cpu_mib"] = mib(spec.default_memory.per_cpu);
   return out;
 }
 

@@ -46,6 +46,8 @@ TEST(ConfigTest, TheShippedExampleParsesToWhatItSays) {
   EXPECT_EQ((*config->queues)[1].max_priority, 100);
   EXPECT_EQ((*config->queues)[1].max_time, core::Duration::Hours(72));
   EXPECT_EQ((*config->queues)[1].allow_groups, std::vector<std::string>{"cv-team"});
+  EXPECT_EQ((*config->queues)[1].default_memory.per_gpu, core::MemoryMiB(65536));
+  EXPECT_EQ((*config->queues)[1].default_memory.per_cpu, core::MemoryMiB(4096));
   EXPECT_TRUE((*config->queues)[3].is_default);
   EXPECT_EQ(config->controller.user_shares, (core::ClusterState::UserShares{{"alice", 2}}));
 }
@@ -165,6 +167,8 @@ max_priority = 100
 max_time_s = 86400
 allow_users = ["alice", "bob"]
 allow_groups = ["cv-team"]
+default_memory_per_gpu_mib = 32768
+default_memory_per_cpu_mib = 4096
 [[queues]]
 name = "nlp"
 [[users]]
@@ -186,12 +190,15 @@ shares = 5
   EXPECT_EQ(vision.max_time, core::Duration::Seconds(86400));
   EXPECT_EQ(vision.allow_users, (std::vector<std::string>{"alice", "bob"}));
   EXPECT_EQ(vision.allow_groups, (std::vector<std::string>{"cv-team"}));
+  EXPECT_EQ(vision.default_memory.per_gpu, core::MemoryMiB(32768));
+  EXPECT_EQ(vision.default_memory.per_cpu, core::MemoryMiB(4096));
   const core::QueueSpec& nlp = (*config->queues)[1];
   EXPECT_FALSE(nlp.is_default);
   EXPECT_EQ(nlp.shares, 1) << "one share unless set";
   EXPECT_FALSE(nlp.max_gpus_per_user || nlp.max_running_jobs_per_user || nlp.max_priority ||
                nlp.max_time);
   EXPECT_TRUE(nlp.allow_users.empty() && nlp.allow_groups.empty());
+  EXPECT_FALSE(nlp.default_memory.any()) << "no default memory unless set";
   EXPECT_EQ(config->controller.user_shares,
             (core::ClusterState::UserShares{{"alice", 2}, {"bob", 5}}));
 }
@@ -206,6 +213,11 @@ TEST(ConfigTest, GovernanceMistakesAreErrorsNamingTheKey) {
       {queue + "max_running_jobs_per_user = -1", "queues[0].max_running_jobs_per_user"},
       {queue + "max_priority = 5000", "queues[0].max_priority: must be -1000..1000, got 5000"},
       {queue + "max_time_s = 0", "queues[0].max_time_s: must be 1.."},
+      {queue + "default_memory_per_gpu_mib = 0",
+       "queues[0].default_memory_per_gpu_mib: must be 1..16777216, got 0"},
+      {queue + "default_memory_per_cpu_mib = \"4G\"",
+       "queues[0].default_memory_per_cpu_mib: expected an integer"},
+      {queue + "default_mem_per_cpu_mib = 4096", "queues[0].default_mem_per_cpu_mib: unknown key"},
       {queue + "allow_users = \"alice\"", "queues[0].allow_users: expected an array"},
       {queue + "allow_groups = [\"cv\", 7]", "queues[0].allow_groups[1]: expected a string"},
       {queue + "allow_users = [\"\"]", "queues.a.allow_users: a name is empty"},

@@ -193,6 +193,8 @@ class Controller {
   // FailedPrecondition when the job is not running.
   Result<JobStep> LaunchStep(const Principal& who, core::JobId id, StepRequest request);
   Result<JobStep> GetStep(const Principal& who, core::JobId id, int32_t step);
+  // The steps of the job's current (or last) run, by id, as GetStep shows each.
+  Result<std::vector<JobStep>> ListSteps(const Principal& who, core::JobId id);
   // Stops the step's tasks (srun interrupted); its tasks end as signalled.
   Result<JobStep> CancelStep(const Principal& who, core::JobId id, int32_t step);
 
@@ -411,6 +413,10 @@ class Controller {
   Result<JobStep*> FindStepLocked(const Principal& who, store::JobRecord& job, int32_t step);
   // The step as GET shows it: of a live job or a stored one.
   Result<JobStep> ViewStepLocked(const Principal& who, core::JobId id, int32_t step);
+  // The job (live or stored) and its steps as GET shows them: all of them,
+  // or only `step`.
+  Result<std::vector<JobStep>> ViewStepsLocked(const Principal& who, core::JobId id,
+                                               std::optional<int32_t> step);
   Status CheckOwnerLocked(const Principal& who, const store::JobRecord& job) const;
   // A live job as readers see it: a pending one with the last cycle's reason
   // and message.

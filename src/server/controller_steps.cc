@@ -55,6 +55,7 @@ Result<JobStep> Controller::LaunchStep(const Principal& who, JobId id, StepReque
     if (step.nodes.empty() || step.nodes.back() != task.node) step.nodes.push_back(task.node);
   }
   step.tasks = std::move(tasks);
+  step.start_time = Now();
   // Stored before it is answered or run: an accepted step outlives a restart.
   job->steps.push_back(step);
   if (Status stored = PersistLocked({job}); !stored.ok()) {
@@ -73,7 +74,8 @@ Result<JobStep*> Controller::FindStepLocked(const Principal& who, JobRecord& job
   return NotFound(StepName(job.id, step) + " does not exist");
 }
 
-Result<JobStep> Controller::ViewStepLocked(const Principal& who, JobId id, int32_t step) {
+Result<std::vector<JobStep>> Controller::ViewStepsLocked(const Principal& who, JobId id,
+                                                         std::optional<int32_t> step) {
   auto live = jobs_.find(id);
   std::optional<JobRecord> stored;
   if (live == jobs_.end()) {
@@ -82,18 +84,36 @@ Result<JobStep> Controller::ViewStepLocked(const Principal& who, JobId id, int32
     stored = std::move(*read);
   }
   JobRecord& job = live != jobs_.end() ? live->second : *stored;
-  BERTH_ASSIGN_OR_RETURN(JobStep * found, FindStepLocked(who, job, step));
-  JobStep view = *found;
-  // A step of a run that ended has nothing left running: its tasks that
-  // never reported ended with the run.
-  const bool run_over = core::IsTerminal(job.state) || job.attempts != view.attempt ||
-                        job.state == JobState::kCompleting;
-  if (run_over) {
+  std::vector<JobStep> views;
+  if (step) {
+    BERTH_ASSIGN_OR_RETURN(JobStep * found, FindStepLocked(who, job, *step));
+    views.push_back(*found);
+  } else {
+    BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
+    views = job.steps;
+  }
+  for (JobStep& view : views) {
+    // A step of a run that ended has nothing left running: its tasks that
+    // never reported ended with the run, and so did it.
+    const bool run_over = core::IsTerminal(job.state) || job.attempts != view.attempt ||
+                          job.state == JobState::kCompleting;
+    if (!run_over) continue;
     for (StepTask& task : view.tasks) {
       if (!task.ended()) task.signal = 9;
     }
+    if (!view.end_time) view.end_time = job.end_time;
   }
-  return view;
+  return views;
+}
+
+Result<JobStep> Controller::ViewStepLocked(const Principal& who, JobId id, int32_t step) {
+  BERTH_ASSIGN_OR_RETURN(std::vector<JobStep> views, ViewStepsLocked(who, id, step));
+  return views.front();
+}
+
+Result<std::vector<JobStep>> Controller::ListSteps(const Principal& who, JobId id) {
+  std::lock_guard lock(mutex_);
+  return ViewStepsLocked(who, id, std::nullopt);
 }
 
 Result<JobStep> Controller::GetStep(const Principal& who, JobId id, int32_t step) {
@@ -149,6 +169,10 @@ void Controller::ProcessStepReportsLocked(const std::string& node,
     if (task.node != node || task.job_task != report.task || task.ended()) continue;
     task.exit_code = report.exit_code;
     task.signal = report.signal;
+    // Its last task's end is the step's.
+    if (std::all_of(tasks.begin(), tasks.end(), [](const StepTask& t) { return t.ended(); })) {
+      step->end_time = Now();
+    }
     changed.push_back(&job);
   }
 }

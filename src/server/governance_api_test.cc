@@ -105,10 +105,16 @@ TEST_F(ApiTest, AJobAtItsUsersRunningLimitWaitsSayingWhy) {
 }
 
 TEST_F(ApiTest, QueuesShowAndTakeTheirGovernance) {
-  const json vision{{"default", true},          {"shares", 3},
-                    {"max_gpus_per_user", 8},   {"max_running_jobs_per_user", 4},
-                    {"max_priority", 100},      {"max_time_s", 86400},
-                    {"allow_users", {"alice"}}, {"allow_groups", {"cv-team"}}};
+  const json vision{{"default", true},
+                    {"shares", 3},
+                    {"max_gpus_per_user", 8},
+                    {"max_running_jobs_per_user", 4},
+                    {"max_priority", 100},
+                    {"max_time_s", 86400},
+                    {"allow_users", {"alice"}},
+                    {"allow_groups", {"cv-team"}},
+                    {"default_memory_per_gpu_mib", 32768},
+                    {"default_memory_per_cpu_mib", 4096}};
   ASSERT_EQ(Admin().Put("/api/v1/queues", Queues(vision)).status, 200);
   const json listed = Admin().Get("/api/v1/queues").body["queues"];
   ASSERT_EQ(listed.size(), 2u);
@@ -116,6 +122,7 @@ TEST_F(ApiTest, QueuesShowAndTakeTheirGovernance) {
   EXPECT_EQ(listed[1]["shares"], 1);
   EXPECT_TRUE(listed[1]["max_priority"].is_null());
   EXPECT_EQ(listed[1]["allow_users"], json::array());
+  EXPECT_TRUE(listed[1]["default_memory_per_gpu_mib"].is_null());
 
   Reply typo = Admin().Put("/api/v1/queues", Queues({{"max_gpu_per_user", 8}}));
   EXPECT_EQ(typo.status, 400);
@@ -123,14 +130,23 @@ TEST_F(ApiTest, QueuesShowAndTakeTheirGovernance) {
   Reply zero = Admin().Put("/api/v1/queues", Queues({{"shares", 0}}));
   EXPECT_EQ(zero.status, 400);
   EXPECT_THAT(ErrorOf(zero), HasSubstr("shares"));
+  Reply no_memory = Admin().Put("/api/v1/queues", Queues({{"default_memory_per_cpu_mib", 0}}));
+  EXPECT_EQ(no_memory.status, 400);
+  EXPECT_THAT(ErrorOf(no_memory), HasSubstr("default_memory_per_cpu_mib"));
 
   // A job naming no queue goes to the default one; they survive a restart.
   Client alice = As(NewToken("alice", "user"));
+  // Asking no memory, it gets the queue's default (per GPU: it has one).
   const int64_t id = alice.Post("/api/v1/jobs", Job()).body["id"];
-  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["queue"], "vision");
+  const json job = alice.Get("/api/v1/jobs/" + std::to_string(id)).body;
+  EXPECT_EQ(job["queue"], "vision");
+  EXPECT_EQ(job["memory_mib"], 32768) << job.dump();
   server_.reset();
   StartServer();
-  EXPECT_EQ(Admin().Get("/api/v1/queues").body["queues"][0]["allow_groups"], json{"cv-team"});
+  const json reloaded = Admin().Get("/api/v1/queues").body["queues"][0];
+  EXPECT_EQ(reloaded["allow_groups"], json{"cv-team"});
+  EXPECT_EQ(reloaded["default_memory_per_gpu_mib"], 32768);
+  EXPECT_EQ(reloaded["default_memory_per_cpu_mib"], 4096);
 }
 
 TEST_F(ApiTest, OnlyListedUsersMaySubmitToAQueue) {

@@ -345,6 +345,16 @@ void HttpApi::Install(http::Router& router, bool public_metrics) {
         if (!step.ok()) return Fail(res, step.status());
         Json(res, 201, StepJson(*id, *step));
       });
+  Add(router, "GET", R"(/api/v1/jobs/(\d+)/steps)", "/api/v1/jobs/{id}/steps", Access::kUser,
+      [this](auto& who, auto& req, auto& res) {
+        Result<core::JobId> id = JobIdFrom(req);
+        if (!id.ok()) return Fail(res, id.status());
+        Result<std::vector<JobStep>> steps = controller_.ListSteps(who, *id);
+        if (!steps.ok()) return Fail(res, steps.status());
+        json listed = json::array();
+        for (const JobStep& step : *steps) listed.push_back(StepJson(*id, step));
+        Json(res, 200, json{{"steps", listed}});
+      });
   Add(router, "GET", R"(/api/v1/jobs/(\d+)/steps/(\d+))", "/api/v1/jobs/{id}/steps/{step}",
       Access::kUser, [this](auto& who, auto& req, auto& res) {
         Result<core::JobId> id = JobIdFrom(req);

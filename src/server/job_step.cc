@@ -4,6 +4,7 @@
 
 #include "common/hostlist.h"
 #include "common/json_fields.h"
+#include "common/time_format.h"
 
 namespace berth::server {
 
@@ -158,14 +159,17 @@ json StepJson(core::JobId job, const JobStep& step) {
                      {"signal", task.signal ? json(*task.signal) : json(nullptr)}});
   }
   const std::optional<int32_t> exit_code = StepExitCode(step);
-  return json{{"job", core::Value(job)},
-              {"step", step.id},
-              {"state", StepStateName(step)},
-              {"exit_code", exit_code ? json(*exit_code) : json(nullptr)},
-              {"command", step.command},
-              {"nodes", step.nodes},
-              {"nodelist", CompressHostlist(step.nodes)},
-              {"tasks", tasks}};
+  return json{
+      {"job", core::Value(job)},
+      {"step", step.id},
+      {"state", StepStateName(step)},
+      {"exit_code", exit_code ? json(*exit_code) : json(nullptr)},
+      {"command", step.command},
+      {"nodes", step.nodes},
+      {"nodelist", CompressHostlist(step.nodes)},
+      {"start_time", step.start_time ? json(FormatRfc3339(*step.start_time)) : json(nullptr)},
+      {"end_time", step.end_time ? json(FormatRfc3339(*step.end_time)) : json(nullptr)},
+      {"tasks", tasks}};
 }
 
 }  // namespace berth::server

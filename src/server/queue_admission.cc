@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/default_memory.h"
+
 namespace berth::server {
 namespace {
 
@@ -94,6 +96,24 @@ Status AdmitToQueue(const core::QuotaTree& tree, Submitter& who, store::JobReque
     if (spec.max_time && (!longest || *spec.max_time < *longest)) longest = spec.max_time;
   }
   if (!request.time_limit) request.time_limit = longest;
+  // Memory for a job that asks none, from the nearest queue that sets a
+  // default (Slurm's DefMemPerGPU, DefMemPerCPU); its record keeps it.
+  // A Slurm job's task is a node holding its Slurm tasks there, a CPU each
+  // at least, as Slurm counts them (asked or not: Berth reserves CPUs only
+  // when asked).
+  if (request.task.memory.value() == 0) {
+    if (const core::DefaultMemory* defaults = core::QueueDefaultMemory(tree, *queue)) {
+      int32_t least_cpus = 1;
+      for (int32_t tasks : request.slurm_tasks_per_node) least_cpus = std::max(least_cpus, tasks);
+      request.task.memory = core::DefaultTaskMemory(*defaults, request.task, least_cpus);
+      // A Slurm job's scripts read the per-CPU default, as Slurm's do.
+      const std::optional<core::MemoryMiB> per_cpu =
+          core::PerCpuDefaultFor(*defaults, request.task);
+      if (per_cpu && !request.slurm_tasks_per_node.empty()) {
+        request.env.emplace("SLURM_MEM_PER_CPU", std::to_string(per_cpu->value()));
+      }
+    }
+  }
   for (size_t at : tree.Path(*queue)) {
     const core::QueueSpec& spec = tree.queues()[at];
     BERTH_RETURN_IF_ERROR(CheckAccess(spec, who));

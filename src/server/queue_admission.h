@@ -18,6 +18,11 @@
 // running limits do in the core: they are what the queue promises to the
 // others in it.
 //
+// A job whose tasks ask no memory gets its queue's default memory
+// (`default_memory_per_gpu_mib`, `default_memory_per_cpu_mib`;
+// core/default_memory.h), before the rules, so that its record shows it;
+// moved to another queue later (scontrol update), it keeps that memory.
+//
 // A job naming no queue goes to the tree's default queue when one is marked
 // (`default = true`), so its rules apply; otherwise to the ungoverned
 // default queue, as before queues had rules.
@@ -61,7 +66,7 @@ class Submitter {
 bool AdmitsByGroup(const core::QuotaTree& tree);
 
 // Puts the request in its queue (the default one when it names none) and
-// checks the rules above; may set its time limit. InvalidArgument for a
+// checks the rules above; may set its time limit and its memory. InvalidArgument for a
 // queue the tree does not name; PermissionDenied naming the rule and the
 // queue that sets it ("priority 900 is over queue vision's max_priority 100").
 Status AdmitToQueue(const core::QuotaTree& tree, Submitter& who, store::JobRequest& request);

@@ -102,6 +102,47 @@ TEST(QueueAdmissionTest, TheLongestTimeLimitBoundsLimitsAndEstimatesAndIsTheDefa
             "estimate_s 108000 is over queue vision's max_time_s 86400");
 }
 
+TEST(QueueAdmissionTest, AJobAskingNoMemoryGetsItsQueuesDefault) {
+  core::QueueSpec gpu = Queue("gpu");
+  gpu.default_memory.per_gpu = core::MemoryMiB(24576);
+  gpu.default_memory.per_cpu = core::MemoryMiB(3072);
+  core::QueueSpec child = Queue("child", "gpu");
+  const core::QuotaTree tree = core::QuotaTree::Make({gpu, child, Queue("plain")}).value();
+  Groups groups;
+  Submitter bob = groups.User("bob");
+
+  store::JobRequest with_gpus = Request("gpu", 2);
+  with_gpus.tasks = 3;
+  ASSERT_TRUE(AdmitToQueue(tree, bob, with_gpus).ok());
+  EXPECT_EQ(with_gpus.task.memory, core::MemoryMiB(2 * 24576)) << "per GPU, for each task";
+  with_gpus.slurm_tasks_per_node = {1, 1, 1};
+  with_gpus.task.memory = core::MemoryMiB(0);
+  ASSERT_TRUE(AdmitToQueue(tree, bob, with_gpus).ok());
+  EXPECT_FALSE(with_gpus.env.contains("SLURM_MEM_PER_CPU")) << "given per GPU: no per-CPU variable";
+
+  store::JobRequest cpus_only = Request("child", 0);
+  cpus_only.task.cpu = core::Cores(4);
+  ASSERT_TRUE(AdmitToQueue(tree, bob, cpus_only).ok());
+  EXPECT_EQ(cpus_only.task.memory, core::MemoryMiB(4 * 3072)) << "per CPU, from its parent";
+
+  store::JobRequest slurm = Request("gpu", 0);  // -N 2 -n 3: 2 + 1 Slurm tasks
+  slurm.tasks = 2;
+  slurm.slurm_tasks_per_node = {2, 1};
+  ASSERT_TRUE(AdmitToQueue(tree, bob, slurm).ok());
+  EXPECT_EQ(slurm.task.memory, core::MemoryMiB(2 * 3072)) << "a CPU per Slurm task";
+  EXPECT_EQ(slurm.env["SLURM_MEM_PER_CPU"], "3072") << "as Slurm's batch environment has it";
+  EXPECT_FALSE(cpus_only.env.contains("SLURM_MEM_PER_CPU")) << "not a Slurm job";
+
+  store::JobRequest asked = Request("gpu", 2);
+  asked.task.memory = core::MemoryMiB(1000);
+  ASSERT_TRUE(AdmitToQueue(tree, bob, asked).ok());
+  EXPECT_EQ(asked.task.memory, core::MemoryMiB(1000)) << "what a job asks is kept";
+
+  store::JobRequest ungoverned = Request("plain", 2);
+  ASSERT_TRUE(AdmitToQueue(tree, bob, ungoverned).ok());
+  EXPECT_EQ(ungoverned.task.memory, core::MemoryMiB(0)) << "no default: none, as before";
+}
+
 TEST(QueueAdmissionTest, AJobLargerThanThePerUserLimitCouldNeverStart) {
   core::QueueSpec vision = Queue("vision");
   vision.max_gpus_per_user = core::WholeGpus(8);

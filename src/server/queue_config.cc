@@ -17,6 +17,8 @@ constexpr int64_t kMaxShares = 1'000'000;
 constexpr int64_t kMaxTimeSeconds = 10 * 365 * 86400;
 // As SubmissionLimits::max_priority: no queue can allow more than the server.
 constexpr int64_t kMaxPriority = 1000;
+// As SubmissionLimits::max_memory_mib: a default no request could ask.
+constexpr int64_t kMaxMemory = int64_t{16} << 20;
 
 // The governance keys of one queue (shares, limits, rules, default).
 Status ParseGovernance(const toml::table& table, const std::string& path, core::QueueSpec& spec) {
@@ -40,6 +42,18 @@ Status ParseGovernance(const toml::table& table, const std::string& path, core::
   return Status::Ok();
 }
 
+// The memory its jobs that ask none get (core/default_memory.h).
+Status ParseDefaultMemory(const toml::table& table, const std::string& path,
+                          core::QueueSpec& spec) {
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> per_gpu,
+                         OptionalInteger(table, path, "default_memory_per_gpu_mib", 1, kMaxMemory));
+  if (per_gpu) spec.default_memory.per_gpu = core::MemoryMiB(*per_gpu);
+  BERTH_ASSIGN_OR_RETURN(std::optional<int64_t> per_cpu,
+                         OptionalInteger(table, path, "default_memory_per_cpu_mib", 1, kMaxMemory));
+  if (per_cpu) spec.default_memory.per_cpu = core::MemoryMiB(*per_cpu);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<core::QueueSpec>> ParseQueueArray(const toml::array& array) {
@@ -52,7 +66,8 @@ Result<std::vector<core::QueueSpec>> ParseQueueArray(const toml::array& array) {
     BERTH_RETURN_IF_ERROR(Unknown(*table, path,
                                   {"name", "parent", "guaranteed_gpus", "ceiling_gpus", "default",
                                    "shares", "max_gpus_per_user", "max_running_jobs_per_user",
-                                   "max_priority", "max_time_s", "allow_users", "allow_groups"}));
+                                   "max_priority", "max_time_s", "allow_users", "allow_groups",
+                                   "default_memory_per_gpu_mib", "default_memory_per_cpu_mib"}));
     core::QueueSpec spec;
     BERTH_ASSIGN_OR_RETURN(spec.name, Get<std::string>(*table, path, "name", ""));
     BERTH_ASSIGN_OR_RETURN(spec.parent, Get<std::string>(*table, path, "parent", ""));
@@ -62,6 +77,7 @@ Result<std::vector<core::QueueSpec>> ParseQueueArray(const toml::array& array) {
     spec.guaranteed = core::WholeGpus(guaranteed);
     if (ceiling >= 0) spec.ceiling = core::WholeGpus(ceiling);
     BERTH_RETURN_IF_ERROR(ParseGovernance(*table, path, spec));
+    BERTH_RETURN_IF_ERROR(ParseDefaultMemory(*table, path, spec));
     queues.push_back(std::move(spec));
   }
   if (Result<core::QuotaTree> tree = core::QuotaTree::Make(queues); !tree.ok()) {

@@ -14,6 +14,10 @@
 //   max_time_s = 86400                # longest time limit; also the default one
 //   allow_users = ["alice"]           # who may submit; both empty: everyone
 //   allow_groups = ["cv-team"]        # Unix groups, through NSS on the server host
+//   default_memory_per_gpu_mib = 32768  # memory of a job asking none, per GPU
+//   default_memory_per_cpu_mib = 4096   # ... per CPU, for a job without GPUs
+//                                       # (core/default_memory.h; Slurm's
+//                                       # DefMemPerGPU and DefMemPerCPU)
 //
 //   [[users]]                         # fair-share shares of users (optional)
 //   name = "alice"

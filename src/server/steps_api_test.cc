@@ -147,6 +147,10 @@ TEST_F(StepsApiTest, AStepRunsOneTaskPerNodeAndEndsWithItsTasks) {
   EXPECT_EQ(ended["state"], "failed");
   EXPECT_EQ(ended["exit_code"], 3);
   EXPECT_EQ(bob.Get(step).status, 403);
+  // It started when it was launched and ended with its last task.
+  EXPECT_TRUE(ended["start_time"].is_string()) << ended.dump();
+  EXPECT_TRUE(ended["end_time"].is_string()) << ended.dump();
+  EXPECT_TRUE(launched.body["end_time"].is_null()) << launched.body.dump();
 
   // A second step, two tasks on the first node only; then cancelled.
   const Reply packed = alice.Post(steps, json{{"command", {"x"}}, {"ntasks", 2}, {"nodes", 1}});
@@ -158,6 +162,15 @@ TEST_F(StepsApiTest, AStepRunsOneTaskPerNodeAndEndsWithItsTasks) {
   const Reply told = Heartbeat(NodeOf(0, n0, n1), first, {Running(id, 0)});
   ASSERT_EQ(told.body["run"][0]["steps"].size(), 2u) << told.body.dump();
   EXPECT_TRUE(told.body["run"][0]["steps"][0]["cancel"].get<bool>());
+
+  // The job's steps, listed by id, each as GET of it shows it (sacct's rows).
+  const Reply listed = alice.Get(steps);
+  ASSERT_EQ(listed.status, 200) << listed.body.dump();
+  ASSERT_EQ(listed.body["steps"].size(), 2u) << listed.body.dump();
+  EXPECT_EQ(listed.body["steps"][0], alice.Get(step).body);
+  EXPECT_EQ(listed.body["steps"][1], alice.Get(steps + "/1").body);
+  EXPECT_EQ(bob.Get(steps).status, 403);
+  EXPECT_EQ(alice.Get("/api/v1/jobs/999999/steps").status, 404);
 }
 
 TEST_F(StepsApiTest, StepsOutliveARestartOfTheServer) {
@@ -167,7 +180,9 @@ TEST_F(StepsApiTest, StepsOutliveARestartOfTheServer) {
   Client n1 = RegisterAgent("n1", 4);
   const int64_t id = RunBatchJob(alice, n0, n1);
   const std::string steps = "/api/v1/jobs/" + std::to_string(id) + "/steps";
-  ASSERT_EQ(alice.Post(steps, json{{"command", {"x"}}}).status, 201);
+  const Reply launched = alice.Post(steps, json{{"command", {"x"}}});
+  ASSERT_EQ(launched.status, 201);
+  ASSERT_TRUE(launched.body["start_time"].is_string()) << launched.body.dump();
   // Rank 1 ends before the restart; rank 0 runs on.
   protocol::Heartbeat report{task_on_[1], {Running(id, 1)}, {}};
   report.steps = {protocol::StepTaskReport{core::JobId{id}, 1, attempt_, 0, 1, 0, {}}};
@@ -189,6 +204,7 @@ TEST_F(StepsApiTest, StepsOutliveARestartOfTheServer) {
   ASSERT_EQ(desired.body["run"].size(), 1u) << desired.body.dump();
   EXPECT_EQ(desired.body["run"][0]["steps"].size(), 1u) << desired.body.dump();
   EXPECT_EQ(again.Post(steps, json{{"command", {"y"}}}).body["step"], 1);
+  EXPECT_EQ(step["start_time"], launched.body["start_time"]) << "its start is kept";
 }
 
 TEST_F(StepsApiTest, NoStepsInAJobThatIsNotRunning) {

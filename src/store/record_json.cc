@@ -416,13 +416,16 @@ json StepsToJson(const std::vector<StepRecord>& steps) {
       if (task.signal) entry["signal"] = *task.signal;
       tasks.push_back(std::move(entry));
     }
-    out.push_back({{"id", step.id},
-                   {"attempt", step.attempt},
-                   {"command", step.command},
-                   {"env", step.env},
-                   {"nodes", step.nodes},
-                   {"tasks", std::move(tasks)},
-                   {"cancelled", step.cancelled}});
+    json entry = {{"id", step.id},
+                  {"attempt", step.attempt},
+                  {"command", step.command},
+                  {"env", step.env},
+                  {"nodes", step.nodes},
+                  {"tasks", std::move(tasks)},
+                  {"cancelled", step.cancelled}};
+    if (step.start_time) entry["start_time"] = step.start_time->micros();
+    if (step.end_time) entry["end_time"] = step.end_time->micros();
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -440,6 +443,12 @@ void ReadSteps(FieldReader& in, Status& error, std::vector<StepRecord>& out) {
     step.env = step_in.StringMap("env");
     step.nodes = step_in.Strings("nodes");
     step.cancelled = step_in.Bool("cancelled", false);
+    if (std::optional<int64_t> start = step_in.OptionalInt64("start_time")) {
+      step.start_time = core::Time::FromMicros(*start);
+    }
+    if (std::optional<int64_t> end = step_in.OptionalInt64("end_time")) {
+      step.end_time = core::Time::FromMicros(*end);
+    }
     if (const json* tasks = step_in.Array("tasks")) {
       for (size_t t = 0; t < tasks->size(); ++t) {
         FieldReader task_in((*tasks)[t], step_path + "tasks[" + std::to_string(t) + "].", error);
@@ -612,6 +621,12 @@ json QueueGovernanceToJson(const core::QueueSpec& queue) {
   }
   if (queue.max_priority) out["max_priority"] = *queue.max_priority;
   if (queue.max_time) out["max_time_us"] = queue.max_time->micros();
+  if (queue.default_memory.per_gpu) {
+    out["default_memory_per_gpu_mib"] = queue.default_memory.per_gpu->value();
+  }
+  if (queue.default_memory.per_cpu) {
+    out["default_memory_per_cpu_mib"] = queue.default_memory.per_cpu->value();
+  }
   return out;
 }
 
@@ -630,6 +645,12 @@ Status QueueGovernanceFromJson(const json& json_queue, core::QueueSpec& queue) {
   queue.allow_users = in.Strings("allow_users");
   queue.allow_groups = in.Strings("allow_groups");
   queue.is_default = in.Bool("default", false);
+  if (std::optional<int64_t> mib = in.OptionalInt64("default_memory_per_gpu_mib")) {
+    queue.default_memory.per_gpu = core::MemoryMiB(*mib);
+  }
+  if (std::optional<int64_t> mib = in.OptionalInt64("default_memory_per_cpu_mib")) {
+    queue.default_memory.per_cpu = core::MemoryMiB(*mib);
+  }
   return error;
 }
 

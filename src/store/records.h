@@ -179,6 +179,9 @@ struct StepRecord {
   std::vector<std::string> nodes;     // the step's nodes, in order
   std::vector<StepTaskRecord> tasks;  // by rank
   bool cancelled = false;
+  // When it was launched, and when its last task ended (sacct's step rows).
+  std::optional<core::Time> start_time{};
+  std::optional<core::Time> end_time{};
 
   bool operator==(const StepRecord&) const = default;
 };

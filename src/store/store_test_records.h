@@ -81,6 +81,8 @@ inline JobRecord FullJob() {
                 StepTaskRecord{1, 1, "gpu-02", 1, 0, std::nullopt, 15},
                 StepTaskRecord{2, 1, "gpu-02", 1, 1, std::nullopt, std::nullopt}};
   step.cancelled = true;
+  step.start_time = core::Time::FromSeconds(1'700'000'120) + core::Duration::Micros(5);
+  step.end_time = core::Time::FromSeconds(1'700'000'130);
   job.steps = {StepRecord{}, step};
   job.version = 5;
   return job;
@@ -136,6 +138,8 @@ inline std::vector<core::QueueSpec> SomeQueues() {
   detection.allow_users = {"alice", "bob"};
   detection.allow_groups = {"cv-team"};
   detection.is_default = true;
+  detection.default_memory.per_gpu = core::MemoryMiB(32768);
+  detection.default_memory.per_cpu = core::MemoryMiB(4096);
   return {Queue("vision", "", 128, 256), detection, Queue("nlp", "", 256)};
 }
 

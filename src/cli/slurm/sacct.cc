@@ -1,5 +1,6 @@
 // sacct: Berth's job history (GET /api/v1/jobs, ended jobs included) as
-// Slurm's accounting lists it (docs/from-slurm.md).
+// Slurm's accounting lists it, each job's batch script and srun steps
+// under it (GET /api/v1/jobs/{id}/steps) unless -X (docs/from-slurm.md).
 #include <getopt.h>
 #include <pwd.h>
 
@@ -28,6 +29,7 @@ struct SacctOptions {
   std::vector<std::string> jobs;
   std::vector<std::string> users;
   bool all_users = false;
+  bool allocations = false;  // -X: jobs only, no step rows
   bool no_header = false;
   SacctLayout layout = SacctLayout::kColumns;
   std::string format = kSacctDefaultFormat;
@@ -77,7 +79,8 @@ SacctOptions ParseOptions(int argc, char** argv) {
         options.all_users = true;
         break;
       case 'X':
-        break;  // Berth keeps no steps: every job is one line already
+        options.allocations = true;
+        break;
       case 'n':
         options.no_header = true;
         break;
@@ -173,6 +176,19 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
+// The rows under a job that started: its batch script's, then its steps'
+// in order, as Slurm's accounting keeps them. A job the server no longer
+// knows (or whose steps it cannot show) has none.
+std::vector<SacctStep> StepRows(const ApiClient& client, const SlurmJob& job) {
+  std::vector<SacctStep> rows;
+  if (!job.start_time || job.IsPending()) return rows;
+  if (std::optional<SacctStep> batch = BatchStep(job)) rows.push_back(std::move(*batch));
+  Result<json> reply = client.Get("/api/v1/jobs/" + std::to_string(job.id) + "/steps");
+  if (!reply.ok() || !reply->contains("steps") || !(*reply)["steps"].is_array()) return rows;
+  for (const json& step : (*reply)["steps"]) rows.push_back(StepFromJson(job, step));
+  return rows;
+}
+
 }  // namespace
 
 int Sacct(int argc, char** argv) {
@@ -206,6 +222,10 @@ int Sacct(int argc, char** argv) {
   }
   const Partitions partitions = LoadPartitions(command, client);
   std::vector<json> listed;
+  // Jobs named only by their steps ("12.batch", "12.0"): those rows alone,
+  // as Slurm's sacct -j prints them.
+  std::map<int64_t, std::set<std::string>> only_steps;
+  std::set<int64_t> whole;
   if (!options.jobs.empty()) {
     std::vector<json> every;  // the whole listing, read once if an array is named
     bool have_every = false;
@@ -219,9 +239,14 @@ int Sacct(int argc, char** argv) {
       if (number <= 0 || (*end != '\0' && *end != '_' && *end != '.')) {
         Fail(command, "Invalid job id: " + id);
       }
-      // "12.batch": Berth keeps no steps; their job stands for them.
+      // "12.batch", "12.0": a row under job 12.
       const std::string word =
           *end == '.' ? id.substr(0, static_cast<size_t>(end - id.c_str())) : id;
+      if (*end == '.') {
+        only_steps[number].insert(end + 1);
+      } else if (*end == '\0') {
+        whole.insert(number);
+      }
       if (*end != '_') {
         std::optional<json> job = FindJob(command, client, number);
         if (!job) continue;
@@ -257,7 +282,14 @@ int Sacct(int argc, char** argv) {
   const core::Time now = Now();
   std::string out = options.no_header ? "" : SacctHeader(*fields, options.layout);
   for (const SlurmJob& job : FoldPendingArrayElements(std::move(shown))) {
-    out += SacctLine(*fields, options.layout, job, now, canceller_uids[job.id]);
+    const auto named_steps = only_steps.find(job.id);
+    const bool steps_only = named_steps != only_steps.end() && !whole.contains(job.id);
+    if (!steps_only) out += SacctLine(*fields, options.layout, job, now, canceller_uids[job.id]);
+    if (options.allocations && !steps_only) continue;
+    for (const SacctStep& step : StepRows(client, job)) {
+      if (steps_only && !named_steps->second.contains(step.suffix)) continue;
+      out += SacctStepLine(*fields, options.layout, job, step, now);
+    }
   }
   std::fputs(out.c_str(), stdout);
   return 0;

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "cli/slurm/slurm_text.h"
+#include "cli/table.h"
 
 namespace berth::cli::slurm {
 namespace {
@@ -16,10 +17,14 @@ struct Context {
   const std::string& canceller_uid;
 };
 
+using StepValue = std::function<std::string(const SlurmJob&, const SacctStep&, core::Time)>;
+
 struct FieldDef {
   int width;  // Slurm's default; negative: left-justified
   const char* name;
   std::function<std::string(const SlurmJob&, const Context&)> value;
+  // On a step's row; none: empty, as Slurm leaves the job's own fields.
+  StepValue step = nullptr;
 };
 
 std::string DateOrUnknown(const std::optional<core::Time>& time) {
@@ -52,6 +57,34 @@ std::string AllocTres(const SlurmJob& job) {
   return tres + ",node=" + std::to_string(job.NodeCount());
 }
 
+// A step's allocation: sacct's AllocTRES of a step row (no billing).
+std::string StepTres(const SacctStep& step) {
+  std::string tres = "cpu=" + std::to_string(step.cpus);
+  if (step.gpus > 0) tres += ",gres/gpu=" + std::to_string(step.gpus);
+  if (step.memory_mib > 0) tres += ",mem=" + SlurmMemory(step.memory_mib);
+  return tres + ",node=" + std::to_string(step.nodes.size());
+}
+
+// What `job` holds on `nodes` (its tasks there, each a task's share).
+void ShareOn(const SlurmJob& job, SacctStep& step) {
+  const int64_t cpus_per_task = job.cpus / std::max<int64_t>(1, job.tasks);
+  int64_t tasks = 0;
+  for (const std::string& node : step.nodes) {
+    const auto at = std::find(job.nodes.begin(), job.nodes.end(), node);
+    const auto index = static_cast<size_t>(at - job.nodes.begin());
+    tasks += index < job.tasks_on_node.size() ? job.tasks_on_node[index] : 1;
+  }
+  step.cpus = cpus_per_task * tasks;
+  step.gpus = job.gpus_per_task * tasks;
+  step.memory_mib = job.memory_mib * tasks;
+}
+
+int64_t StepElapsed(const SacctStep& step, core::Time now) {
+  if (!step.start_time) return 0;
+  const core::Time until = step.end_time.value_or(now);
+  return std::max<int64_t>(0, (until.micros() - step.start_time->micros()) / 1'000'000);
+}
+
 std::string State(const SlurmJob& job, const Context& context) {
   if (job.state == "CANCELLED" && !context.canceller_uid.empty()) {
     return "CANCELLED by " + context.canceller_uid;
@@ -61,30 +94,45 @@ std::string State(const SlurmJob& job, const Context& context) {
 
 const std::vector<FieldDef>& Fields() {
   static const std::vector<FieldDef> fields = {
-      {-12, "JobID", [](auto& j, auto&) { return j.array_id; }},
-      {-12, "JobIDRaw", [](auto& j, auto&) { return std::to_string(j.id); }},
-      {10, "JobName", [](auto& j, auto&) { return j.name; }},
-      {10, "State", State},
-      {8, "ExitCode", [](auto& j, auto&) { return ExitCode(j); }},
+      {-12, "JobID", [](auto& j, auto&) { return j.array_id; },
+       [](auto& j, auto& s, auto) { return j.array_id + "." + s.suffix; }},
+      {-12, "JobIDRaw", [](auto& j, auto&) { return std::to_string(j.id); },
+       [](auto& j, auto& s, auto) { return std::to_string(j.id) + "." + s.suffix; }},
+      {10, "JobName", [](auto& j, auto&) { return j.name; },
+       [](auto&, auto& s, auto) { return s.name; }},
+      {10, "State", State, [](auto&, auto& s, auto) { return s.state; }},
+      {8, "ExitCode", [](auto& j, auto&) { return ExitCode(j); },
+       [](auto&, auto& s, auto) { return s.exit_code; }},
       {10, "Elapsed",
-       [](auto& j, const Context& c) { return SlurmElapsed(j.ElapsedSeconds(c.now)); }},
+       [](auto& j, const Context& c) { return SlurmElapsed(j.ElapsedSeconds(c.now)); },
+       [](auto&, auto& s, core::Time now) { return SlurmElapsed(StepElapsed(s, now)); }},
       {10, "ElapsedRaw",
-       [](auto& j, const Context& c) { return std::to_string(j.ElapsedSeconds(c.now)); }},
-      {19, "Submit", [](auto& j, auto&) { return SlurmTime(j.submit_time); }},
-      {19, "Start", [](auto& j, auto&) { return Start(j); }},
-      {19, "End", [](auto& j, auto&) { return DateOrUnknown(j.end_time); }},
-      {10, "AllocTRES", [](auto& j, auto&) { return AllocTres(j); }},
+       [](auto& j, const Context& c) { return std::to_string(j.ElapsedSeconds(c.now)); },
+       [](auto&, auto& s, core::Time now) { return std::to_string(StepElapsed(s, now)); }},
+      {19, "Submit", [](auto& j, auto&) { return SlurmTime(j.submit_time); },
+       [](auto& j, auto&, auto) { return SlurmTime(j.submit_time); }},
+      {19, "Start", [](auto& j, auto&) { return Start(j); },
+       [](auto&, auto& s, auto) { return DateOrUnknown(s.start_time); }},
+      {19, "End", [](auto& j, auto&) { return DateOrUnknown(j.end_time); },
+       [](auto&, auto& s, auto) { return DateOrUnknown(s.end_time); }},
+      {10, "AllocTRES", [](auto& j, auto&) { return AllocTres(j); },
+       [](auto&, auto& s, auto) { return StepTres(s); }},
       {15, "NodeList",
        [](auto& j, auto&) {
          return j.nodes.empty() ? std::string("None assigned") : CompressHostlist(j.nodes);
-       }},
+       },
+       [](auto&, auto& s, auto) { return CompressHostlist(s.nodes); }},
       // A queue is Berth's account, as sacctmgr shows a user's (sacctmgr_format.h).
-      {10, "Account", [](auto& j, auto&) { return j.partition; }},
+      {10, "Account", [](auto& j, auto&) { return j.partition; },
+       [](auto& j, auto&, auto) { return j.partition; }},
       {10, "Partition", [](auto& j, auto&) { return j.partition; }},
       // What it holds, or would: Slurm shows a pending job's CPUs too.
-      {10, "AllocCPUS", [](auto& j, auto&) { return std::to_string(j.cpus); }},
-      {8, "NNodes", [](auto& j, auto&) { return std::to_string(j.NodeCount()); }},
-      {8, "NTasks", [](auto& j, auto&) { return std::to_string(j.tasks); }},
+      {10, "AllocCPUS", [](auto& j, auto&) { return std::to_string(j.cpus); },
+       [](auto&, auto& s, auto) { return std::to_string(s.cpus); }},
+      {8, "NNodes", [](auto& j, auto&) { return std::to_string(j.NodeCount()); },
+       [](auto&, auto& s, auto) { return std::to_string(s.nodes.size()); }},
+      {8, "NTasks", [](auto& j, auto&) { return std::to_string(j.tasks); },
+       [](auto&, auto& s, auto) { return std::to_string(s.tasks); }},
       {9, "User", [](auto& j, auto&) { return j.user; }},
       {10, "Timelimit",
        [](auto& j, auto&) {
@@ -185,6 +233,79 @@ std::string SacctLine(const std::vector<SacctField>& fields, SacctLayout layout,
   return Join(fields, layout, Mark::kYes, [&](const SacctField& field) {
     return Fields()[static_cast<size_t>(field.index)].value(job, context);
   });
+}
+
+std::string SacctStepLine(const std::vector<SacctField>& fields, SacctLayout layout,
+                          const SlurmJob& job, const SacctStep& step, core::Time now) {
+  return Join(fields, layout, Mark::kYes, [&](const SacctField& field) {
+    const StepValue& value = Fields()[static_cast<size_t>(field.index)].step;
+    return value ? value(job, step, now) : std::string();
+  });
+}
+
+std::optional<SacctStep> BatchStep(const SlurmJob& job) {
+  if (!job.batch || !job.start_time || job.IsPending() || job.nodes.empty()) return std::nullopt;
+  SacctStep step;
+  step.suffix = "batch";
+  step.name = "batch";
+  step.start_time = job.start_time;
+  step.end_time = job.end_time;
+  step.nodes = {job.nodes.front()};
+  ShareOn(job, step);
+  if (job.IsRunning()) {
+    step.state = "RUNNING";
+    step.exit_code = "0:0";
+    return step;
+  }
+  // The script's own outcome, "code:signal": a signal (a cancel, the time
+  // limit, kill -9) ends it CANCELLED, whatever the job's state says.
+  step.exit_code = job.exit_code.empty() ? "0:0" : job.exit_code;
+  const size_t colon = step.exit_code.find(':');
+  const bool signalled = colon != std::string::npos && step.exit_code.substr(colon + 1) != "0";
+  const bool failed = step.exit_code.substr(0, colon) != "0";
+  step.state = signalled ? "CANCELLED" : failed ? "FAILED" : "COMPLETED";
+  if (job.state == "OUT_OF_MEMORY") step.state = job.state;  // the script was the one killed
+  return step;
+}
+
+SacctStep StepFromJson(const SlurmJob& job, const nlohmann::json& json) {
+  SacctStep step;
+  step.suffix = std::to_string(json.value("step", int64_t{0}));
+  if (const auto it = json.find("command");
+      it != json.end() && it->is_array() && !it->empty() && (*it)[0].is_string()) {
+    const std::string program = (*it)[0].get<std::string>();
+    step.name = program.substr(program.rfind('/') + 1);  // as Slurm names it
+  }
+  step.start_time = JsonTime(json.value("start_time", nlohmann::json()));
+  step.end_time = JsonTime(json.value("end_time", nlohmann::json()));
+  step.nodes = json.value("nodes", std::vector<std::string>{});
+  const nlohmann::json tasks = json.value("tasks", nlohmann::json::array());
+  step.tasks = static_cast<int64_t>(tasks.size());
+  ShareOn(job, step);
+  // Slurm's step exit code: the highest of its tasks', or the signal one
+  // was killed with (CANCELLED, as a signalled batch script).
+  int64_t code = 0;
+  int64_t signal = 0;
+  for (const nlohmann::json& task : tasks) {
+    if (task.value("signal", nlohmann::json()).is_number_integer()) {
+      signal = std::max(signal, task["signal"].get<int64_t>());
+    }
+    if (task.value("exit_code", nlohmann::json()).is_number_integer()) {
+      code = std::max(code, task["exit_code"].get<int64_t>());
+    }
+  }
+  const std::string state = json.value("state", "");
+  if (state == "running") {
+    step.state = "RUNNING";
+    step.exit_code = "0:0";
+  } else if (state == "cancelled" || signal != 0) {
+    step.state = "CANCELLED";
+    step.exit_code = std::to_string(signal == 0 ? code : 0) + ":" + std::to_string(signal);
+  } else {
+    step.state = code != 0 ? "FAILED" : "COMPLETED";
+    step.exit_code = std::to_string(code) + ":0";
+  }
+  return step;
 }
 
 }  // namespace berth::cli::slurm

@@ -3,9 +3,12 @@
 // with a '+', a dashed line under the header) or, with -P/-p, separated by
 // '|' (-p ends each line with one too), as Slurm's print_fields does. The
 // field names, default widths and forms are Slurm's (src/sacct/sacct.c).
-// Berth keeps no job steps: every job is one line, as with sacct -X.
+// Under a job's row, as Slurm's accounting lists them (unless -X): its
+// batch script's row ("12.batch") and one per srun step ("12.0", "12.1").
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,10 +40,37 @@ enum class SacctLayout {
 // id, every element of it (as Slurm's sacct lists them); "12_3" element 3.
 bool IsNamedBy(const SlurmJob& job, const std::string& id);
 
+// A row under a job: its batch script or one of its srun steps. Its
+// allocation is its job's on the row's nodes (the batch script: the first
+// node), as Slurm's rows show theirs.
+struct SacctStep {
+  std::string suffix;     // "batch", or the step's id
+  std::string name;       // "batch", or the step's program ("true" for `srun true`)
+  std::string state;      // RUNNING, COMPLETED, FAILED, CANCELLED
+  std::string exit_code;  // "code:signal"
+  std::optional<core::Time> start_time;
+  std::optional<core::Time> end_time;
+  std::vector<std::string> nodes;
+  int64_t tasks = 1;
+  int64_t cpus = 0;
+  int64_t gpus = 0;
+  int64_t memory_mib = 0;
+};
+
+// A batch job's ".batch" row once it started: its script's outcome (a
+// script ended by a signal is CANCELLED, as Slurm's) on the job's first
+// node. None for a job that never started, or is not a batch job.
+std::optional<SacctStep> BatchStep(const SlurmJob& job);
+// A step of `job` from the API's step JSON (GET /api/v1/jobs/{id}/steps).
+SacctStep StepFromJson(const SlurmJob& job, const nlohmann::json& step);
+
 std::string SacctHeader(const std::vector<SacctField>& fields, SacctLayout layout);
 // `canceller_uid`: the uid of whoever cancelled it ("CANCELLED by 0"), or
 // empty when unknown.
 std::string SacctLine(const std::vector<SacctField>& fields, SacctLayout layout,
                       const SlurmJob& job, core::Time now, const std::string& canceller_uid);
+// The row of `step`, under `job`'s.
+std::string SacctStepLine(const std::vector<SacctField>& fields, SacctLayout layout,
+                          const SlurmJob& job, const SacctStep& step, core::Time now);
 
 }  // namespace berth::cli::slurm

@@ -2,13 +2,13 @@
 // same jobs (tests/data/slurm/golden/sacct.txt, recorded by
 // `SLURM_GOLDEN_SACCT=1 scripts/slurm-golden.sh`): Berth's jobs made as the
 // golden ones were, printed in each recorded form and normalized as the
-// script normalized Slurm's, must give the same lines. Where the fields do
-// not mean the same, the golden lines are read as Berth means them: Slurm's
-// step rows (ID.batch, ID.0) are left out (Berth keeps no history of
-// steps), and the account "research" the script made is Berth's account of
-// a job, its queue ("gpu").
+// script normalized Slurm's, must give the same lines, step rows (ID.batch,
+// ID.0) included. Where the fields do not mean the same, the golden lines
+// are read as Berth means them: the account "research" the script made is
+// Berth's account of a job, its queue ("gpu").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -67,7 +67,41 @@ json Job(int64_t id, const std::string& name, const std::string& state, int64_t 
               {"start_time", nullptr},
               {"end_time", nullptr},
               {"exit_code", nullptr},
-              {"signal", nullptr}};
+              {"signal", nullptr},
+              {"batch", true}};  // each an sbatch job
+}
+
+// A step as GET /api/v1/jobs/{id}/steps shows it, its tasks' exit codes
+// given, run from 11 s to 12 s.
+json Step(int64_t id, std::vector<std::string> command, const std::vector<std::string>& nodes,
+          const std::vector<int64_t>& exit_codes) {
+  json tasks = json::array();
+  for (size_t rank = 0; rank < exit_codes.size(); ++rank) {
+    tasks.push_back({{"rank", rank},
+                     {"node", nodes[rank * nodes.size() / exit_codes.size()]},
+                     {"exit_code", exit_codes[rank]},
+                     {"signal", nullptr}});
+  }
+  return json{{"step", id},
+              {"state", std::any_of(exit_codes.begin(), exit_codes.end(),
+                                    [](int64_t code) { return code != 0; })
+                            ? "failed"
+                            : "completed"},
+              {"command", std::move(command)},
+              {"nodes", nodes},
+              {"start_time", FormatRfc3339(At(1796000011))},
+              {"end_time", FormatRfc3339(At(1796000012))},
+              {"tasks", tasks}};
+}
+
+// The srun steps the script's jobs ran: fill `srun true` on its 4 nodes,
+// steps `srun true` and `srun sh -c "exit 2"` (-N 2 -n 2), gpus `srun
+// true` (-n 2 on one node).
+std::map<int64_t, std::vector<json>> StepsOf() {
+  const std::vector<std::string> sim12 = {"sim1", "sim2"};
+  return {{70, {Step(0, {"true"}, {"sim1", "sim2", "sim3", "sim4"}, {0, 0, 0, 0})}},
+          {82, {Step(0, {"true"}, sim12, {0, 0}), Step(1, {"sh", "-c", "exit 2"}, sim12, {2, 2})}},
+          {83, {Step(0, {"/usr/bin/true"}, {"sim1"}, {0, 0})}}};
 }
 
 json Ran(json job, const std::vector<std::string>& nodes, int64_t gpus_per_task = 0) {
@@ -160,8 +194,10 @@ std::vector<std::string> BerthLines(const std::string& command) {
   std::string format = kSacctDefaultFormat;
   SacctLayout layout = SacctLayout::kColumns;
   bool header = true;
+  bool allocations = false;
   words >> word;  // sacct
   while (words >> word && word[0] == '-') {
+    if (word == "-X") allocations = true;
     if (word == "-o") words >> format;
     if (word == "-b") format = "jobid,state,exitcode";
     if (word == "-P") layout = SacctLayout::kParsableNoEnd;
@@ -189,8 +225,19 @@ std::vector<std::string> BerthLines(const std::string& command) {
     }
   }
   std::string out = header ? SacctHeader(*fields, layout) : "";
+  const std::map<int64_t, std::vector<json>> steps = StepsOf();
   for (const SlurmJob& job : FoldPendingArrayElements(jobs)) {
     out += SacctLine(*fields, layout, job, At(1796000015), job.state == "CANCELLED" ? "0" : "");
+    if (allocations) continue;
+    // As sacct.cc lists them: the batch script's row, then the steps'.
+    if (std::optional<SacctStep> batch = BatchStep(job)) {
+      out += SacctStepLine(*fields, layout, job, *batch, At(1796000015));
+    }
+    if (const auto it = steps.find(job.id); it != steps.end()) {
+      for (const json& step : it->second) {
+        out += SacctStepLine(*fields, layout, job, StepFromJson(job, step), At(1796000015));
+      }
+    }
   }
   std::vector<std::string> lines;
   std::istringstream in(out);
@@ -208,11 +255,6 @@ std::string AsBerthMeansIt(std::string line, bool parsable) {
   return line;
 }
 
-bool IsStepRow(const std::string& line) {
-  const std::string job_id = line.substr(0, line.find_first_of(" |"));
-  return job_id.find('.') != std::string::npos;
-}
-
 TEST(SacctGoldenTest, AJobIdNamesItsArraysElementsAndAnElementItself) {
   json element = ArrayElement(Job(75, "array", "succeeded"), 2);
   const SlurmJob job = SlurmJobFromJson(element, "gpu");
@@ -226,6 +268,36 @@ TEST(SacctGoldenTest, AJobIdNamesItsArraysElementsAndAnElementItself) {
   EXPECT_FALSE(IsNamedBy(plain, "77_0"));
 }
 
+TEST(SacctGoldenTest, StepRowsSayHowEachStepEndedAndOnlyBatchJobsHaveABatchRow) {
+  const SlurmJob job =
+      SlurmJobFromJson(Ran(Job(90, "j", "running", 2), {"sim1", "sim2"}, 4), "gpu");
+  json killed = Step(3, {"./a.out"}, {"sim1", "sim2"}, {0, 0});
+  killed["state"] = "failed";
+  killed["tasks"][1]["exit_code"] = nullptr;
+  killed["tasks"][1]["signal"] = 9;
+  const SacctStep step = StepFromJson(job, killed);
+  EXPECT_EQ(step.suffix, "3");
+  EXPECT_EQ(step.name, "a.out");
+  EXPECT_EQ(step.state, "CANCELLED");
+  EXPECT_EQ(step.exit_code, "0:9");
+  EXPECT_EQ(step.gpus, 8) << "the job's GPUs on both its nodes";
+  json running = Step(4, {"x"}, {"sim2"}, {0});
+  running["state"] = "running";
+  running["end_time"] = nullptr;
+  running["tasks"][0]["exit_code"] = nullptr;
+  const SacctStep live = StepFromJson(job, running);
+  EXPECT_EQ(live.state, "RUNNING");
+  EXPECT_EQ(live.exit_code, "0:0");
+  EXPECT_EQ(live.cpus, 1) << "one task's share on its one node";
+  ASSERT_TRUE(BatchStep(job).has_value());
+  EXPECT_EQ(BatchStep(job)->state, "RUNNING");
+  json plain = Ran(Job(91, "p", "succeeded"), {"sim1"});
+  plain["batch"] = false;
+  EXPECT_FALSE(BatchStep(SlurmJobFromJson(plain, "gpu")).has_value()) << "berth submit -- CMD";
+  EXPECT_FALSE(BatchStep(SlurmJobFromJson(Job(92, "w", "pending"), "gpu")).has_value())
+      << "not started";
+}
+
 TEST(SacctGoldenTest, EveryRecordedFormMatchesSlurmsForTheSameJobs) {
   const std::vector<Section> sections = GoldenSections();
   ASSERT_GE(sections.size(), 14u);
@@ -233,9 +305,7 @@ TEST(SacctGoldenTest, EveryRecordedFormMatchesSlurmsForTheSameJobs) {
     const bool parsable = section.command.find(" -P") != std::string::npos ||
                           section.command.find(" -p") != std::string::npos;
     std::vector<std::string> want;
-    for (const std::string& line : section.lines) {
-      if (!IsStepRow(line)) want.push_back(AsBerthMeansIt(line, parsable));
-    }
+    for (const std::string& line : section.lines) want.push_back(AsBerthMeansIt(line, parsable));
     EXPECT_EQ(BerthLines(section.command), want) << section.command;
   }
 }

@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "cli/slurm/sbatch_args.h"
 #include "common/hostlist.h"
+#include "core/default_memory.h"
 
 namespace berth::cli::slurm {
 namespace {
@@ -25,6 +27,38 @@ using ::testing::HasSubstr;
 
 // The golden cluster's nodes.
 constexpr NodeSize kGoldenNode{.gpus = 8, .cpus = 32, .memory_mib = 262144};
+
+// The golden cluster's partition sets DefMemPerGPU=24576 DefMemPerCPU=3072
+// (scripts/slurm-golden.sh); the Berth queue the same, as its operator
+// would: default_memory_per_gpu_mib and default_memory_per_cpu_mib.
+core::DefaultMemory GoldenQueueDefaults() {
+  core::DefaultMemory defaults;
+  defaults.per_gpu = core::MemoryMiB(24576);
+  defaults.per_cpu = core::MemoryMiB(3072);
+  return defaults;
+}
+
+// The memory of each node as Berth gives it, from the job sbatch submits:
+// what it asks, or, asking none, what the server's admission gives its
+// task (a node) in the golden queue: its GPUs and CPUs as sent, a CPU at
+// least for each Slurm task there (server/queue_admission.h).
+int64_t BerthMemoryPerNode(const std::vector<std::string>& options) {
+  std::vector<std::string> args = options;
+  args.push_back("job.sh");
+  Result<SbatchRequest> request = ParseSbatchArgs(args);
+  EXPECT_TRUE(request.ok());
+  std::vector<std::string> warnings;
+  Result<nlohmann::json> body =
+      SbatchBody(*request, "#!/bin/sh\ntrue\n", "/home/u", warnings, kGoldenNode);
+  EXPECT_TRUE(body.ok()) << body.status().message();
+  if (body->contains("memory_mib")) return (*body)["memory_mib"].get<int64_t>();
+  const core::TaskShape node{core::WholeGpus(body->value("gpus", int64_t{0})),
+                             core::Cores(body->value("cpus", int64_t{0})), core::MemoryMiB(0)};
+  int64_t least_cpus = 1;
+  for (const nlohmann::json& tasks : body->value("slurm_tasks_per_node", nlohmann::json::array()))
+    least_cpus = std::max(least_cpus, tasks.get<int64_t>());
+  return core::DefaultTaskMemory(GoldenQueueDefaults(), node, least_cpus).value();
+}
 
 std::string Golden(const std::string& path) {
   std::ifstream in(std::string(BERTH_SOURCE_DIR) + "/tests/data/slurm/" + path);
@@ -171,16 +205,23 @@ TEST(SlurmAllocationGolden, NodesTasksGpusCpusAndMemoryAreSlurms) {
         EXPECT_EQ(berth->gpus_per_node, slurm.gpus[node]);
       }
       EXPECT_EQ(berth->cpus_per_node, slurm.cpus[node]);
-      const bool memory_asked = options.mem_mib || options.mem_per_cpu_mib ||
-                                options.mem_per_gpu_mib || options.exclusive;
-      if (memory_asked) {
-        EXPECT_EQ(berth->memory_mib_per_node, slurm.memory_mib[node]);
+      const bool memory_asked =
+          options.mem_mib || options.mem_per_cpu_mib || options.mem_per_gpu_mib;
+      if (set.name == "gpus_job_two_nodes") {
+        // The GPUs' difference above: per GPU, 5 and 1 GPUs' worth; 3 each.
+        EXPECT_EQ(slurm.memory_mib, (std::vector<int64_t>{5 * 24576, 24576}));
+        EXPECT_EQ(BerthMemoryPerNode(set.args), 3 * 24576);
+      } else if (options.exclusive && !memory_asked) {
+        // Known difference: Slurm gives an --exclusive job asking no
+        // memory the per-CPU default for all the node's CPUs; Berth gives
+        // it the whole node's memory. Either way the node is the job's
+        // alone (docs/from-slurm.md).
+        EXPECT_EQ(slurm.memory_mib[node], kGoldenNode.cpus * 3072);
+        EXPECT_EQ(BerthMemoryPerNode(set.args), kGoldenNode.memory_mib);
       } else {
-        // Known difference: a Slurm job asking no memory gets the whole
-        // node's (no DefMemPerNode); Berth reserves none for it, by choice
-        // (docs/from-slurm.md).
-        EXPECT_EQ(slurm.memory_mib[node], kGoldenNode.memory_mib);
-        EXPECT_EQ(berth->memory_mib_per_node, 0);
+        // A job asking no memory gets the partition's (queue's) default:
+        // per GPU for a job with GPUs, per CPU for one without.
+        EXPECT_EQ(BerthMemoryPerNode(set.args), slurm.memory_mib[node]);
       }
     }
     EXPECT_EQ(berth->gpus_per_node * berth->nodes(), slurm_gpus);
@@ -210,8 +251,9 @@ TEST(SlurmAllocationGolden, TheTaskLayoutIsSlurmsTasksPerNode) {
 }
 
 TEST(SlurmAllocationGolden, TheVariablesSbatchExportsFromItsOptionsAreSlurms) {
-  // The variables sbatch sets from the options it was given: present
-  // exactly when Slurm set them, with Slurm's values.
+  // The variables sbatch sets from the options it was given, and the
+  // server's admission from the queue's default memory: present exactly
+  // when Slurm set them, with Slurm's values.
   const std::vector<std::string> names = {
       "SLURM_NTASKS",       "SLURM_NPROCS",      "SLURM_NTASKS_PER_NODE", "SLURM_CPUS_PER_TASK",
       "SLURM_CPUS_PER_GPU", "SLURM_GPUS",        "SLURM_GPUS_PER_NODE",   "SLURM_GPUS_PER_TASK",
@@ -227,7 +269,23 @@ TEST(SlurmAllocationGolden, TheVariablesSbatchExportsFromItsOptionsAreSlurms) {
     Result<nlohmann::json> body =
         SbatchBody(*request, "#!/bin/sh\ntrue\n", "/home/u", warnings, kGoldenNode);
     ASSERT_TRUE(body.ok()) << body.status().message();
-    const nlohmann::json env = body->value("env", nlohmann::json::object());
+    nlohmann::json env = body->value("env", nlohmann::json::object());
+    // Asking no memory, a job given the per-CPU default reads it, as
+    // Slurm's (server/queue_admission.h).
+    const core::TaskShape node{core::WholeGpus(body->value("gpus", int64_t{0})), core::Cores(0),
+                               core::MemoryMiB(0)};
+    if (const std::optional<core::MemoryMiB> per_cpu =
+            core::PerCpuDefaultFor(GoldenQueueDefaults(), node);
+        per_cpu && !body->contains("memory_mib")) {
+      env["SLURM_MEM_PER_CPU"] = std::to_string(per_cpu->value());
+    }
+    if (set.name == "exclusive_node") {
+      // The --exclusive difference (above): Slurm gave it the per-CPU
+      // default, Berth the node's memory, which no variable names.
+      EXPECT_EQ(slurm.batch_env.at("SLURM_MEM_PER_CPU"), "3072");
+      EXPECT_FALSE(env.contains("SLURM_MEM_PER_CPU"));
+      env["SLURM_MEM_PER_CPU"] = "3072";
+    }
     for (const std::string& name : names) {
       if (slurm.batch_env.contains(name)) {
         EXPECT_EQ(env.value(name, "(unset)"), slurm.batch_env.at(name)) << name;

@@ -3,6 +3,7 @@
 // scripts/slurm-golden.sh): headers, widths, state and reason words.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -112,9 +113,10 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-std::vector<std::string> Squeue(const ParsedFormat& parsed, bool header) {
+// `now`: when the recording ran the command (the running job started at 1000).
+std::vector<std::string> Squeue(const ParsedFormat& parsed, bool header, int64_t now = 1005) {
   std::string out = header ? SqueueHeader(parsed.format) : "";
-  for (const SlurmJob& job : GoldenQueue()) out += SqueueLine(parsed.format, job, At(1005));
+  for (const SlurmJob& job : GoldenQueue()) out += SqueueLine(parsed.format, job, At(now));
   return Lines(out);
 }
 
@@ -122,7 +124,8 @@ TEST(SqueueTest, DefaultFormatMatchesSlurmsLineForLine) {
   const ParsedFormat parsed = ParseSqueueFormat(kSqueueDefaultFormat);
   EXPECT_TRUE(parsed.unknown.empty());
   EXPECT_EQ(Squeue(parsed, true), Section("squeue"));
-  EXPECT_EQ(Squeue(ParseSqueueFormat("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"), true),
+  // The recording ran this one a second after the first (TIME 0:06).
+  EXPECT_EQ(Squeue(ParseSqueueFormat("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"), true, 1006),
             Section("squeue -o '%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R'"));
 }
 
@@ -146,6 +149,13 @@ TEST(SqueueTest, LongFieldListAndHeaderlessFormatMatchSlurms) {
 TEST(SqueueTest, MoreFieldsAndHeadersMatchSlurms) {
   std::vector<SlurmJob> jobs = GoldenQueue();
   jobs[4].time_limit_s = 365 * 86400;  // Slurm's job under an infinite partition
+  // The jobs without GPUs ask no memory: the golden partition's
+  // DefMemPerCPU=3072 gives them 3G, as the queue's
+  // default_memory_per_cpu_mib gives Berth's (server/queue_admission.h).
+  // (Slurm's MinMemory of the GPU jobs stays 0: their DefMemPerGPU memory
+  // is kept per GPU. Berth's %m is the node's memory: docs/from-slurm.md.)
+  jobs[2].memory_mib = 3072;
+  jobs[3].memory_mib = 3072;
   const ParsedFormat fields = ParseSqueueFormat("%j|%l|%L|%C|%b|%D|%a|%q|%Y|%r|%t|%m");
   EXPECT_TRUE(fields.unknown.empty());
   std::string out;
@@ -303,6 +313,13 @@ TEST(SlurmJobTest, ScontrolShowsTheGoldenKeysForEndedJobs) {
     if (jobs[i].exit_code) job["exit_code"] = *jobs[i].exit_code;
     if (jobs[i].signal) job["signal"] = *jobs[i].signal;
     if (jobs[i].limit) job["time_limit_s"] = *jobs[i].limit;
+    // Slurm's backfill gives a job it starts under an infinite partition a
+    // limit of 365 days, its main scheduler none: which started each varies
+    // from one recording to the next.
+    if (std::find(it->second.begin(), it->second.end(), "TimeLimit=365-00:00:00") !=
+        it->second.end()) {
+      job["time_limit_s"] = 365 * 86400;
+    }
     job["attempts"] = 1;
     const std::string line =
         " " + ScontrolJob(SlurmJobFromJson(job, "gpu"), At(1010), "0", Lines::kOne);

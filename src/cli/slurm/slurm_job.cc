@@ -144,8 +144,10 @@ SlurmJob SlurmJobFromJson(const json& job, const std::string& default_partition)
                                 [&](const auto& entry) { return entry.first == node; });
       if (found == gpus_by_node.end()) {
         gpus_by_node.emplace_back(node, gpus);
+        out.tasks_on_node.push_back(1);
       } else {
         found->second += gpus;
+        ++out.tasks_on_node[static_cast<size_t>(found - gpus_by_node.begin())];
       }
     }
   }
@@ -161,6 +163,7 @@ SlurmJob SlurmJobFromJson(const json& job, const std::string& default_partition)
   out.time_limit_s = OptionalInt(job, "time_limit_s");
   out.restarts = std::max<int64_t>(0, job.value("attempts", int64_t{0}) - 1);
   out.requeue = job.value("requeue", true);
+  out.batch = job.value("batch", false);
   out.workdir = job.value("workdir", "");
   if (const auto it = job.find("command"); it != job.end() && it->is_array() && !it->empty()) {
     out.command = (*it)[0].is_string() ? (*it)[0].get<std::string>() : "";

@@ -40,7 +40,8 @@ struct SlurmJob {
   int64_t cpus = 1;           // the whole job's, at least one per task
   int64_t memory_mib = 0;     // per task
   int64_t priority = 0;
-  std::vector<std::string> nodes;  // distinct, in placement order
+  std::vector<std::string> nodes;      // distinct, in placement order
+  std::vector<int64_t> tasks_on_node;  // the job's tasks on each of `nodes`
   int64_t gpus_on_busiest_node = 0;
   core::Time submit_time;
   std::optional<core::Time> start_time;
@@ -49,6 +50,8 @@ struct SlurmJob {
   std::optional<int64_t> time_limit_s;
   int64_t restarts = 0;
   bool requeue = true;
+  // A batch job (sbatch): its script runs in task 0, sacct's ".batch" row.
+  bool batch = false;
   std::string workdir;
   std::string command;
 
