@@ -3,7 +3,8 @@
 
 Runs `berth sim --json --quiet` on
   - Philly 2017-10-01..2017-12-01 on one pool of 80 x 8 P100 (philly-pollux/);
-  - the ITP raw clusters 02, 06 and 08 on 18, 16 and 12 x 8 V100;
+  - the ITP raw clusters 02, 06 and 08 on 18, 16 and 12 x 8 V100, and
+    01, 05, 09 and 10 on 8, 3, 5 and 2 x 8 V100 and one node fewer and more;
   - the Alibaba PAI 2023 packing run (--pack, best-fit vs berth placement);
   - Philly with the Helios VCs as team quotas (--vc-quotas), when the binary
     has that flag;
@@ -78,6 +79,19 @@ def replay_specs(shared):
             "args": ["--trace", os.path.join(shared, ITP_DIR, cluster + ".csv"), "--format", "itp",
                      "--cluster", f"{nodes}x8xV100"],
         })
+        if chosen_by == "issue 30":
+            # Issue 30: the targets must hold with the pool one node smaller and
+            # one node larger too, so a policy cannot fit one chosen size.
+            for other, side in ((nodes - 1, "smaller"), (nodes + 1, "larger")):
+                specs.append({
+                    "key": f"itp-{cluster}-{other}x8",
+                    "title": f"ITP {cluster}, one pool of {other} x 8 V100 (one node {side})",
+                    "note": f"The same trace on {other} x 8 GPUs, one node {side} than the "
+                            f"{nodes} x 8 above: issue 30's check that the policy is not fitted "
+                            "to one pool size.",
+                    "args": ["--trace", os.path.join(shared, ITP_DIR, cluster + ".csv"),
+                             "--format", "itp", "--cluster", f"{other}x8xV100"],
+                })
     return specs
 
 
