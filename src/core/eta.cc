@@ -205,9 +205,8 @@ namespace {
 // disciplines the first that does not gets a reservation and later ones
 // start only where they cannot delay it (preemptive_backfill.cc,
 // backfill.cc); under kStrict nobody passes it; under kPreemptive anyone
-// who fits starts. Planning jobs strictly in order
-// instead gave a small job queued behind a large one the large one's start:
-// on ITP cluster02 four ETAs in five were late by more than a quarter.
+// who fits starts. Planning jobs strictly in order instead gave a small job
+// queued behind a large one the large one's start.
 //
 // Each pass reads only the first kWindow waiting jobs, so that a queue of
 // 100,000 costs kWindow per expected end, not 100,000: a deeper job waits
