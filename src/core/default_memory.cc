@@ -17,6 +17,12 @@ std::optional<MemoryMiB> PerCpuDefaultFor(const DefaultMemory& defaults, const T
   return defaults.per_cpu;
 }
 
+int64_t LeastCpusOfSlurmNode(std::span<const int32_t> slurm_tasks_per_node) {
+  int64_t least = 1;
+  for (int32_t tasks : slurm_tasks_per_node) least = std::max<int64_t>(least, tasks);
+  return least;
+}
+
 MemoryMiB DefaultTaskMemory(const DefaultMemory& defaults, const TaskShape& task,
                             int64_t least_cpus) {
   if (defaults.per_gpu && task.gpu.value() > 0) {

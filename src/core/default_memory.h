@@ -18,7 +18,9 @@
 // whose tasks ask no memory (server/queue_admission.h).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 
 #include "core/quota.h"
 #include "core/resources.h"
@@ -32,6 +34,11 @@ const DefaultMemory* QueueDefaultMemory(const QuotaTree& tree, size_t queue);
 // What one task of `task`'s shape gets from `defaults` (0: nothing applies).
 MemoryMiB DefaultTaskMemory(const DefaultMemory& defaults, const TaskShape& task,
                             int64_t least_cpus = 1);
+
+// `least_cpus` for a Slurm job's task (one per node) from its Slurm tasks
+// on each node: a CPU each, on the node holding the most; 1 for a job
+// without Slurm's layout.
+int64_t LeastCpusOfSlurmNode(std::span<const int32_t> slurm_tasks_per_node);
 
 // The per-CPU default when it is the one `task` gets (no GPUs, or no
 // per-GPU default): a Slurm job's batch environment then has it as

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace berth::core {
 namespace {
 
@@ -53,6 +55,9 @@ TEST(DefaultMemory, ASlurmJobsNodeCountsACpuForEachOfItsTasks) {
   EXPECT_EQ(DefaultTaskMemory(Defaults(24576, 3072), {MilliGpu(0), Cores(6), MemoryMiB(0)}, 2),
             MemoryMiB(6 * 3072))
       << "the CPUs asked, when more";
+  // -N 2 -n 3: Slurm lays out 2 + 1; each Berth node counts the larger.
+  EXPECT_EQ(LeastCpusOfSlurmNode(std::vector<int32_t>{2, 1}), 2);
+  EXPECT_EQ(LeastCpusOfSlurmNode({}), 1) << "not a Slurm job: the task's own CPU";
 }
 
 TEST(DefaultMemory, WithoutAPerGpuDefaultAGpuTaskGetsThePerCpuOne) {

@@ -103,9 +103,8 @@ Status AdmitToQueue(const core::QuotaTree& tree, Submitter& who, store::JobReque
   // when asked).
   if (request.task.memory.value() == 0) {
     if (const core::DefaultMemory* defaults = core::QueueDefaultMemory(tree, *queue)) {
-      int32_t least_cpus = 1;
-      for (int32_t tasks : request.slurm_tasks_per_node) least_cpus = std::max(least_cpus, tasks);
-      request.task.memory = core::DefaultTaskMemory(*defaults, request.task, least_cpus);
+      request.task.memory = core::DefaultTaskMemory(
+          *defaults, request.task, core::LeastCpusOfSlurmNode(request.slurm_tasks_per_node));
       // A Slurm job's scripts read the per-CPU default, as Slurm's do.
       const std::optional<core::MemoryMiB> per_cpu =
           core::PerCpuDefaultFor(*defaults, request.task);

@@ -42,22 +42,30 @@ core::DefaultMemory GoldenQueueDefaults() {
 // what it asks, or, asking none, what the server's admission gives its
 // task (a node) in the golden queue: its GPUs and CPUs as sent, a CPU at
 // least for each Slurm task there (server/queue_admission.h).
-int64_t BerthMemoryPerNode(const std::vector<std::string>& options) {
+// The body sbatch sends for a script with `options` on the golden node.
+nlohmann::json GoldenSbatchBody(const std::vector<std::string>& options) {
   std::vector<std::string> args = options;
   args.push_back("job.sh");
   Result<SbatchRequest> request = ParseSbatchArgs(args);
   EXPECT_TRUE(request.ok());
+  if (!request.ok()) return nlohmann::json::object();
   std::vector<std::string> warnings;
   Result<nlohmann::json> body =
       SbatchBody(*request, "#!/bin/sh\ntrue\n", "/home/u", warnings, kGoldenNode);
   EXPECT_TRUE(body.ok()) << body.status().message();
-  if (body->contains("memory_mib")) return (*body)["memory_mib"].get<int64_t>();
-  const core::TaskShape node{core::WholeGpus(body->value("gpus", int64_t{0})),
-                             core::Cores(body->value("cpus", int64_t{0})), core::MemoryMiB(0)};
-  int64_t least_cpus = 1;
-  for (const nlohmann::json& tasks : body->value("slurm_tasks_per_node", nlohmann::json::array()))
-    least_cpus = std::max(least_cpus, tasks.get<int64_t>());
-  return core::DefaultTaskMemory(GoldenQueueDefaults(), node, least_cpus).value();
+  return body.ok() ? *body : nlohmann::json::object();
+}
+
+int64_t BerthMemoryPerNode(const std::vector<std::string>& options) {
+  const nlohmann::json body = GoldenSbatchBody(options);
+  if (body.contains("memory_mib")) return body["memory_mib"].get<int64_t>();
+  const core::TaskShape node{core::WholeGpus(body.value("gpus", int64_t{0})),
+                             core::Cores(body.value("cpus", int64_t{0})), core::MemoryMiB(0)};
+  const std::vector<int32_t> tasks_per_node =
+      body.value("slurm_tasks_per_node", std::vector<int32_t>{});
+  return core::DefaultTaskMemory(GoldenQueueDefaults(), node,
+                                 core::LeastCpusOfSlurmNode(tasks_per_node))
+      .value();
 }
 
 std::string Golden(const std::string& path) {
@@ -261,22 +269,15 @@ TEST(SlurmAllocationGolden, TheVariablesSbatchExportsFromItsOptionsAreSlurms) {
   for (const OptionSet& set : OptionSets()) {
     SCOPED_TRACE(set.name);
     const SlurmSide slurm = ReadGolden(set.name);
-    std::vector<std::string> args = set.args;
-    args.push_back("job.sh");
-    Result<SbatchRequest> request = ParseSbatchArgs(args);
-    ASSERT_TRUE(request.ok());
-    std::vector<std::string> warnings;
-    Result<nlohmann::json> body =
-        SbatchBody(*request, "#!/bin/sh\ntrue\n", "/home/u", warnings, kGoldenNode);
-    ASSERT_TRUE(body.ok()) << body.status().message();
-    nlohmann::json env = body->value("env", nlohmann::json::object());
+    const nlohmann::json body = GoldenSbatchBody(set.args);
+    nlohmann::json env = body.value("env", nlohmann::json::object());
     // Asking no memory, a job given the per-CPU default reads it, as
     // Slurm's (server/queue_admission.h).
-    const core::TaskShape node{core::WholeGpus(body->value("gpus", int64_t{0})), core::Cores(0),
+    const core::TaskShape node{core::WholeGpus(body.value("gpus", int64_t{0})), core::Cores(0),
                                core::MemoryMiB(0)};
     if (const std::optional<core::MemoryMiB> per_cpu =
             core::PerCpuDefaultFor(GoldenQueueDefaults(), node);
-        per_cpu && !body->contains("memory_mib")) {
+        per_cpu && !body.contains("memory_mib")) {
       env["SLURM_MEM_PER_CPU"] = std::to_string(per_cpu->value());
     }
     if (set.name == "exclusive_node") {
