@@ -273,7 +273,8 @@ json SlurmOptionEnv(const slurm::SlurmResourceOptions& options,
   set("SLURM_GPUS", options.gpus);
   set("SLURM_GPUS_PER_NODE", options.gpus_per_node);
   set("SLURM_GPUS_PER_TASK", options.gpus_per_task);
-  set("SLURM_MEM_PER_NODE", options.mem_mib);
+  // --mem=0 (the whole node) sets none, as Slurm's sbatch.
+  if (options.mem_mib != 0) set("SLURM_MEM_PER_NODE", options.mem_mib);
   set("SLURM_MEM_PER_CPU", options.mem_per_cpu_mib);
   set("SLURM_MEM_PER_GPU", options.mem_per_gpu_mib);
   return env;

@@ -122,7 +122,14 @@ Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
       options.cpus_per_gpu ? std::max(tasks_here, *options.cpus_per_gpu * allocation.gpus_per_node)
                            : tasks_here * options.cpus_per_task.value_or(1);
 
-  if (options.mem_mib) {
+  if (options.mem_mib == 0) {
+    // Slurm's --mem=0: all the memory of each node. Berth's nodes of a job
+    // share one shape, so each gets the reference (largest) node's.
+    if (!reference_node) {
+      return InvalidArgument("--mem=0: the size of the cluster's nodes is not known");
+    }
+    allocation.memory_mib_per_node = reference_node->memory_mib;
+  } else if (options.mem_mib) {
     allocation.memory_mib_per_node = *options.mem_mib;
   } else if (options.mem_per_cpu_mib) {
     allocation.memory_mib_per_node = *options.mem_per_cpu_mib * allocation.cpus_per_node;

@@ -24,9 +24,11 @@
 //     the largest node's share;
 //   - --gpus per job is split evenly (Slurm packs -N 2 --gpus=6 as 5 + 1,
 //     Berth as 3 + 3); a count that does not divide is refused;
-//   - a job asking no memory gets none reserved (Slurm without
-//     DefMemPerNode gives it the whole node's; docs/from-slurm.md says
-//     why Berth does not);
+//   - a job asking no memory gets its queue's default memory
+//     (core/default_memory.h), none in a queue without one (Slurm without
+//     DefMemPerCPU/DefMemPerGPU gives it the whole node's);
+//   - --mem=0 (the whole node) and --exclusive give every node the
+//     largest node's memory;
 //   - the submission reserves CPUs only when they were asked for
 //     (--cpus-per-task, --cpus-per-gpu, --mem-per-cpu, --exclusive); the
 //     allocation and the job's variables still count Slurm's CPU per task.
@@ -53,7 +55,7 @@ struct SlurmResourceOptions {
   std::optional<int64_t> gpus_per_task;    // --gpus-per-task
   std::optional<int64_t> cpus_per_task;    // --cpus-per-task/-c
   std::optional<int64_t> cpus_per_gpu;     // --cpus-per-gpu
-  std::optional<int64_t> mem_mib;          // --mem, per node
+  std::optional<int64_t> mem_mib;          // --mem, per node; 0: the whole node
   std::optional<int64_t> mem_per_cpu_mib;  // --mem-per-cpu
   std::optional<int64_t> mem_per_gpu_mib;  // --mem-per-gpu
   bool exclusive = false;                  // --exclusive
@@ -84,7 +86,7 @@ struct SlurmAllocation {
 // InvalidArgument naming the option for a combination Slurm refuses too
 // (more nodes than tasks, --cpus-per-task with --cpus-per-gpu, both --mem
 // forms) or Berth cannot give (--gpus not divisible among the nodes,
-// --exclusive with no known node size).
+// --exclusive or --mem=0 with no known node size).
 Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
                                          const std::optional<NodeSize>& reference_node);
 

@@ -185,7 +185,7 @@ SlurmResourceOptions Read(const OptionSet& set) {
 
 TEST(SlurmAllocationGolden, EveryOptionSetHasAGoldenFile) {
   const std::vector<OptionSet> sets = OptionSets();
-  ASSERT_EQ(sets.size(), 18u);
+  ASSERT_EQ(sets.size(), 19u);
   for (const OptionSet& set : sets) EXPECT_GT(ReadGolden(set.name).num_nodes, 0) << set.name;
 }
 
@@ -351,6 +351,9 @@ TEST(SlurmAllocation, RefusalsNameTheOption) {
   exclusive.exclusive = true;
   EXPECT_THAT(AllocateSlurmJob(exclusive, std::nullopt).status().message(),
               HasSubstr("--exclusive"));
+  SlurmResourceOptions whole_node;
+  whole_node.mem_mib = 0;
+  EXPECT_THAT(AllocateSlurmJob(whole_node, std::nullopt).status().message(), HasSubstr("--mem=0"));
   SlurmResourceOptions tasks;
   tasks.nodes = 2;
   tasks.ntasks = 9;
