@@ -273,6 +273,12 @@ def main():
                           "--wrap", "exit $((SLURM_ARRAY_TASK_ID * 3 % 5))")
             check(array.returncode == 3, f"sbatch --wait on an array exits with the highest "
                   f"code (0, 3, 1): {array.returncode} {array.stderr!r}")
+            # sacct -j ARRAY_INDEX.batch: that element's batch row alone.
+            array_id = array.stdout.strip()
+            rows = slurm("sacct", "-n", "-P", "-j", f"{array_id}_1.batch",
+                         "-o", "JobID,State,ExitCode").stdout
+            check(rows == f"{array_id}_1.batch|FAILED|3:0\n",
+                  f"sacct -j ARRAY_INDEX.batch: {rows!r}")
             refused = slurm("sbatch", "--wrap", "true", "job.sh")
             check(refused.returncode == 1 and refused.stderr.startswith("sbatch: error: "),
                   f"sbatch refuses --wrap with a script: {refused.stderr!r}")

@@ -222,42 +222,43 @@ int Sacct(int argc, char** argv) {
   }
   const Partitions partitions = LoadPartitions(command, client);
   std::vector<json> listed;
-  // Jobs named only by their steps ("12.batch", "12.0"): those rows alone,
-  // as Slurm's sacct -j prints them.
+  // Jobs named only by rows under them ("12.batch", "12_3.0"): those rows
+  // alone, as Slurm's sacct -j prints them.
   std::map<int64_t, std::set<std::string>> only_steps;
   std::set<int64_t> whole;
   if (!options.jobs.empty()) {
     std::vector<json> every;  // the whole listing, read once if an array is named
     bool have_every = false;
     std::set<int64_t> seen;
-    auto add = [&](json job) {
-      if (seen.insert(job.value("id", int64_t{0})).second) listed.push_back(std::move(job));
-    };
     for (const std::string& id : options.jobs) {
-      char* end = nullptr;
-      const long long number = std::strtoll(id.c_str(), &end, 10);
-      if (number <= 0 || (*end != '\0' && *end != '_' && *end != '.')) {
-        Fail(command, "Invalid job id: " + id);
-      }
-      // "12.batch", "12.0": a row under job 12.
-      const std::string word =
-          *end == '.' ? id.substr(0, static_cast<size_t>(end - id.c_str())) : id;
-      if (*end == '.') {
-        only_steps[number].insert(end + 1);
-      } else if (*end == '\0') {
-        whole.insert(number);
-      }
-      if (*end != '_') {
-        std::optional<json> job = FindJob(command, client, number);
+      Result<SacctJobWord> word = ParseSacctJobWord(id);
+      if (!word.ok()) Fail(command, word.status().message());
+      std::vector<json> named;
+      // An element ("12_3"), or an array by its id: from the listing.
+      bool in_listing = word->job.find('_') != std::string::npos;
+      if (!in_listing) {
+        std::optional<json> job = FindJob(command, client, std::stoll(word->job));
         if (!job) continue;
-        const bool array = job->value("array_parent", json()) == json(number);
-        add(std::move(*job));
-        if (!array) continue;
+        in_listing = job->value("array_parent", json()) == job->value("id", json());
+        if (!in_listing) named.push_back(std::move(*job));
       }
-      if (!have_every) every = ListJobs(command, client, "");
-      have_every = true;
-      for (const json& job : every) {
-        if (IsNamedBy(SlurmJobFromJson(job, partitions.default_name), word)) add(job);
+      if (in_listing) {
+        if (!have_every) every = ListJobs(command, client, "");
+        have_every = true;
+        for (const json& job : every) {
+          if (IsNamedBy(SlurmJobFromJson(job, partitions.default_name), word->job)) {
+            named.push_back(job);
+          }
+        }
+      }
+      for (json& job : named) {
+        const int64_t number = job.value("id", int64_t{0});
+        if (word->step) {
+          only_steps[number].insert(*word->step);
+        } else {
+          whole.insert(number);
+        }
+        if (seen.insert(number).second) listed.push_back(std::move(job));
       }
     }
   } else {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <string_view>
 
 #include "cli/slurm/slurm_text.h"
 #include "cli/table.h"
@@ -214,6 +215,26 @@ bool IsNamedBy(const SlurmJob& job, const std::string& id) {
   if (id.find('_') != std::string::npos) return job.array_id == id;
   const std::string array = std::to_string(job.array_parent.value_or(job.id));
   return std::to_string(job.id) == id || (job.array_index && array == id);
+}
+
+Result<SacctJobWord> ParseSacctJobWord(const std::string& word) {
+  SacctJobWord parsed;
+  const size_t dot = word.find('.');
+  parsed.job = word.substr(0, dot);
+  if (dot != std::string::npos) parsed.step = word.substr(dot + 1);
+  auto number = [](std::string_view digits) {
+    return !digits.empty() && digits.size() <= 18 &&
+           std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const size_t underscore = parsed.job.find('_');
+  const bool job_ok = number(std::string_view(parsed.job).substr(0, underscore)) &&
+                      (underscore == std::string::npos ||
+                       number(std::string_view(parsed.job).substr(underscore + 1)));
+  const bool step_ok = !parsed.step || *parsed.step == "batch" || number(*parsed.step);
+  if (!job_ok || !step_ok || parsed.job.front() == '0') {
+    return InvalidArgument("Invalid job id: " + word);
+  }
+  return parsed;
 }
 
 std::string SacctHeader(const std::vector<SacctField>& fields, SacctLayout layout) {

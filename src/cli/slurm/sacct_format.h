@@ -40,6 +40,15 @@ enum class SacctLayout {
 // id, every element of it (as Slurm's sacct lists them); "12_3" element 3.
 bool IsNamedBy(const SlurmJob& job, const std::string& id);
 
+// A `-j` word: the job or array element it names ("12", "12_3"; for
+// IsNamedBy) and, when it names a row under them ("12.batch", "12_3.0"),
+// that row's suffix. InvalidArgument for anything else.
+struct SacctJobWord {
+  std::string job;
+  std::optional<std::string> step;
+};
+Result<SacctJobWord> ParseSacctJobWord(const std::string& word);
+
 // A row under a job: its batch script or one of its srun steps. Its
 // allocation is its job's on the row's nodes (the batch script: the first
 // node), as Slurm's rows show theirs.

@@ -370,6 +370,24 @@ TEST(SacctTest, ColumnsAndParsableFormsAsSlurms) {
   EXPECT_FALSE(ParseSacctFormat("JobID,Bogus").ok());
 }
 
+TEST(SlurmFormatTest, SacctJobWordsNameAJobOrElementAndARowUnderIt) {
+  auto word = [](const std::string& text) {
+    Result<SacctJobWord> parsed = ParseSacctJobWord(text);
+    EXPECT_TRUE(parsed.ok()) << text;
+    return parsed.ok() ? parsed->job + "|" + parsed->step.value_or("(none)") : "";
+  };
+  EXPECT_EQ(word("12"), "12|(none)");
+  EXPECT_EQ(word("12_3"), "12_3|(none)");
+  EXPECT_EQ(word("12.batch"), "12|batch");
+  EXPECT_EQ(word("12_3.batch"), "12_3|batch");
+  EXPECT_EQ(word("12_3.0"), "12_3|0");
+  for (const char* bad : {"", "x", "12_", "_3", "12.", "12.bogus", "12_3_4", "0", "12.1.2"}) {
+    Result<SacctJobWord> parsed = ParseSacctJobWord(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().message(), std::string("Invalid job id: ") + bad);
+  }
+}
+
 TEST(SlurmStatesTest, FiltersTakeNamesCodesAndAll) {
   EXPECT_EQ(*ParseStateFilter("pd"), std::vector<std::string>{"PENDING"});
   EXPECT_EQ(*ParseStateFilter("Running"), std::vector<std::string>{"RUNNING"});
