@@ -10,7 +10,8 @@ a real `berth dev` (two nodes of 4 fake GPUs, real processes).
     element `JOB_INDEX` alone; a pending job and a bad signal are refused;
   - the checkpoint-then-requeue pattern: `scontrol requeue JOB` stops the
     running job and queues it again, and its second run reads
-    SLURM_RESTART_COUNT=1; a `--no-requeue` job is refused.
+    SLURM_RESTART_COUNT=1; requeued again once ended (not with
+    `Incomplete`), it runs a third time; a `--no-requeue` job is refused.
 
 Usage: slurm_signals_test.py BERTH_BINARY
 """
@@ -156,7 +157,7 @@ while true; do sleep 0.1; done
             script("requeue.sh", """#!/bin/bash
 #SBATCH --requeue
 echo "$SLURM_RESTART_COUNT $BERTH_RESTART_COUNT" >> "restarts-$BERTH_JOB_ID"
-[ "$SLURM_RESTART_COUNT" = 1 ] && exit 0
+[ "$SLURM_RESTART_COUNT" -ge 1 ] && exit 0
 touch "ready-$BERTH_JOB_ID"
 while true; do sleep 0.1; done
 """)
@@ -169,9 +170,16 @@ while true; do sleep 0.1; done
             check(read(at(f"restarts-{requeued}")) == "0 0\n1 1\n",
                   f"the runs read their restart counts: {read(at(f'restarts-{requeued}'))!r}")
             check(show(requeued)["attempts"] == 2, f"two runs: {show(requeued)['attempts']}")
-            again = slurm("scontrol", "requeue", requeued)
-            check(again.returncode == 1 and "already ended" in again.stderr,
-                  f"an ended job is not requeued: {again.stderr!r}")
+            # An ended job: left alone by "Incomplete", requeued without it.
+            out = slurm("scontrol", "requeue", "Incomplete", requeued)
+            check(out.returncode == 0 and show(requeued)["state"] == "succeeded",
+                  f"requeue Incomplete leaves an ended job: {out.stderr!r} {show(requeued)}")
+            out = slurm("scontrol", "requeue", requeued)
+            check(out.returncode == 0, f"scontrol requeue of an ended job: {out.stderr!r}")
+            wait_until(lambda: show(requeued)["state"] == "succeeded"
+                       and show(requeued)["attempts"] == 3, 60, "the ended job's third run")
+            check(read(at(f"restarts-{requeued}")) == "0 0\n1 1\n2 2\n",
+                  f"its third run reads 2: {read(at(f'restarts-{requeued}'))!r}")
             script("once.sh", "#!/bin/bash\n#SBATCH --no-requeue\n"
                    "touch ready-$BERTH_JOB_ID\nsleep 300\n")
             once = sbatch("once.sh")

@@ -324,8 +324,8 @@ void AddJobCommands(CLI::App& app) {
       {"cancel", "Cancel jobs (running ones get SIGTERM, then SIGKILL)"},
       {"release", "Release held jobs"},
       {"requeue",
-       "Stop running jobs and queue them again (the next run's BERTH_RESTART_COUNT and "
-       "SLURM_RESTART_COUNT are one higher)"},
+       "Queue running jobs (stopped first) or ended ones again (the next run's "
+       "BERTH_RESTART_COUNT and SLURM_RESTART_COUNT are one higher)"},
       {"hold", "Hold waiting jobs: they start only once released"},
       {"checkpoint",
        "Say running jobs saved a checkpoint now: a preemption then loses only the work since"},

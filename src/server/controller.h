@@ -168,10 +168,10 @@ class Controller {
   // kept in memory only (a server restart forgets signals not yet
   // delivered). FailedPrecondition when the job is not running.
   Status Signal(const Principal& who, core::JobId id, const std::string& signal, bool batch_only);
-  // Stops the running job's tasks and puts it back in the queue; its next
-  // run has attempt (and SLURM_RESTART_COUNT) one higher (scontrol
-  // requeue). FailedPrecondition when it is not running, or was submitted
-  // with requeue false.
+  // Stops the running job's tasks and puts it back in the queue, or puts
+  // an ended job back; its next run has attempt (and SLURM_RESTART_COUNT)
+  // one higher (scontrol requeue). FailedPrecondition when it is waiting,
+  // ended without running, or was submitted with requeue false.
   Status Requeue(const Principal& who, core::JobId id);
   // controller_updates.cc: a waiting job held by its owner (Slurm's
   // scontrol hold), and a waiting job's time limit, queue or priority
@@ -385,6 +385,7 @@ class Controller {
   // The job's node is gone: requeue it, or fail it if it asked not to be.
   void LoseNodeLocked(store::JobRecord& job, const std::string& node,
                       std::vector<store::JobRecord*>& changed);
+  Status RequeueEndedLocked(const Principal& who, core::JobId id);
   void RequeueLocked(store::JobRecord& job, core::JobReason reason,
                      std::vector<store::JobRecord*>& changed);
   // Queues the usage of the job's run that ends at `end`, to be written with

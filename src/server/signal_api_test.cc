@@ -99,5 +99,46 @@ TEST_F(SignalApiTest, ARequeuedJobRunsAgainWithTheNextAttempt) {
               ::testing::HasSubstr("requeue false"));
 }
 
+TEST_F(SignalApiTest, AnEndedJobIsRequeuedAndRunsAgain) {
+  // As Slurm requeues a finished batch job: pending at once, its next run
+  // one attempt higher.
+  Client alice = As(NewToken("alice", "user"));
+  Client bob = As(NewToken("bob", "user"));
+  Client agent = RegisterAgent("n0", 8);
+  const auto [id, attempt] = Running(alice, agent);
+  Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 3, {}}});
+  EXPECT_EQ(WaitForState(alice, id, "failed")["exit_code"], 3);
+  const std::string path = "/api/v1/jobs/" + std::to_string(id) + "/requeue";
+  EXPECT_EQ(bob.Post(path).status, 403);
+  ASSERT_EQ(alice.Post(path).status, 200);
+  const json requeued = alice.Get("/api/v1/jobs/" + std::to_string(id)).body;
+  EXPECT_EQ(requeued["state"], "pending") << requeued.dump();
+  EXPECT_EQ(requeued["reason"], "requeued");
+  EXPECT_TRUE(requeued["exit_code"].is_null()) << requeued.dump();
+  EXPECT_TRUE(requeued["end_time"].is_null()) << requeued.dump();
+  const json again = WaitForAssignment(agent, "n0", id);
+  EXPECT_EQ(again["attempt"], attempt + 1);
+  Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt + 1, TaskPhase::kExited, 0, {}}});
+  EXPECT_EQ(WaitForState(alice, id, "succeeded")["attempts"], 2);
+
+  // A job that never ran has no run to repeat; one that must not run
+  // twice is refused, ended or not.
+  const int64_t never =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 1}, {"hold", true}}).body["id"];
+  ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(never) + "/cancel").status, 200);
+  const Reply unran = alice.Post("/api/v1/jobs/" + std::to_string(never) + "/requeue");
+  EXPECT_EQ(unran.status, 409);
+  EXPECT_THAT(unran.body["error"]["message"].get<std::string>(),
+              ::testing::HasSubstr("without ever running"));
+  const auto [once, once_attempt] = Running(alice, agent, json{{"requeue", false}});
+  Heartbeat(agent, "n0",
+            {TaskReport{core::JobId{once}, 0, once_attempt, TaskPhase::kExited, 0, {}}});
+  WaitForState(alice, once, "succeeded");
+  const Reply refused = alice.Post("/api/v1/jobs/" + std::to_string(once) + "/requeue");
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_THAT(refused.body["error"]["message"].get<std::string>(),
+              ::testing::HasSubstr("requeue false"));
+}
+
 }  // namespace
 }  // namespace berth::server::api_testing
