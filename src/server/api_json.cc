@@ -300,8 +300,9 @@ Result<std::vector<core::QueueSpec>> ParseQueues(const json& body) {
   return queues;
 }
 
-Result<store::JobFilter> ParseJobFilter(const std::multimap<std::string, std::string>& params) {
-  store::JobFilter filter;
+Result<JobListQuery> ParseJobListQuery(const std::multimap<std::string, std::string>& params) {
+  JobListQuery query;
+  store::JobFilter& filter = query.filter;
   for (const auto& [key, value] : params) {
     if (key == "state") {
       std::optional<core::JobState> state = core::ParseJobState(value);
@@ -311,10 +312,11 @@ Result<store::JobFilter> ParseJobFilter(const std::multimap<std::string, std::st
       filter.user = value;
     } else if (key == "queue") {
       filter.queue = value;
-    } else if (key == "live") {
-      if (value != "true" && value != "false")
-        return InvalidArgument("live: expected true or false");
-      filter.live_only = value == "true";
+    } else if (key == "live" || key == "steps") {
+      if (value != "true" && value != "false") {
+        return InvalidArgument(key + ": expected true or false");
+      }
+      (key == "live" ? filter.live_only : query.with_steps) = value == "true";
     } else if (key == "after" || key == "limit") {
       int64_t number = 0;
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
@@ -329,10 +331,10 @@ Result<store::JobFilter> ParseJobFilter(const std::multimap<std::string, std::st
       }
     } else {
       return InvalidArgument("unknown query parameter '" + key +
-                             "' (known: state, user, queue, live, after, limit)");
+                             "' (known: state, user, queue, live, after, limit, steps)");
     }
   }
-  return filter;
+  return query;
 }
 
 }  // namespace berth::server

@@ -40,7 +40,13 @@ Result<std::vector<core::QueueSpec>> ParseQueues(const nlohmann::json& body);
 // takes them): shares, limits (null: none), submission rules, default.
 nlohmann::json QueueGovernanceJson(const core::QueueSpec& spec);
 
-// GET /api/v1/jobs query parameters: state, user, queue, live, after, limit.
-Result<store::JobFilter> ParseJobFilter(const std::multimap<std::string, std::string>& params);
+// GET /api/v1/jobs query parameters: which jobs (state, user, queue, live,
+// after, limit), and whether each of the reader's own carries its steps
+// (steps=true: sacct reads a day of jobs and their steps in one request).
+struct JobListQuery {
+  store::JobFilter filter;
+  bool with_steps = false;
+};
+Result<JobListQuery> ParseJobListQuery(const std::multimap<std::string, std::string>& params);
 
 }  // namespace berth::server

@@ -92,17 +92,7 @@ Result<std::vector<JobStep>> Controller::ViewStepsLocked(const Principal& who, J
     BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, job));
     views = job.steps;
   }
-  for (JobStep& view : views) {
-    // A step of a run that ended has nothing left running: its tasks that
-    // never reported ended with the run, and so did it.
-    const bool run_over = core::IsTerminal(job.state) || job.attempts != view.attempt ||
-                          job.state == JobState::kCompleting;
-    if (!run_over) continue;
-    for (StepTask& task : view.tasks) {
-      if (!task.ended()) task.signal = 9;
-    }
-    if (!view.end_time) view.end_time = job.end_time;
-  }
+  for (JobStep& view : views) view = StepAsSeen(job, std::move(view));
   return views;
 }
 

@@ -477,9 +477,10 @@ Status HttpApi::AddHomeMounts(const std::string& user, Submission& submission) c
 
 void HttpApi::ListJobs(const Principal& who, const http::Request& request,
                        http::Response& response) {
-  Result<store::JobFilter> filter = ParseJobFilter(request.params);
-  if (!filter.ok()) return Fail(response, filter.status());
-  Result<std::vector<JobView>> jobs = controller_.ListJobs(who, *filter);
+  Result<JobListQuery> query = ParseJobListQuery(request.params);
+  if (!query.ok()) return Fail(response, query.status());
+  const store::JobFilter& filter = query->filter;
+  Result<std::vector<JobView>> jobs = controller_.ListJobs(who, filter);
   if (!jobs.ok()) return Fail(response, jobs.status());
   std::vector<core::JobId> ids;
   for (const JobView& job : *jobs) ids.push_back(job.record.id);
@@ -487,11 +488,19 @@ void HttpApi::ListJobs(const Principal& who, const http::Request& request,
   json out = json::array();
   for (const JobView& job : *jobs) {
     auto view = pending.find(job.record.id);
-    out.push_back(JobJson(job, ReaderOf(who, job.record.user),
-                          view == pending.end() ? nullptr : &view->second));
+    const Reader reader = ReaderOf(who, job.record.user);
+    out.push_back(JobJson(job, reader, view == pending.end() ? nullptr : &view->second));
+    // Steps as GET .../steps lists them, to their job's readers only.
+    if (query->with_steps && reader == Reader::kOwnerOrAdmin) {
+      json steps = json::array();
+      for (const JobStep& step : job.record.steps) {
+        steps.push_back(StepJson(job.record.id, StepAsSeen(job.record, step)));
+      }
+      out.back()["steps"] = std::move(steps);
+    }
   }
   json body{{"jobs", out}};
-  if (static_cast<int32_t>(jobs->size()) == filter->limit && !jobs->empty()) {
+  if (static_cast<int32_t>(jobs->size()) == filter.limit && !jobs->empty()) {
     body["next_after"] = core::Value(jobs->back().record.id);
   }
   Json(response, 200, body);

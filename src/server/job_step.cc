@@ -24,6 +24,17 @@ std::vector<int> TasksPerNode(const JobStep& step) {
 
 }  // namespace
 
+JobStep StepAsSeen(const store::JobRecord& job, JobStep step) {
+  const bool run_over = core::IsTerminal(job.state) || job.attempts != step.attempt ||
+                        job.state == core::JobState::kCompleting;
+  if (!run_over) return step;
+  for (StepTask& task : step.tasks) {
+    if (!task.ended()) task.signal = 9;
+  }
+  if (!step.end_time) step.end_time = job.end_time;
+  return step;
+}
+
 std::string StepStateName(const JobStep& step) {
   bool failed = false;
   for (const StepTask& task : step.tasks) {

@@ -45,6 +45,11 @@ struct StepHost {
 using StepTask = store::StepTaskRecord;
 using JobStep = store::StepRecord;
 
+// A step as its readers see it: a step of a run that ended (the job's, or
+// an earlier run of it) has nothing left running, so its tasks that never
+// reported ended with the run (SIGKILL), and so did it.
+JobStep StepAsSeen(const store::JobRecord& job, JobStep step);
+
 // "running", "completed" (every task exited 0), "failed" or "cancelled".
 std::string StepStateName(const JobStep& step);
 // The highest exit code of its tasks (a signal counts as 128 + it), as

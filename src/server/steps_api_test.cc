@@ -171,6 +171,24 @@ TEST_F(StepsApiTest, AStepRunsOneTaskPerNodeAndEndsWithItsTasks) {
   EXPECT_EQ(listed.body["steps"][1], alice.Get(steps + "/1").body);
   EXPECT_EQ(bob.Get(steps).status, 403);
   EXPECT_EQ(alice.Get("/api/v1/jobs/999999/steps").status, 404);
+
+  // The listing carries them with steps=true (sacct's one request), to the
+  // job's readers only; without it, none.
+  auto listed_job = [&](Client& who, const std::string& query) {
+    const Reply jobs = who.Get("/api/v1/jobs?" + query);
+    EXPECT_EQ(jobs.status, 200) << jobs.body.dump();
+    for (const json& job : jobs.body["jobs"]) {
+      if (job["id"] == id) return job;
+    }
+    return json();
+  };
+  EXPECT_EQ(listed_job(alice, "steps=true")["steps"], listed.body["steps"]);
+  EXPECT_EQ(listed_job(alice, "live=true&steps=true")["steps"], listed.body["steps"]);
+  EXPECT_FALSE(listed_job(alice, "steps=false").contains("steps"));
+  EXPECT_FALSE(listed_job(bob, "steps=true").contains("steps"));
+  const Reply bad_steps = alice.Get("/api/v1/jobs?steps=yes");
+  EXPECT_EQ(bad_steps.status, 400);
+  EXPECT_THAT(bad_steps.body["error"].value("message", ""), HasSubstr("steps"));
 }
 
 TEST_F(StepsApiTest, StepsOutliveARestartOfTheServer) {

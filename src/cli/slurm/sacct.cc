@@ -177,15 +177,21 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
 }
 
 // The rows under a job that started: its batch script's, then its steps'
-// in order, as Slurm's accounting keeps them. A job the server no longer
-// knows (or whose steps it cannot show) has none.
-std::vector<SacctStep> StepRows(const ApiClient& client, const SlurmJob& job) {
+// in order, as Slurm's accounting keeps them. `listed` is the job as the
+// listing gave it, with its steps (steps=true); a job read alone has them
+// read now. A job the server no longer knows (or whose steps it cannot
+// show) has none.
+std::vector<SacctStep> StepRows(const ApiClient& client, const SlurmJob& job, const json& listed) {
   std::vector<SacctStep> rows;
   if (!job.start_time || job.IsPending()) return rows;
   if (std::optional<SacctStep> batch = BatchStep(job)) rows.push_back(std::move(*batch));
-  Result<json> reply = client.Get("/api/v1/jobs/" + std::to_string(job.id) + "/steps");
-  if (!reply.ok() || !reply->contains("steps") || !(*reply)["steps"].is_array()) return rows;
-  for (const json& step : (*reply)["steps"]) rows.push_back(StepFromJson(job, step));
+  json steps = listed.value("steps", json());
+  if (!steps.is_array()) {
+    Result<json> reply = client.Get("/api/v1/jobs/" + std::to_string(job.id) + "/steps");
+    if (reply.ok()) steps = reply->value("steps", json());
+  }
+  if (!steps.is_array()) return rows;
+  for (const json& step : steps) rows.push_back(StepFromJson(job, step));
   return rows;
 }
 
@@ -222,6 +228,8 @@ int Sacct(int argc, char** argv) {
   }
   const Partitions partitions = LoadPartitions(command, client);
   std::vector<json> listed;
+  // Rows under the jobs come with the listing, unless -X hides them.
+  const std::string steps_query = options.allocations ? "" : "&steps=true";
   // Jobs named only by rows under them ("12.batch", "12_3.0"): those rows
   // alone, as Slurm's sacct -j prints them.
   std::map<int64_t, std::set<std::string>> only_steps;
@@ -243,7 +251,7 @@ int Sacct(int argc, char** argv) {
         if (!in_listing) named.push_back(std::move(*job));
       }
       if (in_listing) {
-        if (!have_every) every = ListJobs(command, client, "");
+        if (!have_every) every = ListJobs(command, client, steps_query);
         have_every = true;
         for (const json& job : every) {
           if (IsNamedBy(SlurmJobFromJson(job, partitions.default_name), word->job)) {
@@ -263,11 +271,12 @@ int Sacct(int argc, char** argv) {
     }
   } else {
     const std::string query = options.users.size() == 1 ? "&user=" + options.users[0] : "";
-    listed = ListJobs(command, client, query);
+    listed = ListJobs(command, client, query + steps_query);
   }
 
   std::vector<SlurmJob> shown;
   std::map<int64_t, std::string> canceller_uids;
+  std::map<int64_t, const json*> raw_jobs;  // as listed, with their steps
   for (const json& raw : listed) {
     SlurmJob job = SlurmJobFromJson(raw, partitions.default_name);
     if (!options.users.empty() && !Contains(options.users, job.user)) continue;
@@ -278,6 +287,7 @@ int Sacct(int argc, char** argv) {
     if (from && job.end_time && *job.end_time < *from) continue;
     if (to && job.submit_time > *to) continue;
     canceller_uids[job.id] = CancellerUid(raw);
+    raw_jobs[job.id] = &raw;
     shown.push_back(std::move(job));
   }
   const core::Time now = Now();
@@ -287,7 +297,9 @@ int Sacct(int argc, char** argv) {
     const bool steps_only = named_steps != only_steps.end() && !whole.contains(job.id);
     if (!steps_only) out += SacctLine(*fields, options.layout, job, now, canceller_uids[job.id]);
     if (options.allocations && !steps_only) continue;
-    for (const SacctStep& step : StepRows(client, job)) {
+    const auto raw = raw_jobs.find(job.id);
+    for (const SacctStep& step :
+         StepRows(client, job, raw != raw_jobs.end() ? *raw->second : json::object())) {
       if (steps_only && !named_steps->second.contains(step.suffix)) continue;
       out += SacctStepLine(*fields, options.layout, job, step, now);
     }
