@@ -490,9 +490,8 @@ class Controller {
   // Per job and task: the exit the agents reported for the current attempt.
   std::map<std::pair<core::JobId, int32_t>, TaskReport> exits_;
   std::set<std::pair<core::JobId, int32_t>> running_tasks_;
-  // Signals sent to running jobs (Signal), until their run ends; the last
-  // id given (ids start from the clock, so they grow across restarts).
-  std::map<core::JobId, std::vector<protocol::SignalRequest>> signals_;
+  // The last signal id given (Signal; ids start from the clock, so they
+  // grow across restarts).
   int64_t last_signal_id_ = 0;
   // Each pending job's view from the last cycle (reason, position,
   // blocker) and ETA from the last full one. Entries of jobs no longer

@@ -394,7 +394,9 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
       assignment.attempt = job.attempts;
       assignment.user = job.user;
       assignment.launch = TaskLaunchFor(job);
-      if (auto sent = signals_.find(id); sent != signals_.end()) assignment.signals = sent->second;
+      for (const store::SignalRecord& sent : job.signals) {
+        assignment.signals.push_back(protocol::SignalRequest{sent.id, sent.name, sent.batch_only});
+      }
       if (job.request.batch && task_id > 0) HoldShareInstead(assignment.launch);
       assignment.steps = StepLaunchesLocked(job, task_id);
       assignment.gpus = placed.gpus;

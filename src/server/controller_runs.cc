@@ -68,7 +68,7 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
-  signals_.erase(job.id);  // sent to the run that ended
+  job.signals.clear();  // sent to the run that ended
   LogEvent("job_requeued", {{"job", std::to_string(core::Value(job.id))},
                             {"reason", std::string(core::JobReasonName(reason))}});
   changed.push_back(&job);
@@ -111,7 +111,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason
     exits_.erase({job.id, task});
     running_tasks_.erase({job.id, task});
   }
-  signals_.erase(job.id);
+  job.signals.clear();
   LogEvent("job_ended", {{"job", std::to_string(core::Value(job.id))},
                          {"state", std::string(core::JobStateName(outcome))},
                          {"reason", std::string(core::JobReasonName(reason))},

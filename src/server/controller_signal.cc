@@ -1,6 +1,7 @@
-// Signals sent to a running job's tasks (scancel --signal): kept with the
-// job until its run ends and sent with its tasks on every heartbeat answer;
-// the nodes deliver each id once (agent/task_runner.h).
+// Signals sent to a running job's tasks (scancel --signal): stored with the
+// job before they are acknowledged, kept until its run ends, and sent with
+// its tasks on every heartbeat answer; the nodes deliver each id once
+// (agent/task_runner.h).
 #include <algorithm>
 #include <string>
 
@@ -32,9 +33,14 @@ Status Controller::Signal(const Principal& who, JobId id, const std::string& sig
                               "): only a running job's tasks can be signalled");
   }
   last_signal_id_ = std::max(last_signal_id_ + 1, Now().micros());
-  std::vector<protocol::SignalRequest>& sent = signals_[id];
-  sent.push_back(protocol::SignalRequest{last_signal_id_, signal, batch_only});
-  if (sent.size() > kSignalsKept) sent.erase(sent.begin());
+  const std::vector<store::SignalRecord> before = job.signals;
+  job.signals.push_back(store::SignalRecord{last_signal_id_, signal, batch_only});
+  if (job.signals.size() > kSignalsKept) job.signals.erase(job.signals.begin());
+  // Accepted means stored: a restart right after still delivers it.
+  if (Status stored = PersistLocked({&job}); !stored.ok()) {
+    job.signals = before;
+    return stored;
+  }
   LogEvent("job_signalled", {{"job", std::to_string(core::Value(id))},
                              {"signal", signal},
                              {"batch_only", batch_only ? "true" : "false"},

@@ -71,6 +71,7 @@ JobRecord Controller::PlanApplier::Starting(const JobRecord& job,
   next.start_time = now_;
   next.last_checkpoint.reset();  // a checkpoint belongs to the run that saved it
   next.steps.clear();            // and so do steps
+  next.signals.clear();          // and signals
   next.placement = RecordPlacement(start.placement);
   ++next.attempts;
   return next;

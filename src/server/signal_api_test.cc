@@ -57,6 +57,37 @@ TEST_F(SignalApiTest, ASignalReachesTheAgentWithTheRunningTask) {
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["state"], "running");
 }
 
+TEST_F(SignalApiTest, AnAcceptedSignalOutlivesARestartOfTheServer) {
+  const std::string token = NewToken("alice", "user");
+  Client alice = As(token);
+  Client agent = RegisterAgent("n0", 8);
+  const auto [id, attempt] = Running(alice, agent);
+  ASSERT_EQ(alice
+                .Post("/api/v1/jobs/" + std::to_string(id) + "/signal",
+                      json{{"signal", "USR1"}, {"batch_only", true}})
+                .status,
+            200);
+  server_.reset();  // before any node heard of it
+  StartServer();
+  Client again = RegisterAgent("n0", 8);
+  const json signals =
+      RunEntry(Heartbeat(again, "n0",
+                         {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}}),
+               id)["signals"];
+  ASSERT_EQ(signals.size(), 1u) << signals.dump();
+  EXPECT_EQ(signals[0]["name"], "USR1");
+  EXPECT_EQ(signals[0]["batch_only"], true);
+  // Sent to that run only: its next run starts with none.
+  ASSERT_EQ(As(token).Post("/api/v1/jobs/" + std::to_string(id) + "/requeue").status, 200);
+  TaskReport ended{core::JobId{id}, 0, attempt, TaskPhase::kExited, {}, SIGTERM};
+  ended.outcome = TaskOutcome::kStopped;
+  Heartbeat(again, "n0", {ended});
+  WaitForAssignment(again, "n0", id);
+  const Reply next = Heartbeat(
+      again, "n0", {TaskReport{core::JobId{id}, 0, attempt + 1, TaskPhase::kRunning, {}, {}}});
+  EXPECT_FALSE(RunEntry(next, id).contains("signals")) << next.body.dump();
+}
+
 TEST_F(SignalApiTest, OnlyARunningJobCanBeSignalledOrRequeued) {
   Client alice = As(NewToken("alice", "user"));
   const int64_t pending =

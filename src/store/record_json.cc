@@ -430,6 +430,27 @@ json StepsToJson(const std::vector<StepRecord>& steps) {
   return out;
 }
 
+json SignalsToJson(const std::vector<SignalRecord>& signals) {
+  json out = json::array();
+  for (const SignalRecord& signal : signals) {
+    out.push_back({{"id", signal.id}, {"name", signal.name}, {"batch_only", signal.batch_only}});
+  }
+  return out;
+}
+
+void ReadSignals(FieldReader& in, Status& error, std::vector<SignalRecord>& out) {
+  const json* signals = in.Array("signals");
+  if (signals == nullptr) return;
+  for (size_t i = 0; i < signals->size(); ++i) {
+    FieldReader signal_in((*signals)[i], "signals[" + std::to_string(i) + "].", error);
+    SignalRecord signal;
+    signal.id = signal_in.Int64("id", 0);
+    signal.name = signal_in.String("name");
+    signal.batch_only = signal_in.Bool("batch_only", false);
+    out.push_back(std::move(signal));
+  }
+}
+
 void ReadSteps(FieldReader& in, Status& error, std::vector<StepRecord>& out) {
   const json* steps = in.Array("steps");
   if (steps == nullptr) return;
@@ -497,6 +518,7 @@ json JobRecordToJson(const JobRecord& job) {
   if (job.cpu_time) out["cpu_time_us"] = job.cpu_time->micros();
   if (job.last_checkpoint) out["last_checkpoint"] = job.last_checkpoint->micros();
   if (!job.steps.empty()) out["steps"] = StepsToJson(job.steps);
+  if (!job.signals.empty()) out["signals"] = SignalsToJson(job.signals);
   return out;
 }
 
@@ -540,6 +562,7 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
     job.last_checkpoint = core::Time::FromMicros(*us);
   }
   ReadSteps(in, error, job.steps);
+  ReadSignals(in, error, job.signals);
   job.attempts = in.Int32("attempts", 0);
   job.preemptions = in.Int32("preemptions", 0);
   job.version = in.Int64("version", 0);

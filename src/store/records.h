@@ -169,6 +169,17 @@ struct StepTaskRecord {
   bool operator==(const StepTaskRecord&) const = default;
 };
 
+// A signal sent to a running job's tasks (scancel --signal), stored with
+// its job so that one accepted just before a restart still reaches them.
+// Nodes deliver each id once.
+struct SignalRecord {
+  int64_t id = 0;
+  std::string name;         // canonical (protocol/signal_name.h): "USR1"
+  bool batch_only = false;  // only task 0's main process (scancel --batch)
+
+  bool operator==(const SignalRecord&) const = default;
+};
+
 // A job step, stored with its job so that a restarted server still knows
 // the steps its running jobs launched (and the ends their nodes reported).
 struct StepRecord {
@@ -216,6 +227,9 @@ struct JobRecord {
   std::optional<core::Time> last_checkpoint;
   // The steps of its current (or last) run, by id; a new run starts with none.
   std::vector<StepRecord> steps;
+  // The signals sent to its current run that are still kept, oldest first;
+  // cleared when the run ends.
+  std::vector<SignalRecord> signals;
   // Bumped by every write; UpdateJobs refuses a stale record (someone else
   // changed the job since it was read).
   int64_t version = 0;

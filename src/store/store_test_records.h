@@ -84,6 +84,7 @@ inline JobRecord FullJob() {
   step.start_time = core::Time::FromSeconds(1'700'000'120) + core::Duration::Micros(5);
   step.end_time = core::Time::FromSeconds(1'700'000'130);
   job.steps = {StepRecord{}, step};
+  job.signals = {SignalRecord{}, SignalRecord{1'700'000'160'000'000, "USR1", true}};
   job.version = 5;
   return job;
 }
