@@ -145,7 +145,9 @@ TEST_F(SignalApiTest, AnEndedJobIsRequeuedAndRunsAgain) {
   // Pending, unless the next cycle has already started it again.
   const json requeued = alice.Get("/api/v1/jobs/" + std::to_string(id)).body;
   EXPECT_TRUE(requeued["state"] == "pending" || requeued["state"] == "starting") << requeued.dump();
-  if (requeued["state"] == "pending") EXPECT_EQ(requeued["reason"], "requeued");
+  if (requeued["state"] == "pending") {
+    EXPECT_EQ(requeued["reason"], "requeued");
+  }
   EXPECT_TRUE(requeued["exit_code"].is_null()) << requeued.dump();
   EXPECT_TRUE(requeued["end_time"].is_null()) << requeued.dump();
   const json again = WaitForAssignment(agent, "n0", id);
