@@ -273,6 +273,20 @@ def main():
                           "--wrap", "exit $((SLURM_ARRAY_TASK_ID * 3 % 5))")
             check(array.returncode == 3, f"sbatch --wait on an array exits with the highest "
                   f"code (0, 3, 1): {array.returncode} {array.stderr!r}")
+            # The submitting shell's environment reaches the job (--export's
+            # default, ALL); NONE, a list and SBATCH_EXPORT as Slurm reads them.
+            def exported(*args, extra=None):
+                shell = dict(env, LR="0.25", **(extra or {}))
+                return subprocess.run(["sbatch", "-W", "--gpus=0", *args, "--wrap",
+                                       'test "$LR" = 0.25 && test -n "$PATH"'],
+                                      cwd=berth.work, env=shell, capture_output=True,
+                                      text=True, timeout=60).returncode
+            check(exported() == 0, "sbatch: the shell's LR and PATH reach the job")
+            check(exported("--export=NONE") == 1, "sbatch --export=NONE: no LR")
+            check(exported("--export=PATH,LR") == 0, "sbatch --export=PATH,LR")
+            check(exported(extra={"SBATCH_EXPORT": "NONE"}) == 1, "SBATCH_EXPORT=NONE")
+            check(exported("--export=ALL", extra={"SBATCH_EXPORT": "NONE"}) == 0,
+                  "the command line over SBATCH_EXPORT")
             # sacct -j ARRAY_INDEX.batch: that element's batch row alone.
             array_id = array.stdout.strip()
             rows = slurm("sacct", "-n", "-P", "-j", f"{array_id}_1.batch",

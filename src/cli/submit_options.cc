@@ -238,6 +238,7 @@ Result<bool> ApplySbatch(std::string_view flag, std::string_view value, SubmitOp
   if (resource) return true;
   if (flag == "--time" || flag == "-t") return options.time = std::string(value), true;
   if (flag == "--signal") return options.signal = std::string(value), true;
+  if (flag == "--export") return options.export_env = std::string(value), true;
   if (flag == "--job-name" || flag == "-J") return options.name = std::string(value), true;
   if (flag == "--array" || flag == "-a") return options.array = std::string(value), true;
   if (flag == "--partition" || flag == "-p") return options.queue = std::string(value), true;
@@ -382,6 +383,7 @@ void SubmitOptions::FillFrom(const SubmitOptions& lower) {
   fill(preemptible, lower.preemptible);
   fill(grace, lower.grace);
   fill(signal, lower.signal);
+  fill(export_env, lower.export_env);
   if (after.empty()) after = lower.after;
   fill(array, lower.array);
   if (env.empty()) env = lower.env;

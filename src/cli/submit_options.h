@@ -40,7 +40,10 @@ struct SubmitOptions {
   std::optional<bool> preemptible;
   std::optional<std::string> grace;
   std::optional<std::string> signal;  // --signal=[B:]SIG[@secs] (signal_option.h)
-  std::vector<std::string> after;     // ID or ID:KIND or KIND:ID
+  // sbatch's --export: which of the submitting environment the job carries
+  // (slurm/exported_env.h); none: ALL.
+  std::optional<std::string> export_env;
+  std::vector<std::string> after;  // ID or ID:KIND or KIND:ID
   std::optional<std::string> array;
   std::vector<std::string> env;  // K=V
   std::optional<std::string> workdir;

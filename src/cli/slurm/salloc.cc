@@ -94,8 +94,9 @@ int Salloc(int argc, char** argv) {
   if (!request->options.name) request->options.name = "interactive";
   std::vector<std::string> warnings;
   // The allocation's tasks hold their share until it ends.
+  // Its holders need no environment: the shell's reaches each srun step.
   Result<json> body = SbatchBody(*request, WrapScript("exec sleep infinity"),
-                                 std::filesystem::current_path().string(), warnings);
+                                 std::filesystem::current_path().string(), {}, warnings);
   if (!body.ok()) Fail(command, body.status().message());
   (*body)["batch"] = true;
   const ApiClient client = ConnectOrFail(command);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -123,10 +124,18 @@ int Sbatch(int argc, char** argv) {
     script = ReadAll(std::cin);
   }
   request->submit_host = HostName();
+  // SBATCH_EXPORT is --export's default, under the command line and over
+  // the script's #SBATCH lines, as Slurm's input variables are.
+  if (const char* exported = std::getenv("SBATCH_EXPORT");
+      !request->options.export_env && exported != nullptr) {
+    request->options.export_env = exported;
+  }
   const ApiClient client = ConnectOrFail(command);
   std::vector<std::string> warnings;
-  Result<nlohmann::json> body = SbatchBody(
-      *request, script, std::filesystem::current_path().string(), warnings, LargestNode(client));
+  const Environment inheritable = InheritableShellEnvironment(warnings);
+  Result<nlohmann::json> body =
+      SbatchBody(*request, script, std::filesystem::current_path().string(), inheritable, warnings,
+                 LargestNode(client));
   for (const std::string& warning : warnings) {
     std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
   }

@@ -68,7 +68,8 @@ Result<SbatchRequest> ParseSbatchArgs(const std::vector<std::string>& args, Wait
 std::string WrapScript(const std::string& command) { return "#!/bin/sh\n" + command + "\n"; }
 
 Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& script,
-                                  const std::string& workdir, std::vector<std::string>& warnings,
+                                  const std::string& workdir, const Environment& inheritable,
+                                  std::vector<std::string>& warnings,
                                   const std::optional<NodeSize>& reference_node) {
   if (!script.starts_with("#!")) {
     return InvalidArgument(
@@ -95,6 +96,12 @@ Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& scri
                          SubmissionBody(request.options, {}, script, reference_node));
   nlohmann::json& env = body["env"];
   if (!env.is_object()) env = nlohmann::json::object();
+  // The submitting shell's, under what sbatch itself sets.
+  BERTH_ASSIGN_OR_RETURN(Environment exported,
+                         ExportedEnvironment(request.options.export_env.value_or(""), inheritable));
+  for (auto& [name, value] : exported) {
+    if (!env.contains(name)) env[name] = std::move(value);
+  }
   env["SLURM_SUBMIT_DIR"] = workdir;
   if (!request.submit_host.empty()) env["SLURM_SUBMIT_HOST"] = request.submit_host;
   return body;

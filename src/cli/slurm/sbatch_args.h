@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/slurm/exported_env.h"
 #include "cli/submit_options.h"
 #include "common/status.h"
 
@@ -47,11 +48,13 @@ std::string WrapScript(const std::string& command);
 // script's file name, or "sbatch" for a script read from stdin. Its
 // resources are Slurm's (slurm_allocation.h; `reference_node` the cluster's
 // largest node, when known), and its env has SLURM_SUBMIT_DIR (`workdir`)
-// and SLURM_SUBMIT_HOST, as sbatch sets them.
+// and SLURM_SUBMIT_HOST, as sbatch sets them, over what --export takes of
+// `inheritable`, the submitting shell's (exported_env.h).
 // InvalidArgument if the script does not start with "#!" (Slurm refuses it
 // too) or its directives are wrong.
 Result<nlohmann::json> SbatchBody(SbatchRequest request, const std::string& script,
-                                  const std::string& workdir, std::vector<std::string>& warnings,
-                                  const std::optional<NodeSize>& reference_node = {});
+                                  const std::string& workdir, const Environment& inheritable,
+                                  std::vector<std::string>& warnings,
+                                  const std::optional<NodeSize>& reference_node = std::nullopt);
 
 }  // namespace berth::cli::slurm

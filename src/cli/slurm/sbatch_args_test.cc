@@ -42,7 +42,7 @@ TEST(SbatchArgsTest, TheCommandLineWinsOverTheScriptsLines) {
   Result<SbatchRequest> request = ParseSbatchArgs({"-J", "cli", "dir/job.sh"});
   ASSERT_TRUE(request.ok());
   std::vector<std::string> warnings;
-  Result<nlohmann::json> body = SbatchBody(*request, script, "/work/here", warnings);
+  Result<nlohmann::json> body = SbatchBody(*request, script, "/work/here", {}, warnings);
   ASSERT_TRUE(body.ok()) << body.status().message();
   EXPECT_EQ((*body)["name"], "cli");
   EXPECT_EQ((*body)["time_limit_s"], 600);
@@ -51,11 +51,11 @@ TEST(SbatchArgsTest, TheCommandLineWinsOverTheScriptsLines) {
   EXPECT_EQ((*body)["env"]["SLURM_SUBMIT_DIR"], "/work/here");
   EXPECT_EQ((*body)["script"], script);
   // Unnamed: the script's file name, or "wrap" as Slurm names them.
-  body = SbatchBody(*ParseSbatchArgs({"dir/job.sh"}), "#!/bin/sh\ntrue\n", "/w", warnings);
+  body = SbatchBody(*ParseSbatchArgs({"dir/job.sh"}), "#!/bin/sh\ntrue\n", "/w", {}, warnings);
   EXPECT_EQ((*body)["name"], "job.sh");
   Result<SbatchRequest> wrapped = ParseSbatchArgs({"--wrap", "echo hi"});
   ASSERT_TRUE(wrapped.ok());
-  body = SbatchBody(*wrapped, WrapScript(*wrapped->wrap), "/w", warnings);
+  body = SbatchBody(*wrapped, WrapScript(*wrapped->wrap), "/w", {}, warnings);
   EXPECT_EQ((*body)["name"], "wrap");
   EXPECT_EQ((*body)["script"], "#!/bin/sh\necho hi\n");
 }
@@ -63,9 +63,9 @@ TEST(SbatchArgsTest, TheCommandLineWinsOverTheScriptsLines) {
 TEST(SbatchArgsTest, RefusesWhatSlurmOrBerthCannotRun) {
   std::vector<std::string> warnings;
   Result<nlohmann::json> body =
-      SbatchBody(*ParseSbatchArgs({"job.sh"}), "echo no interpreter\n", "/w", warnings);
+      SbatchBody(*ParseSbatchArgs({"job.sh"}), "echo no interpreter\n", "/w", {}, warnings);
   EXPECT_NE(body.status().message().find("The first line must start with #!"), std::string::npos);
-  body = SbatchBody(*ParseSbatchArgs({"job.sh", "arg"}), "#!/bin/sh\n", "/w", warnings);
+  body = SbatchBody(*ParseSbatchArgs({"job.sh", "arg"}), "#!/bin/sh\n", "/w", {}, warnings);
   EXPECT_NE(body.status().message().find("without arguments"), std::string::npos);
 }
 

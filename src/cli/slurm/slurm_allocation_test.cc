@@ -51,7 +51,7 @@ nlohmann::json GoldenSbatchBody(const std::vector<std::string>& options) {
   if (!request.ok()) return nlohmann::json::object();
   std::vector<std::string> warnings;
   Result<nlohmann::json> body =
-      SbatchBody(*request, "#!/bin/sh\ntrue\n", "/home/u", warnings, kGoldenNode);
+      SbatchBody(*request, "#!/bin/sh\ntrue\n", "/home/u", {}, warnings, kGoldenNode);
   EXPECT_TRUE(body.ok()) << body.status().message();
   return body.ok() ? *body : nlohmann::json::object();
 }

@@ -13,12 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include "cli/slurm/exported_env.h"
 #include "cli/slurm/output_follower.h"
 #include "cli/slurm/sbatch_args.h"
 #include "cli/slurm/slurm_client.h"
 #include "cli/slurm/slurm_commands.h"
-
-extern char** environ;
 
 namespace berth::cli::slurm {
 namespace {
@@ -49,38 +48,15 @@ std::string Env(const char* name) {
   return value == nullptr ? "" : value;
 }
 
-// What of srun's environment reaches the step's tasks, as Slurm's default
-// --export=ALL: everything but what each task gets of its own node and
-// step (its GPUs, its rank, its task's directory...).
-std::map<std::string, std::string> ExportedEnvironment() {
-  static const char* const kOwn[] = {"SLURM_",
-                                     "BERTH_",
-                                     "CUDA_VISIBLE_DEVICES",
-                                     "NVIDIA_VISIBLE_DEVICES",
-                                     "MASTER_",
-                                     "RANK",
-                                     "WORLD_SIZE",
-                                     "LOCAL_",
-                                     "NODE_RANK",
-                                     "GROUP_RANK",
-                                     "PWD",
-                                     "OLDPWD",
-                                     "SHLVL",
-                                     "_"};
-  std::map<std::string, std::string> out;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    const size_t equals = text.find('=');
-    if (equals == std::string::npos) continue;
-    const std::string name = text.substr(0, equals);
-    bool own = false;
-    for (const char* prefix : kOwn) {
-      const std::string_view p(prefix);
-      own |= p.ends_with('_') && p != "_" ? name.starts_with(p) : name == p;
-    }
-    if (!own) out[name] = text.substr(equals + 1);
+// This process's environment, what of it a job may carry; what it leaves
+// out is said on stderr.
+Environment ShellEnvironment(const std::string& command) {
+  std::vector<std::string> warnings;
+  Environment inheritable = InheritableShellEnvironment(warnings);
+  for (const std::string& warning : warnings) {
+    std::fprintf(stderr, "%s: warning: %s\n", command.c_str(), warning.c_str());
   }
-  return out;
+  return inheritable;
 }
 
 struct StepOptions {
@@ -154,7 +130,7 @@ int RunStep(const std::string& command, int64_t job, const std::vector<std::stri
     if (!ntasks.empty()) options.ntasks = Count(command, "SLURM_NTASKS", ntasks);
   }
   const ApiClient client = ConnectOrFail(command);
-  json body{{"command", options.command}, {"env", ExportedEnvironment()}};
+  json body{{"command", options.command}, {"env", ShellEnvironment(command)}};
   if (options.ntasks) body["ntasks"] = *options.ntasks;
   if (options.nodes) body["nodes"] = *options.nodes;
   if (options.ntasks_per_node) body["ntasks_per_node"] = *options.ntasks_per_node;
@@ -278,8 +254,9 @@ int RunJob(const std::string& command, const std::vector<std::string>& args) {
   argv.insert(argv.end(), request->script_args.begin(), request->script_args.end());
   request->script_args.clear();
   std::vector<std::string> warnings;
-  Result<json> body = SbatchBody(*request, WrapScript("exec \"$0\" \"$@\""),
-                                 std::filesystem::current_path().string(), warnings);
+  Result<json> body =
+      SbatchBody(*request, WrapScript("exec \"$0\" \"$@\""),
+                 std::filesystem::current_path().string(), ShellEnvironment(command), warnings);
   if (!body.ok()) Fail(command, body.status().message());
   body->erase("script");
   (*body)["command"] = argv;
