@@ -8,9 +8,12 @@ extern char** environ;
 namespace berth::cli::slurm {
 namespace {
 
-// What every task gets of its own, never from the submitting shell. Names
-// ending in '_' are prefixes.
-constexpr std::array<std::string_view, 14> kOwn = {"SLURM_",
+// What every task gets of its own, never from the submitting shell: its
+// node's, job's and step's (GPUs, ranks, Berth's and Slurm's variables),
+// and its user's (HOME, USER...: the node sets them from the job user's
+// account, which need not be the shell's, a token being whose it is).
+// Names ending in '_' are prefixes.
+constexpr std::array<std::string_view, 18> kOwn = {"SLURM_",
                                                    "BERTH_",
                                                    "CUDA_VISIBLE_DEVICES",
                                                    "NVIDIA_VISIBLE_DEVICES",
@@ -23,7 +26,11 @@ constexpr std::array<std::string_view, 14> kOwn = {"SLURM_",
                                                    "PWD",
                                                    "OLDPWD",
                                                    "SHLVL",
-                                                   "_"};
+                                                   "_",
+                                                   "HOME",
+                                                   "USER",
+                                                   "LOGNAME",
+                                                   "SHELL"};
 
 bool Own(std::string_view name) {
   return std::any_of(kOwn.begin(), kOwn.end(), [&](std::string_view own) {

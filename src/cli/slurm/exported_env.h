@@ -18,9 +18,9 @@ using Environment = std::map<std::string, std::string>;
 inline constexpr size_t kMaxEnvValue = 4096;
 
 // The variables of `entries` ("NAME=VALUE", as environ holds them) a job
-// may carry: all but those each task gets of its own node, job and step
-// (SLURM_*, BERTH_* (a token among them), CUDA_VISIBLE_DEVICES, ranks,
-// MASTER_*, PWD...), and those the API cannot carry: names outside
+// may carry: all but those each task gets of its own node, job, step and
+// user (SLURM_*, BERTH_* (a token among them), CUDA_VISIBLE_DEVICES, ranks,
+// MASTER_*, PWD, HOME, USER...), and those the API cannot carry: names outside
 // [A-Za-z_][A-Za-z0-9_]* (bash's exported functions, BASH_FUNC_module%%,
 // which environment modules set on login nodes) and values longer than
 // `max_value` bytes, each of those named in `warnings`.

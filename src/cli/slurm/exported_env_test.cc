@@ -15,6 +15,7 @@ TEST(ExportedEnvTest, AJobInheritsTheShellButNotWhatEachTaskGetsOfItsOwn) {
   const Environment inheritable = InheritableEnvironment(
       {"PATH=/opt/conda/bin:/usr/bin", "LR=0.1", "EMPTY=", "SLURM_JOB_ID=7", "BERTH_TOKEN=secret",
        "CUDA_VISIBLE_DEVICES=0", "RANK=3", "LOCAL_RANK=1", "PWD=/home/u", "_=/usr/bin/sbatch",
+       "HOME=/root", "USER=root", "LOGNAME=root", "SHELL=/bin/zsh",
        "BASH_FUNC_module%%=() {  eval x; }", "LONG=" + std::string(5000, 'x'), "noequals"},
       kMaxEnvValue, warnings);
   EXPECT_EQ(inheritable,
