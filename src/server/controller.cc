@@ -14,6 +14,7 @@
 #include "core/placer.h"
 #include "server/event_log.h"
 #include "server/explain_text.h"
+#include "server/job_messages.h"
 #include "server/master_port.h"
 #include "server/queue_admission.h"
 #include "server/unix_groups.h"
@@ -26,8 +27,6 @@ using core::JobState;
 using store::JobRecord;
 
 namespace {
-
-std::string JobName(JobId id) { return "job " + std::to_string(core::Value(id)); }
 
 // What the core needs of a request; the owner and times are the job's.
 core::JobSpec CoreSpecOf(const store::JobRequest& request) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "server/controller.h"
+#include "server/job_messages.h"
 
 namespace berth::server {
 
@@ -44,8 +45,7 @@ Result<core::Time> Controller::ReportCheckpoint(const Principal& who, core::JobI
   BERTH_ASSIGN_OR_RETURN(JobRecord * job, FindOwnLiveLocked(who, id));
   if (RecordCheckpointLocked(*job, Now())) BERTH_RETURN_IF_ERROR(PersistLocked({job}));
   if (!HoldsItsPlacement(job->state) || !job->last_checkpoint) {
-    return FailedPrecondition("job " + std::to_string(core::Value(id)) + " is not running (state " +
-                              std::string(core::JobStateName(job->state)) + ")");
+    return NotRunning(id, job->state);
   }
   return *job->last_checkpoint;
 }

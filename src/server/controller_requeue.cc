@@ -8,6 +8,7 @@
 
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/job_messages.h"
 
 namespace berth::server {
 
@@ -20,7 +21,7 @@ namespace {
 
 // As Slurm refuses a job submitted with --no-requeue.
 Status MustNotRunTwice(JobId id) {
-  return FailedPrecondition("job " + std::to_string(core::Value(id)) +
+  return FailedPrecondition(JobName(id) +
                             " was submitted with requeue false (--no-requeue): it must not run "
                             "twice");
 }
@@ -33,9 +34,7 @@ Status Controller::Requeue(const Principal& who, JobId id) {
   BERTH_ASSIGN_OR_RETURN(JobRecord * found, FindOwnLiveLocked(who, id));
   JobRecord& job = *found;
   if (job.state != JobState::kRunning && job.state != JobState::kStarting) {
-    return FailedPrecondition("job " + std::to_string(core::Value(id)) + " is not running (state " +
-                              std::string(core::JobStateName(job.state)) +
-                              "): only a running or ended job can be requeued");
+    return NotRunning(id, job.state, "only a running or ended job can be requeued");
   }
   if (!job.request.requeue) return MustNotRunTwice(id);
   job.state = JobState::kCompleting;
@@ -53,17 +52,17 @@ Status Controller::Requeue(const Principal& who, JobId id) {
 // one higher). A job that never ran has no run to repeat: it is submitted
 // again instead; its dependencies were met when it started.
 Status Controller::RequeueEndedLocked(const Principal& who, JobId id) {
-  const std::string name = "job " + std::to_string(core::Value(id));
   Result<JobRecord> stored = store_.GetJob(id);
-  if (!stored.ok()) return NotFound(name + " does not exist");
+  if (!stored.ok()) return NotFound(JobName(id) + " does not exist");
   BERTH_RETURN_IF_ERROR(CheckOwnerLocked(who, *stored));
   JobRecord job = std::move(*stored);
   if (!core::IsTerminal(job.state)) {
     // It left memory a moment ago, and its end is still being written.
-    return Unavailable(name + " is ending; try again");
+    return Unavailable(JobName(id) + " is ending; try again");
   }
   if (job.attempts == 0) {
-    return FailedPrecondition(name + " ended (" + std::string(core::JobStateName(job.state)) +
+    return FailedPrecondition(JobName(id) + " ended (" +
+                              std::string(core::JobStateName(job.state)) +
                               ") without ever running: submit it again");
   }
   if (!job.request.requeue) return MustNotRunTwice(id);

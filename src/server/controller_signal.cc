@@ -7,6 +7,7 @@
 
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/job_messages.h"
 
 namespace berth::server {
 
@@ -28,9 +29,7 @@ Status Controller::Signal(const Principal& who, JobId id, const std::string& sig
   BERTH_ASSIGN_OR_RETURN(JobRecord * found, FindOwnLiveLocked(who, id));
   JobRecord& job = *found;
   if (job.state != JobState::kRunning) {
-    return FailedPrecondition("job " + std::to_string(core::Value(id)) + " is not running (state " +
-                              std::string(core::JobStateName(job.state)) +
-                              "): only a running job's tasks can be signalled");
+    return NotRunning(id, job.state, "only a running job's tasks can be signalled");
   }
   last_signal_id_ = std::max(last_signal_id_ + 1, Now().micros());
   const std::vector<store::SignalRecord> before = job.signals;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "server/controller.h"
+#include "server/job_messages.h"
 
 namespace berth::server {
 
@@ -38,12 +39,10 @@ Result<JobStep> Controller::LaunchStep(const Principal& who, JobId id, StepReque
   std::lock_guard lock(mutex_);
   BERTH_ASSIGN_OR_RETURN(JobRecord * job, FindOwnLiveLocked(who, id));
   if (job->state != JobState::kRunning) {
-    return FailedPrecondition("job " + std::to_string(core::Value(id)) + " is not running (state " +
-                              std::string(core::JobStateName(job->state)) + "): no steps now");
+    return NotRunning(id, job->state, "no steps now");
   }
   if (job->request.container) {
-    return FailedPrecondition("job " + std::to_string(core::Value(id)) +
-                              " runs in a container: steps run on the host only");
+    return FailedPrecondition(JobName(id) + " runs in a container: steps run on the host only");
   }
   BERTH_ASSIGN_OR_RETURN(std::vector<StepTask> tasks, LayOutStep(StepHosts(*job), request));
   JobStep step;
@@ -80,7 +79,7 @@ Result<std::vector<JobStep>> Controller::ViewStepsLocked(const Principal& who, J
   std::optional<JobRecord> stored;
   if (live == jobs_.end()) {
     Result<JobRecord> read = store_.GetJob(id);
-    if (!read.ok()) return NotFound("job " + std::to_string(core::Value(id)) + " does not exist");
+    if (!read.ok()) return NotFound(JobName(id) + " does not exist");
     stored = std::move(*read);
   }
   JobRecord& job = live != jobs_.end() ? live->second : *stored;

@@ -7,6 +7,7 @@
 
 #include "server/controller.h"
 #include "server/event_log.h"
+#include "server/job_messages.h"
 #include "server/queue_admission.h"
 #include "server/unix_groups.h"
 
@@ -18,8 +19,6 @@ using core::JobState;
 using store::JobRecord;
 
 namespace {
-
-std::string JobName(JobId id) { return "job " + std::to_string(core::Value(id)); }
 
 bool Waiting(const JobRecord& job) {
   return job.state == JobState::kPending || job.state == JobState::kHeld;
