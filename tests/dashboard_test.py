@@ -235,6 +235,11 @@ def run(base, data_dir, chromium, artifacts):
     blocked = api("/api/v1/jobs", method="POST", body={
         "name": "eval-sweep", "gpus": 4, "nodelist": "node-[1-2]",
         "command": ["sleep", "60"]})["id"]
+    # Issue 29: a Slurm job whose nodes get unequal shares (-N 2 --gpus=4
+    # on nodes of 4: 3 + 1); it waits for a second node.
+    uneven = api("/api/v1/jobs", method="POST", body={
+        "name": "packed", "tasks": 2, "distinct_nodes": True, "wait_for_nodes": True,
+        "task_shapes": [{"gpus": 3}, {"gpus": 1}], "command": ["sleep", "60"]})["id"]
     wait_until(lambda: api(f"/api/v1/jobs/{running}")["state"] == "running", 60,
                f"job {running} running")
     # The first cycle after a submit plans its ETA (issue 30).
@@ -273,6 +278,9 @@ def run(base, data_dir, chromium, artifacts):
     assert "No job has started since the server gave it an ETA" in \
         dom.find("figure", id="chart-eta").text()
     assert dom.find("tr", data_job_id=str(running)).attrs["data-state"] == "running"
+    packed = dom.find("tr", data_job_id=str(uneven)).find("td", data_col="gpus")
+    assert packed.text() == "3+1", packed.text()
+    assert packed.attrs.get("title") == "3 + 1 GPUs on 2 nodes", packed.attrs
     for chart in ("chart-queue", "chart-allocated", "chart-waits"):
         figure = dom.find("figure", id=chart)
         assert int(figure.attrs.get("data-samples", "0")) >= 1, figure.attrs

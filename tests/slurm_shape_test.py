@@ -42,6 +42,52 @@ def compressed(names):
     return ",".join(names)
 
 
+# srun in a job reaches the server with the user's own configuration: the
+# dev cluster's file (the job's HOME is its user's, not the sandbox's).
+PACKED = """#!/bin/sh
+#SBATCH -N 2 --gpus=3 --job-name=packed
+export BERTH_CONFIG={config}
+srun sh -c 'echo "$SLURM_GPUS_ON_NODE $SLURM_JOB_CPUS_PER_NODE" > "packed-$SLURM_JOB_ID-$SLURM_NODEID.txt"'
+"""
+
+
+def check_packed_gpus(berth, env):
+    """`-N 2 --gpus=3` on nodes of 4 GPUs: Slurm packs 2 + 1 (one GPU for
+    every node, the rest on the first); each node holds and sees its own."""
+    with open(os.path.join(berth.work, "packed.sh"), "w") as f:
+        f.write(PACKED.replace("{config}", os.path.join(berth.env["HOME"], ".config", "berth",
+                                                        "dev.toml")))
+    submitted = subprocess.run(["sbatch", "--parsable", "packed.sh"], cwd=berth.work, env=env,
+                               capture_output=True, text=True, timeout=60)
+    job = submitted.stdout.strip()
+    check(submitted.returncode == 0 and job.isdigit(),
+          f"sbatch packed: {submitted.stdout!r} {submitted.stderr!r}")
+    if not job.isdigit():
+        return
+
+    def shown():
+        return json.loads(berth("show", job, "--json").stdout)
+
+    wait_until(lambda: shown()["state"] in ("succeeded", "failed", "cancelled"), 60,
+               "the packed job to end")
+    record = shown()
+    output = os.path.join(berth.work, f"slurm-{job}.out")
+    check(record["state"] == "succeeded",
+          f"the packed job succeeded: {record['state']} {record.get('message')!r}: "
+          f"{open(output).read() if os.path.exists(output) else '(no output)'}")
+    placement = record["placement"]
+    check([len(task["gpus"]) for task in placement] == [2, 1]
+          and len({task["node"] for task in placement}) == 2,
+          f"2 + 1 GPUs on two distinct nodes: {placement}")
+    check([shape["gpus"] for shape in record.get("task_shapes", [])] == [2, 1],
+          f"the job keeps each node's share: {record.get('task_shapes')}")
+    for node, gpus in ((0, "2"), (1, "1")):
+        path = os.path.join(berth.work, f"packed-{job}-{node}.txt")
+        seen = open(path).read().split() if os.path.exists(path) else []
+        check(seen == [gpus, "1(x2)"],
+              f"node {node}'s step sees {gpus} GPUs and a CPU on each node: {seen}")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     slurm_dir = os.path.join(os.path.dirname(binary), "slurm")
@@ -112,6 +158,7 @@ def main():
                 check(seen.get(name) == value, f"{name}={value} (got {seen.get(name)!r})")
             check("[" in seen.get("SLURM_JOB_NODELIST", ""),
                   f"the node list is compressed: {seen.get('SLURM_JOB_NODELIST')!r}")
+            check_packed_gpus(berth, env)
         finally:
             dev.stop()
     if check.failures:

@@ -14,9 +14,9 @@ namespace {
 // --ntasks-per-node, as Slurm's does) lists in SLURM_TASKS_PER_NODE what
 // Slurm's batch environment lists for it: as many tasks as the job's CPUs
 // hold at --cpus-per-task each (`-N 1 --exclusive` on 32 CPUs: "32"),
-// spread over the nodes evenly, the first nodes taking one more. Its srun
-// steps still run one task per node (server/job_step.h).
-std::vector<int> TasksTheCpusHold(size_t nodes, int64_t cpus_per_node,
+// each node the tasks its own CPUs hold and the first nodes any left over.
+// Its srun steps still run one task per node (server/job_step.h).
+std::vector<int> TasksTheCpusHold(const std::vector<int64_t>& cpus_by_node,
                                   const std::map<std::string, std::string>& job_env) {
   int64_t cpus_per_task = 1;
   if (const auto given = job_env.find("SLURM_CPUS_PER_TASK"); given != job_env.end()) {
@@ -27,12 +27,17 @@ std::vector<int> TasksTheCpusHold(size_t nodes, int64_t cpus_per_node,
       cpus_per_task = value;
     }
   }
-  if (nodes == 0) return {};
-  const int64_t tasks =
-      std::max<int64_t>(static_cast<int64_t>(nodes) * cpus_per_node / cpus_per_task, 1);
-  std::vector<int> layout(nodes, static_cast<int>(tasks / static_cast<int64_t>(nodes)));
-  for (int64_t i = 0; i < tasks % static_cast<int64_t>(nodes); ++i) {
-    ++layout[static_cast<size_t>(i)];
+  if (cpus_by_node.empty()) return {};
+  std::vector<int> layout;
+  int64_t placed = 0;
+  for (int64_t cpus : cpus_by_node) {
+    layout.push_back(static_cast<int>(cpus / cpus_per_task));
+    placed += cpus / cpus_per_task;
+  }
+  const int64_t all_cpus = std::accumulate(cpus_by_node.begin(), cpus_by_node.end(), int64_t{0});
+  const int64_t tasks = std::max<int64_t>(all_cpus / cpus_per_task, 1);
+  for (size_t node = 0; placed < tasks; node = (node + 1) % layout.size(), ++placed) {
+    ++layout[node];
   }
   return layout;
 }
@@ -57,19 +62,23 @@ void AddSlurmEnvironment(const protocol::TaskAssignment& assignment, const std::
   env["SLURM_JOB_NUM_NODES"] = env["SLURM_NNODES"] = nodes;
   const std::vector<int> layout(slurm.tasks_per_node.begin(), slurm.tasks_per_node.end());
 
-  // Every node has the same share: this task's. A Slurm task has a CPU at
-  // least, as Slurm counts them.
+  // This task's share; every node's the same unless the server lists
+  // them. A Slurm task has a CPU at least, as Slurm counts them.
   const size_t here = std::min(static_cast<size_t>(std::max(assignment.node_rank, 0)),
                                layout.empty() ? size_t{0} : layout.size() - 1);
   const int64_t tasks_here = layout.empty() ? 1 : layout[here];
   const int64_t cpus = std::max((assignment.launch.limits.cpu.value() + 999) / 1000, tasks_here);
+  std::vector<int64_t> cpus_by_node(slurm.nodes.size(), cpus);
+  if (slurm.cpus_per_node.size() == slurm.nodes.size()) {
+    cpus_by_node.assign(slurm.cpus_per_node.begin(), slurm.cpus_per_node.end());
+  }
   env["SLURM_CPUS_ON_NODE"] = std::to_string(cpus);
   env["SLURM_JOB_CPUS_PER_NODE"] =
-      TasksPerNodeString(std::vector<int>(slurm.nodes.size(), static_cast<int>(cpus)));
+      TasksPerNodeString(std::vector<int>(cpus_by_node.begin(), cpus_by_node.end()));
   env["SLURM_TASKS_PER_NODE"] =
       TasksPerNodeString(assignment.launch.env.contains("SLURM_NTASKS")
                              ? layout
-                             : TasksTheCpusHold(slurm.nodes.size(), cpus, assignment.launch.env));
+                             : TasksTheCpusHold(cpus_by_node, assignment.launch.env));
   if (!assignment.gpus.empty()) {
     std::string indices;
     for (int32_t gpu : assignment.gpus)

@@ -141,6 +141,20 @@ TEST(SlurmEnvTest, WithCpusPerTaskTheCpusHoldFewerTasks) {
   EXPECT_EQ(env.at("SLURM_PROCID"), "0");
 }
 
+TEST(SlurmEnvTest, NodesOfDifferentSharesEachCountTheirOwnCpus) {
+  // -N 2 --gpus=6 --cpus-per-gpu=2: 5 + 1 GPUs, so 10 + 2 CPUs.
+  protocol::TaskAssignment task = Ddp4x2Batch();
+  task.launch.env.clear();
+  task.launch.limits.cpu = core::MilliCpu(10000);
+  task.launch.slurm =
+      protocol::SlurmAllocation{{"sim1", "sim2"}, {1, 1}, "gpu", "benchcl", {10, 2}};
+  std::map<std::string, std::string> env;
+  AddSlurmEnvironment(task, "sim1", env);
+  EXPECT_EQ(env.at("SLURM_CPUS_ON_NODE"), "10");
+  EXPECT_EQ(env.at("SLURM_JOB_CPUS_PER_NODE"), "10,2");
+  EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), "10,2");
+}
+
 TEST(SlurmEnvTest, AJobThatIsNotASlurmJobGetsNone) {
   protocol::TaskAssignment task = Ddp4x2Batch();
   task.launch.slurm.reset();

@@ -290,15 +290,21 @@ Status AddSlurmShape(const slurm::SlurmResourceOptions& options,
   body["tasks"] = allocation.nodes();
   if (allocation.nodes() > 1) body["distinct_nodes"] = true;
   body["slurm_tasks_per_node"] = allocation.tasks_per_node;
-  body["gpus"] = allocation.gpus_per_node;
   // Slurm counts a CPU per task at least; Berth reserves CPUs only when
   // they were asked for (or the whole node), so that a GPU job is not held
   // back by nodes that register few CPUs. Its variables still count them.
-  if (options.cpus_per_task || options.cpus_per_gpu || options.mem_per_cpu_mib ||
-      options.exclusive) {
-    body["cpus"] = allocation.cpus_per_node;
+  const bool reserve_cpus =
+      options.cpus_per_task || options.cpus_per_gpu || options.mem_per_cpu_mib || options.exclusive;
+  auto add_share = [&](const slurm::NodeShare& share, json& out) {
+    out["gpus"] = share.gpus;
+    if (reserve_cpus) out["cpus"] = share.cpus;
+    if (share.memory_mib > 0) out["memory_mib"] = share.memory_mib;
+  };
+  add_share(allocation.shares.front(), body);
+  if (!allocation.even()) {
+    json& shapes = body["task_shapes"] = json::array();
+    for (const slurm::NodeShare& share : allocation.shares) add_share(share, shapes.emplace_back());
   }
-  if (allocation.memory_mib_per_node > 0) body["memory_mib"] = allocation.memory_mib_per_node;
   json env = SlurmOptionEnv(options, allocation);
   if (!env.empty()) body["env"] = std::move(env);
   return Status::Ok();

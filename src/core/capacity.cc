@@ -104,7 +104,6 @@ int64_t Capacity::free_milli(NodeId node, int gpu) const {
 
 bool Capacity::CanAllocate(const Placement& placement) const {
   // Tasks of one job may share a node, so check cumulative demand per node.
-  const int64_t share = placement.shape.wants_share() ? placement.shape.gpu.value() : 0;
   for (size_t i = 0; i < placement.tasks.size(); ++i) {
     const TaskPlacement& task = placement.tasks[i];
     if (Index(task.node) >= use_.size()) return false;
@@ -114,24 +113,27 @@ bool Capacity::CanAllocate(const Placement& placement) const {
     int64_t memory = 0;
     GpuMask whole = 0;
     int64_t share_on_device[kMaxGpusPerNode] = {};
-    for (const TaskPlacement& other : placement.tasks) {
+    for (size_t j = 0; j < placement.tasks.size(); ++j) {
+      const TaskPlacement& other = placement.tasks[j];
       if (other.node != task.node) continue;
-      cpu += placement.shape.cpu.value();
-      memory += placement.shape.memory.value();
-      if (share > 0) {
-        share_on_device[std::countr_zero(other.gpus)] += share;
+      const TaskShape& shape = placement.ShapeOf(j);
+      cpu += shape.cpu.value();
+      memory += shape.memory.value();
+      if (shape.wants_share()) {
+        share_on_device[std::countr_zero(other.gpus)] += shape.gpu.value();
       } else {
         if ((whole & other.gpus) != 0) return false;  // two tasks on one device
         whole |= other.gpus;
       }
     }
     if (cpu > use.cpu_free.value() || memory > use.memory_free.value()) return false;
-    if (share > 0) {
+    const TaskShape& shape = placement.ShapeOf(i);
+    if (shape.wants_share()) {
       if (CountGpus(task.gpus) != 1) return false;
       const int gpu = std::countr_zero(task.gpus);
       if (share_on_device[gpu] > free_milli(task.node, gpu)) return false;
     } else {
-      if (CountGpus(task.gpus) != placement.shape.whole_gpus()) return false;
+      if (CountGpus(task.gpus) != shape.whole_gpus()) return false;
       if ((whole & ~use.free) != 0) return false;
     }
   }
@@ -139,8 +141,9 @@ bool Capacity::CanAllocate(const Placement& placement) const {
 }
 
 void Capacity::Allocate(const Placement& placement) {
-  const TaskShape& shape = placement.shape;
-  for (const TaskPlacement& task : placement.tasks) {
+  for (size_t i = 0; i < placement.tasks.size(); ++i) {
+    const TaskPlacement& task = placement.tasks[i];
+    const TaskShape& shape = placement.ShapeOf(i);
     NodeUse& use = use_[Index(task.node)];
     for (GpuMask bits = task.gpus; bits != 0; bits &= bits - 1) {
       const size_t gpu = static_cast<size_t>(std::countr_zero(bits));
@@ -158,8 +161,9 @@ void Capacity::Allocate(const Placement& placement) {
 }
 
 void Capacity::Release(const Placement& placement) {
-  const TaskShape& shape = placement.shape;
-  for (const TaskPlacement& task : placement.tasks) {
+  for (size_t i = 0; i < placement.tasks.size(); ++i) {
+    const TaskPlacement& task = placement.tasks[i];
+    const TaskShape& shape = placement.ShapeOf(i);
     NodeUse& use = use_[Index(task.node)];
     for (GpuMask bits = task.gpus; bits != 0; bits &= bits - 1) {
       const size_t gpu = static_cast<size_t>(std::countr_zero(bits));
@@ -175,8 +179,9 @@ void Capacity::Release(const Placement& placement) {
 }
 
 void Capacity::Reserve(const Placement& placement) {
-  const TaskShape& shape = placement.shape;
-  for (const TaskPlacement& task : placement.tasks) {
+  for (size_t i = 0; i < placement.tasks.size(); ++i) {
+    const TaskPlacement& task = placement.tasks[i];
+    const TaskShape& shape = placement.ShapeOf(i);
     NodeUse& use = use_[Index(task.node)];
     use.usable &= ~task.gpus;
     use.cpu_free = MilliCpu(std::max<int64_t>(0, (use.cpu_free - shape.cpu).value()));

@@ -58,6 +58,15 @@ std::vector<ClusterState::RunStart>::iterator RunStartOf(std::vector<ClusterStat
 void ClusterState::Submit(JobSpec spec, Time now) {
   BERTH_CHECK(spec.tasks >= 1) << "job " << Value(spec.id) << " tasks " << spec.tasks;
   BERTH_CHECK(spec.task.valid()) << "job " << Value(spec.id) << " has an invalid task shape";
+  if (spec.task_shapes) {
+    const std::vector<TaskShape>& shapes = *spec.task_shapes;
+    BERTH_CHECK(
+        shapes.size() == static_cast<size_t>(spec.tasks) &&
+        spec.node_spread == NodeSpread::kDistinctNodes && spec.task == LargestShape(shapes) &&
+        std::all_of(shapes.begin(), shapes.end(),
+                    [](const TaskShape& shape) { return shape.valid() && !shape.wants_share(); }))
+        << "job " << Value(spec.id) << " has invalid task shapes";
+  }
   const JobId id = spec.id;
   Job job;
   job.spec = std::move(spec);
@@ -90,9 +99,12 @@ void ClusterState::CountWaiting(const JobSpec& spec, int64_t delta) {
     it->second += delta;
     if (it->second == 0) counts->erase(it);
   }
-  auto shape = waiting_shapes_.try_emplace(WaitingShape{spec.task, spec.gpu_types}, 0).first;
-  shape->second += delta * spec.tasks;
-  if (shape->second == 0) waiting_shapes_.erase(shape);
+  for (size_t rank = 0; rank < (spec.task_shapes ? spec.task_shapes->size() : 1); ++rank) {
+    auto shape =
+        waiting_shapes_.try_emplace(WaitingShape{spec.ShapeOf(rank), spec.gpu_types}, 0).first;
+    shape->second += delta * (spec.task_shapes ? 1 : spec.tasks);
+    if (shape->second == 0) waiting_shapes_.erase(shape);
+  }
 }
 
 void ClusterState::Hold(JobId id) {
@@ -121,8 +133,10 @@ void ClusterState::Start(const JobStart& start, Time now) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.state == JobState::kPending)
       << "start of job " << Value(id) << " in state " << JobStateName(job.state);
-  BERTH_CHECK(placement.shape == job.spec.task &&
-              placement.tasks.size() == static_cast<size_t>(job.spec.tasks))
+  BERTH_CHECK(placement.tasks.size() == static_cast<size_t>(job.spec.tasks) &&
+              placement.shape == job.spec.task &&
+              (placement.task_shapes == nullptr) == (job.spec.task_shapes == nullptr) &&
+              (!placement.task_shapes || *placement.task_shapes == *job.spec.task_shapes))
       << "placement does not match job " << Value(id);
   BERTH_CHECK(capacity_.CanAllocate(placement))
       << "placement of job " << Value(id) << " does not fit";

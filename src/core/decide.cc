@@ -28,19 +28,20 @@ class Feasibility {
   };
   Admission Admit(const Job& job) {
     PlacementRequest request = resolver_.Resolve(job.spec);
-    auto [it, inserted] =
-        fits_.try_emplace(RequestKey{request.type, request.eligibility, request.locality,
-                                     request.spread, request.tasks, request.shape},
-                          false);
+    auto [it, inserted] = fits_.try_emplace(
+        RequestKey{request.type, request.eligibility, request.locality, request.spread,
+                   request.tasks, request.shape, request.task_shapes.get()},
+        false);
     if (inserted) it->second = FitsEmptyCluster(nodes_, request);
     return Admission{std::move(request), it->second};
   }
 
  private:
   // Requests of one set of constraints share their eligibility (the
-  // resolver's memory), so its address tells constraints apart.
+  // resolver's memory), so its address tells constraints apart; a job
+  // whose tasks differ in shape has shapes of its own.
   using RequestKey = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality,
-                                NodeSpread, int32_t, TaskShape>;
+                                NodeSpread, int32_t, TaskShape, const std::vector<TaskShape>*>;
   const NodeTable& nodes_;
   RequestResolver& resolver_;
   std::map<RequestKey, bool> fits_;
@@ -172,17 +173,17 @@ class Diagnoses {
         request.spread == NodeSpread::kAny) {
       return BlockedReason(capacity, request);
     }
-    auto [it, inserted] =
-        reasons_.try_emplace(Key{request.type, request.eligibility, request.locality,
-                                 request.spread, request.tasks, request.shape},
-                             ReasonCode{});
+    auto [it, inserted] = reasons_.try_emplace(
+        Key{request.type, request.eligibility, request.locality, request.spread, request.tasks,
+            request.shape, request.task_shapes.get()},
+        ReasonCode{});
     if (inserted) it->second = BlockedReason(capacity, request);
     return it->second;
   }
 
  private:
   using Key = std::tuple<std::optional<GpuTypeId>, const NodeEligibility*, GpuLocality, NodeSpread,
-                         int32_t, TaskShape>;
+                         int32_t, TaskShape, const std::vector<TaskShape>*>;
   std::map<Key, ReasonCode> reasons_;
 };
 

@@ -114,6 +114,32 @@ TEST(DecideTest, GangStartsWholeOrNotAtAll) {
   EXPECT_EQ(decision.pending[0].reason, ReasonCode::kResources);
 }
 
+TEST(DecideTest, AGangOfUnevenTasksHoldsEachTasksOwnShare) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  RunNow(state, NewJob(10).Gpus(4).Limit(100), At(0));  // both on n0
+  RunNow(state, NewJob(11).Gpus(4).Limit(200), At(0));
+  Submit(state, NewJob(1).GpusPerTask({5, 1}).Limit(100).Submit(1));
+  // n1 holds either task, n0 neither: it waits until job 10 ends.
+  Decision decision = Decide(state, At(5), NamedPolicy("fifo"), Full());
+  EXPECT_THAT(decision.starts, IsEmpty());
+  ASSERT_EQ(decision.pending.size(), 1u);
+  EXPECT_EQ(decision.pending[0].eta, At(100));
+
+  state.Finish(Id(10), At(100));
+  decision = Decide(state, At(100), NamedPolicy("fifo"));
+  Apply(state, decision, At(100));
+  ASSERT_THAT(StartedIds(decision), ElementsAre(Id(1)));
+  const Placement& placement = state.Get(Id(1)).placement;
+  EXPECT_EQ(placement.tasks[0].node, N(1));
+  EXPECT_EQ(placement.tasks[1].node, N(0));
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 3);
+  EXPECT_EQ(state.capacity().free_gpu_count(N(1)), 3);
+  state.Finish(Id(1), At(150));
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 4);
+  EXPECT_EQ(state.capacity().free_gpu_count(N(1)), 8);
+}
+
 TEST(DecideTest, BackfillNeverDelaysTheReservation) {
   ClusterState state;
   AddNodes(state, 1, 8);

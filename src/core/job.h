@@ -62,7 +62,10 @@ struct JobSpec {
   int32_t priority = 0;
   // A job of several tasks is a gang: all tasks start together or none does.
   int32_t tasks = 1;
-  TaskShape task;  // per task
+  TaskShape task;  // per task; with `task_shapes`, the largest of them
+  // Set when the tasks' shapes differ: one per task, and the tasks go on
+  // distinct nodes (node_spread is kDistinctNodes).
+  TaskShapes task_shapes;
   // The GPU models it accepts (any one of them; a gang still gets one
   // model for all its tasks); empty: any model.
   std::vector<std::string> gpu_types;
@@ -85,7 +88,13 @@ struct JobSpec {
   Duration grace;  // time between SIGTERM and SIGKILL when stopped
   Time submit_time;
 
-  MilliGpu total_gpu() const { return task.gpu * tasks; }
+  const TaskShape& ShapeOf(size_t rank) const { return task_shapes ? (*task_shapes)[rank] : task; }
+  MilliGpu total_gpu() const {
+    if (!task_shapes) return task.gpu * tasks;
+    MilliGpu total;
+    for (const TaskShape& shape : *task_shapes) total += shape.gpu;
+    return total;
+  }
   // GPUs as a whole number for reports (shares count as their thousandths).
   double gpus() const { return static_cast<double>(total_gpu().value()) / 1000.0; }
 };

@@ -13,4 +13,19 @@ std::vector<NodeId> Placement::Nodes() const {
   return nodes;
 }
 
+MilliGpu Placement::TotalGpu() const {
+  if (!task_shapes) return shape.gpu * static_cast<int64_t>(tasks.size());
+  MilliGpu total;
+  for (size_t task = 0; task < tasks.size(); ++task) total += ShapeOf(task).gpu;
+  return total;
+}
+
+bool Placement::operator==(const Placement& other) const {
+  if (tasks != other.tasks) return false;
+  for (size_t task = 0; task < tasks.size(); ++task) {
+    if (ShapeOf(task) != other.ShapeOf(task)) return false;
+  }
+  return true;
+}
+
 }  // namespace berth::core

@@ -25,18 +25,22 @@ struct TaskPlacement {
   bool operator==(const TaskPlacement&) const = default;
 };
 
-// A whole job's placement. Every task has the same shape; tasks[i] is rank i.
+// A whole job's placement; tasks[i] is rank i.
 struct Placement {
+  // Every task's shape, unless `task_shapes` gives each its own.
   TaskShape shape;
   std::vector<TaskPlacement> tasks;
+  TaskShapes task_shapes = nullptr;  // null, or one per task
 
   bool empty() const { return tasks.empty(); }
+  const TaskShape& ShapeOf(size_t task) const { return task_shapes ? (*task_shapes)[task] : shape; }
   // Distinct nodes, ascending.
   std::vector<NodeId> Nodes() const;
   // GPU thousandths held by the whole job.
-  MilliGpu TotalGpu() const { return shape.gpu * static_cast<int64_t>(tasks.size()); }
+  MilliGpu TotalGpu() const;
 
-  bool operator==(const Placement&) const = default;
+  // Equal tasks in equal shapes (shapes compared by value).
+  bool operator==(const Placement& other) const;
 };
 
 }  // namespace berth::core

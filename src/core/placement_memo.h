@@ -39,15 +39,16 @@ class PlacementMemo {
   void ClearFits() { fits_.clear(); }
 
  private:
-  // Whether `a` asks for at least as much as `b`, of the same kind and model.
+  // Whether `a` asks for at least as much as `b`, of the same kind and model
+  // (tasks that differ in shape compare only with their own job's).
   static bool AtLeast(const PlacementRequest& a, const PlacementRequest& b) {
     const TaskShape& x = a.shape;
     const TaskShape& y = b.shape;
     const bool same_kind =
         x.wants_share() == y.wants_share() && (x.gpu.value() == 0) == (y.gpu.value() == 0);
     return same_kind && a.type == b.type && a.eligibility == b.eligibility &&
-           a.locality == b.locality && a.spread == b.spread && a.tasks >= b.tasks &&
-           x.gpu >= y.gpu && x.cpu >= y.cpu && x.memory >= y.memory;
+           a.locality == b.locality && a.spread == b.spread && a.task_shapes == b.task_shapes &&
+           a.tasks >= b.tasks && x.gpu >= y.gpu && x.cpu >= y.cpu && x.memory >= y.memory;
   }
 
   std::vector<PlacementRequest> failed_;

@@ -66,10 +66,18 @@ PlacementRequest Shape(const JobSpec& spec) {
   request.shape = spec.task;
   request.locality = spec.gpu_locality;
   request.spread = spec.node_spread;
+  request.task_shapes = spec.task_shapes;
   return request;
 }
 
 }  // namespace
+
+int64_t PlacementRequest::TotalWholeGpus() const {
+  if (task_shapes == nullptr) return static_cast<int64_t>(shape.whole_gpus()) * tasks;
+  int64_t total = 0;
+  for (const TaskShape& one : *task_shapes) total += one.whole_gpus();
+  return total;
+}
 
 PlacementRequest RequestResolver::ResolveConstrained(const JobSpec& spec) {
   PlacementRequest request = Shape(spec);

@@ -32,8 +32,10 @@ struct NodeEligibility {
   std::optional<std::string> error;
 };
 
-// A plain value, trivially copyable: a cycle copies and moves thousands of
-// them, and a pointer that needed counting made every such move cost.
+// A plain value: a cycle copies and moves thousands of them, so it keeps
+// no counted pointer that most jobs would carry (a pointer that needed
+// counting made every such move cost); `task_shapes` is null for every job
+// whose tasks are alike.
 struct PlacementRequest {
   int32_t tasks = 1;
   TaskShape shape;
@@ -47,6 +49,13 @@ struct PlacementRequest {
   const NodeEligibility* eligibility = nullptr;
   GpuLocality locality = GpuLocality::kAny;
   NodeSpread spread = NodeSpread::kAny;
+  // Null: every task has `shape`. Else the job's one shape per task
+  // (`shape` is the largest of them), on distinct nodes.
+  TaskShapes task_shapes = nullptr;
+
+  const TaskShape& ShapeOf(size_t task) const { return task_shapes ? (*task_shapes)[task] : shape; }
+  // Whole GPUs of every task together.
+  int64_t TotalWholeGpus() const;
 };
 
 // Resolves jobs' requests against one node table. Jobs without constraints
@@ -63,8 +72,8 @@ class RequestResolver {
   PlacementRequest Resolve(const JobSpec& spec) {
     // Most jobs: any model and no constraints, read from the job's shape.
     if (spec.gpu_types.empty() && !spec.constraints) {
-      return PlacementRequest{spec.tasks, spec.task,         std::nullopt,
-                              nullptr,    spec.gpu_locality, spec.node_spread};
+      return PlacementRequest{spec.tasks,        spec.task,        std::nullopt,    nullptr,
+                              spec.gpu_locality, spec.node_spread, spec.task_shapes};
     }
     return ResolveConstrained(spec);
   }

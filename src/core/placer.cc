@@ -157,6 +157,68 @@ std::optional<Placement> PlaceWholeGpus(const Capacity& capacity, const Placemen
   return std::nullopt;
 }
 
+// A gang whose tasks differ in shape, always on distinct nodes: the nodes
+// of one model, by rank, or nullopt. The largest task first, each on the
+// node that fits it with the fewest free GPUs (best fit, ties to the lowest
+// id) among those the gang has not taken. A scan of the model's nodes per
+// task: such jobs are few, and the free-GPU index cannot say whether a
+// task of another shape fits. `view_of(node)` is a LiveNode or an
+// EmptyNode (node_filters.h).
+template <typename ViewOf>
+std::optional<std::vector<NodeId>> AssignUnevenTasks(const NodeTable& nodes,
+                                                     const PlacementRequest& request,
+                                                     GpuTypeId type, ViewOf view_of) {
+  std::vector<size_t> largest_first(static_cast<size_t>(request.tasks));
+  for (size_t rank = 0; rank < largest_first.size(); ++rank) largest_first[rank] = rank;
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](size_t a, size_t b) { return request.ShapeOf(b) < request.ShapeOf(a); });
+  std::vector<NodeId> by_rank(largest_first.size());
+  std::vector<bool> taken(nodes.size(), false);
+  PlacementRequest one = request;
+  one.tasks = 1;
+  one.task_shapes = nullptr;
+  for (size_t rank : largest_first) {
+    one.shape = request.ShapeOf(rank);
+    std::optional<NodeId> best;
+    int best_free = 0;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const NodeId node = static_cast<NodeId>(n);
+      if (taken[n] || nodes.type_of(node) != type) continue;
+      const auto view = view_of(node);
+      if (FitOn(view, one).tasks < 1) continue;
+      if (!best || view.free_gpus() < best_free) {
+        best = node;
+        best_free = view.free_gpus();
+      }
+    }
+    if (!best) return std::nullopt;
+    taken[Index(*best)] = true;
+    by_rank[rank] = *best;
+  }
+  return by_rank;
+}
+
+std::optional<Placement> PlaceUnevenGang(const Capacity& capacity,
+                                         const PlacementRequest& request) {
+  for (GpuTypeId type : CandidateTypes(capacity.nodes(), request)) {
+    const std::optional<std::vector<NodeId>> nodes = AssignUnevenTasks(
+        capacity.nodes(), request, type, [&](NodeId node) { return LiveNode(capacity, node); });
+    if (!nodes) continue;
+    Placement placement;
+    placement.shape = request.shape;
+    placement.task_shapes = request.task_shapes;
+    for (size_t rank = 0; rank < nodes->size(); ++rank) {
+      const NodeId node = (*nodes)[rank];
+      const int whole = request.ShapeOf(rank).whole_gpus();
+      const GpuMask gpus =
+          whole > 0 ? PickDevices(capacity.nodes().spec(node), capacity.free_gpus(node), whole) : 0;
+      placement.tasks.push_back(TaskPlacement{node, gpus});
+    }
+    return placement;
+  }
+  return std::nullopt;
+}
+
 // Shares of one GPU and CPU-only tasks: few enough in practice that a scan
 // of the nodes is fine. Each task independently takes the tightest fit.
 std::optional<Placement> PlaceByScan(const Capacity& capacity, const PlacementRequest& request) {
@@ -237,6 +299,7 @@ std::optional<Placement> PlaceByFragmentation(const Capacity& capacity,
 std::optional<Placement> Place(const Capacity& capacity, const PlacementRequest& request,
                                const PlaceOptions& options) {
   BERTH_CHECK(request.tasks >= 1 && request.shape.valid());
+  if (request.task_shapes) return PlaceUnevenGang(capacity, request);
   if (options.fragmentation != nullptr && request.tasks == 1) {
     // The index says at once when a whole-GPU task fits nowhere; the
     // fragmentation rule would scan every node to find that out.
@@ -252,6 +315,15 @@ bool FitsEmptyCluster(const NodeTable& nodes, const PlacementRequest& request) {
   // with room for every task: for most requests the first node that fits
   // one task, where walking every node cost each event cycle a pass over
   // the cluster per distinct request (7% of `Decide` at 10k nodes).
+  if (request.task_shapes) {
+    for (GpuTypeId type : CandidateTypes(nodes, request)) {
+      if (AssignUnevenTasks(nodes, request, type,
+                            [&](NodeId node) { return EmptyNode(nodes, node); })) {
+        return true;
+      }
+    }
+    return false;
+  }
   std::vector<int64_t> by_type(nodes.type_count(), 0);
   for (size_t n = 0; n < nodes.size(); ++n) {
     const NodeId node = static_cast<NodeId>(n);
@@ -281,8 +353,8 @@ ReasonCode BlockedReason(const NodeTally& tally, const PlacementRequest& request
   if (request.shape.whole_gpus() == 0 || request.spread == NodeSpread::kDistinctNodes) {
     return ReasonCode::kResources;
   }
-  const int64_t need = static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks;
-  return tally.free_gpus >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
+  return tally.free_gpus >= request.TotalWholeGpus() ? ReasonCode::kFragmentation
+                                                     : ReasonCode::kResources;
 }
 
 ReasonCode BlockedReason(const Capacity& capacity, const PlacementRequest& request) {
@@ -300,8 +372,7 @@ ReasonCode BlockedReason(const Capacity& capacity, const PlacementRequest& reque
   }
   if (up == 0) return ReasonCode::kNodesUnavailable;
   if (request.shape.whole_gpus() == 0) return ReasonCode::kResources;
-  const int64_t need = static_cast<int64_t>(request.shape.whole_gpus()) * request.tasks;
-  return free >= need ? ReasonCode::kFragmentation : ReasonCode::kResources;
+  return free >= request.TotalWholeGpus() ? ReasonCode::kFragmentation : ReasonCode::kResources;
 }
 
 PlacementOutcome PlaceOrExplain(const Capacity& capacity, const PlacementRequest& request,

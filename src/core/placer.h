@@ -13,6 +13,9 @@
 //      the lowest id, and the last, partly used node by best fit.
 //   A gang on distinct nodes (NodeSpread::kDistinctNodes) has one task per
 //   node by the pipeline's spread filter, so step 3 gives it one node each.
+//   A gang whose tasks differ in shape (JobSpec::task_shapes, always on
+//   distinct nodes) places its largest task first, each by best fit among
+//   the nodes of one model it has not taken.
 //   4. On a node, a task's GPUs come from one interconnect group when one has
 //      room (the fullest group that fits), else from as few groups as possible.
 // GPU shares (< 1 GPU) go to the device with the least share left that fits.

@@ -260,5 +260,71 @@ TEST(PlacerTest, ADistinctNodesGangLargerThanTheClusterIsInfeasible) {
   EXPECT_EQ(std::get<Infeasible>(outcome).nodes.tasks, 2);
 }
 
+// A gang on distinct nodes whose tasks have these whole GPUs each.
+PlacementRequest Uneven(const std::vector<int>& gpus) {
+  std::vector<TaskShape> shapes;
+  for (int count : gpus) shapes.push_back(TaskShape{WholeGpus(count), Cores(0), MemoryMiB(0)});
+  PlacementRequest request;
+  request.tasks = static_cast<int32_t>(shapes.size());
+  request.shape = LargestShape(shapes);
+  request.spread = NodeSpread::kDistinctNodes;
+  request.task_shapes = std::make_shared<const std::vector<TaskShape>>(std::move(shapes));
+  return request;
+}
+
+TEST(PlacerTest, AnUnevenGangGivesEachTaskItsOwnShapeOnANodeOfItsOwn) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  // Slurm's -N 2 --gpus=6: 5 GPUs on one node, 1 on the other.
+  std::optional<Placement> placement = Place(state.capacity(), Uneven({5, 1}));
+  ASSERT_TRUE(placement);
+  ASSERT_EQ(placement->tasks.size(), 2u);
+  EXPECT_NE(placement->tasks[0].node, placement->tasks[1].node);
+  EXPECT_EQ(CountGpus(placement->tasks[0].gpus), 5);
+  EXPECT_EQ(CountGpus(placement->tasks[1].gpus), 1);
+  EXPECT_EQ(placement->ShapeOf(0).gpu, WholeGpus(5));
+  EXPECT_EQ(placement->ShapeOf(1).gpu, WholeGpus(1));
+  EXPECT_EQ(placement->TotalGpu(), WholeGpus(6));
+  ASSERT_TRUE(state.capacity().CanAllocate(*placement));
+}
+
+TEST(PlacerTest, AnUnevenGangPlacesItsLargestTaskFirstByBestFit) {
+  ClusterState state;
+  AddNodes(state, 3, 8);
+  Occupy(state, 100, N(1), 2);  // 6 free
+  Occupy(state, 101, N(2), 6);  // 2 free; n0 idle
+  // Rank 0 is the small task: it still goes where it fits best once the
+  // large one has taken the tightest node that holds it.
+  std::optional<Placement> placement = Place(state.capacity(), Uneven({1, 5}));
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->tasks[1].node, N(1));
+  EXPECT_EQ(placement->tasks[0].node, N(2));
+}
+
+TEST(PlacerTest, AnUnevenGangWaitsForANodeThatHoldsItsLargestTask) {
+  ClusterState state;
+  AddNodes(state, 2, 8);
+  Occupy(state, 100, N(0), 4);
+  Occupy(state, 101, N(1), 4);
+  // 8 GPUs free in all, 4 per node: 3 + 3 would fit, 5 + 1 does not.
+  EXPECT_FALSE(Place(state.capacity(), Uneven({5, 1})));
+  EXPECT_TRUE(Place(state.capacity(), Distinct(Request(2, 3))));
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Uneven({5, 1})));
+  EXPECT_EQ(Diagnose(state.capacity(), Uneven({5, 1})), ReasonCode::kResources);
+}
+
+TEST(PlacerTest, AnUnevenGangFitsTheEmptyClusterOnlyWhenEachTaskHasANode) {
+  ClusterState state;
+  AddNodes(state, 1, 8, "V100", "big");
+  AddNodes(state, 1, 4, "V100", "small");
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Uneven({8, 4})));
+  EXPECT_TRUE(FitsEmptyCluster(state.nodes(), Uneven({3, 6})));
+  // Two tasks of 5 need two nodes of 8: the small node holds neither.
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Uneven({5, 5})));
+  EXPECT_FALSE(FitsEmptyCluster(state.nodes(), Uneven({1, 1, 1})));
+  const PlacementOutcome outcome = PlaceOrExplain(state.capacity(), Uneven({5, 5}));
+  EXPECT_TRUE(std::holds_alternative<Infeasible>(outcome));
+}
+
 }  // namespace
 }  // namespace berth::core

@@ -5,8 +5,11 @@
 // memory in MiB. A missing dimension means zero.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace berth::core {
 
@@ -67,5 +70,22 @@ struct TaskShape {
   }
   constexpr auto operator<=>(const TaskShape&) const = default;
 };
+
+// The shapes of a gang whose tasks differ, one per task in rank order (a
+// Slurm job whose nodes get unequal shares: `-N 2 --gpus=6` is 5 + 1 GPUs).
+// Shared and immutable: the job, its placement and its requests point at
+// one copy. Null where every task has the job's one shape.
+using TaskShapes = std::shared_ptr<const std::vector<TaskShape>>;
+
+// The shape that holds each of `shapes` (the largest in every dimension).
+inline TaskShape LargestShape(const std::vector<TaskShape>& shapes) {
+  TaskShape largest{};
+  for (const TaskShape& shape : shapes) {
+    largest.gpu = std::max(largest.gpu, shape.gpu);
+    largest.cpu = std::max(largest.cpu, shape.cpu);
+    largest.memory = std::max(largest.memory, shape.memory);
+  }
+  return largest;
+}
 
 }  // namespace berth::core

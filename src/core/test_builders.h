@@ -127,6 +127,16 @@ class JobBuilder {
     spec_.node_spread = NodeSpread::kDistinctNodes;
     return *this;
   }
+  // A gang on distinct nodes whose tasks have these whole GPUs each.
+  JobBuilder& GpusPerTask(const std::vector<int>& gpus) {
+    std::vector<TaskShape> shapes;
+    for (int count : gpus)
+      shapes.push_back(TaskShape{WholeGpus(count), spec_.task.cpu, spec_.task.memory});
+    spec_.tasks = static_cast<int32_t>(shapes.size());
+    spec_.task = LargestShape(shapes);
+    spec_.task_shapes = std::make_shared<const std::vector<TaskShape>>(std::move(shapes));
+    return DistinctNodes();
+  }
   operator JobSpec() const { return spec_; }  // NOLINT: builder
   const JobSpec& spec() const { return spec_; }
 

@@ -101,7 +101,7 @@ std::vector<Victim*> CheapestFirst(const Capacity& capacity, const Candidate& ca
   std::stable_sort(by_loss.begin(), by_loss.end(), [](const Victim* a, const Victim* b) {
     return std::tie(b->stopping, a->loss) < std::tie(a->stopping, b->loss);
   });
-  const int need = candidate.request.shape.whole_gpus() * candidate.request.tasks;
+  const int64_t need = candidate.request.TotalWholeGpus();
   if (candidate.request.tasks != 1 || need == 0) return by_loss;
 
   std::map<NodeId, std::vector<Victim*>> on_node;  // each list in order of loss
@@ -277,8 +277,7 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
     eligible = with_reclaim;
   }
   // Cheap bound first: free GPUs plus all the eligible victims hold.
-  const int64_t need =
-      static_cast<int64_t>(candidate.request.shape.whole_gpus()) * candidate.request.tasks;
+  const int64_t need = candidate.request.TotalWholeGpus();
   int64_t offered = FreeGpus(capacity, candidate.request);
   if (reclaims) {
     for (const Victim& victim : eligible) {

@@ -78,6 +78,10 @@ struct SlurmAllocation {
   std::vector<int32_t> tasks_per_node;  // Slurm tasks on each of them
   std::string partition;                // the job's queue
   std::string cluster;                  // SLURM_CLUSTER_NAME
+  // The CPUs Slurm counts on each of them (a CPU per Slurm task at least),
+  // for a job whose nodes' shares differ; empty: every node has this
+  // node's share.
+  std::vector<int32_t> cpus_per_node = {};
 
   bool operator==(const SlurmAllocation&) const = default;
 };

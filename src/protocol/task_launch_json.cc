@@ -62,10 +62,13 @@ Result<Container> ParseContainer(const json& body, const std::string& path) {
 }
 
 json SlurmJson(const SlurmAllocation& slurm) {
-  return json{{"nodes", slurm.nodes},
-              {"tasks_per_node", slurm.tasks_per_node},
-              {"partition", slurm.partition},
-              {"cluster", slurm.cluster}};
+  json out{{"nodes", slurm.nodes},
+           {"tasks_per_node", slurm.tasks_per_node},
+           {"partition", slurm.partition},
+           {"cluster", slurm.cluster}};
+  // Only for uneven shares: a node that predates them refuses the field.
+  if (!slurm.cpus_per_node.empty()) out["cpus_per_node"] = slurm.cpus_per_node;
+  return out;
 }
 
 Result<SlurmAllocation> ParseSlurm(const json& body, const std::string& path) {
@@ -75,11 +78,16 @@ Result<SlurmAllocation> ParseSlurm(const json& body, const std::string& path) {
   BERTH_ASSIGN_OR_RETURN(slurm.nodes, fields.Strings("nodes"));
   BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> layout, fields.Ints("tasks_per_node", 1, INT32_MAX));
   for (int64_t count : layout) slurm.tasks_per_node.push_back(static_cast<int32_t>(count));
+  BERTH_ASSIGN_OR_RETURN(std::vector<int64_t> cpus, fields.Ints("cpus_per_node", 1, INT32_MAX));
+  for (int64_t count : cpus) slurm.cpus_per_node.push_back(static_cast<int32_t>(count));
   BERTH_ASSIGN_OR_RETURN(slurm.partition, fields.String("partition", false));
   BERTH_ASSIGN_OR_RETURN(slurm.cluster, fields.String("cluster", false));
   BERTH_RETURN_IF_ERROR(fields.Finish());
   if (slurm.tasks_per_node.size() != slurm.nodes.size()) {
     return InvalidArgument(fields.Name("tasks_per_node") + "one count per node");
+  }
+  if (!slurm.cpus_per_node.empty() && slurm.cpus_per_node.size() != slurm.nodes.size()) {
+    return InvalidArgument(fields.Name("cpus_per_node") + "one count per node");
   }
   return slurm;
 }

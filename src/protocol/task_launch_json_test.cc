@@ -49,7 +49,7 @@ TaskLaunch Full() {
   container.env = {{"NCCL_DEBUG", "INFO"}};
   container.entrypoint = {"/bin/bash", "-lc"};
   launch.container = container;
-  launch.slurm = SlurmAllocation{{"sim1", "sim2"}, {4, 4}, "gpu", "berth"};
+  launch.slurm = SlurmAllocation{{"sim1", "sim2"}, {4, 4}, "gpu", "berth", {8, 4}};
   return launch;
 }
 

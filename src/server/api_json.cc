@@ -95,6 +95,14 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   };
   out["gpus"] =
       request.task.gpu.value() % 1000 == 0 ? json(request.task.gpu.value() / 1000) : json(nullptr);
+  if (!request.task_shapes.empty()) {
+    json& shapes = out["task_shapes"] = json::array();
+    for (const core::TaskShape& shape : request.task_shapes) {
+      shapes.push_back({{"gpus", shape.whole_gpus()},
+                        {"cpu_milli", shape.cpu.value()},
+                        {"memory_mib", shape.memory.value()}});
+    }
+  }
   if (!request.slurm_tasks_per_node.empty()) {
     out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
   }

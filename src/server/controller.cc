@@ -36,6 +36,9 @@ core::JobSpec CoreSpecOf(const store::JobRequest& request) {
   spec.priority = request.priority;
   spec.tasks = request.tasks;
   spec.task = request.task;
+  if (!request.task_shapes.empty()) {
+    spec.task_shapes = std::make_shared<const std::vector<core::TaskShape>>(request.task_shapes);
+  }
   spec.gpu_types = request.gpu_types;
   if (!request.constraint.empty() || !request.nodelist.empty() || !request.exclude.empty() ||
       request.container) {
@@ -217,6 +220,10 @@ std::shared_ptr<const core::NodeTally> Controller::TallyLocked(const JobRecord& 
 std::optional<core::Placement> Controller::PlacementFromRecordLocked(const JobRecord& job) const {
   core::Placement placement;
   placement.shape = job.request.task;
+  if (!job.request.task_shapes.empty()) {
+    placement.task_shapes =
+        std::make_shared<const std::vector<core::TaskShape>>(job.request.task_shapes);
+  }
   for (const store::TaskPlacementRecord& task : job.placement) {
     auto node = nodes_.find(task.node);
     if (node == nodes_.end()) return std::nullopt;

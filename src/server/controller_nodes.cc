@@ -393,7 +393,7 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
       assignment.task = task_id;
       assignment.attempt = job.attempts;
       assignment.user = job.user;
-      assignment.launch = TaskLaunchFor(job);
+      assignment.launch = TaskLaunchFor(job, task_id);
       for (const store::SignalRecord& sent : job.signals) {
         assignment.signals.push_back(protocol::SignalRequest{sent.id, sent.name, sent.batch_only});
       }

@@ -28,7 +28,7 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 36> kKnownFields = {
+constexpr std::array<std::string_view, 37> kKnownFields = {
     "array",
     "batch",
     "command",
@@ -60,6 +60,7 @@ constexpr std::array<std::string_view, 36> kKnownFields = {
     "retries",
     "script",
     "slurm_tasks_per_node",
+    "task_shapes",
     "tasks",
     "time_limit_s",
     "time_limit_signal",
@@ -211,16 +212,70 @@ class RequestReader {
       BERTH_ASSIGN_OR_RETURN(request_.gpu_types, ReadModels(*type));
     }
     if (const Json* cpus = Find("cpus")) {
-      const std::string range =
-          "0.." + std::to_string(limits_.max_cpus) + " cores in steps of 0.001";
-      BERTH_ASSIGN_OR_RETURN(int64_t millis,
-                             ReadDecimal(*cpus, "cpus", 3, 0, limits_.max_cpus * 1000, range));
-      request_.task.cpu = core::MilliCpu(millis);
+      BERTH_ASSIGN_OR_RETURN(request_.task.cpu, ReadCpus(*cpus, "cpus"));
     }
     if (const Json* memory = Find("memory_mib")) {
-      BERTH_ASSIGN_OR_RETURN(int64_t mib,
-                             ReadInteger(*memory, "memory_mib", 0, limits_.max_memory_mib));
-      request_.task.memory = core::MemoryMiB(mib);
+      BERTH_ASSIGN_OR_RETURN(request_.task.memory, ReadMemory(*memory, "memory_mib"));
+    }
+    return Status::Ok();
+  }
+
+  Result<core::MilliCpu> ReadCpus(const Json& value, const std::string& field) const {
+    const std::string range = "0.." + std::to_string(limits_.max_cpus) + " cores in steps of 0.001";
+    BERTH_ASSIGN_OR_RETURN(int64_t millis,
+                           ReadDecimal(value, field, 3, 0, limits_.max_cpus * 1000, range));
+    return core::MilliCpu(millis);
+  }
+
+  Result<core::MemoryMiB> ReadMemory(const Json& value, const std::string& field) const {
+    BERTH_ASSIGN_OR_RETURN(int64_t mib, ReadInteger(value, field, 0, limits_.max_memory_mib));
+    return core::MemoryMiB(mib);
+  }
+
+  // task_shapes: tasks of their own shapes (a Slurm job whose nodes get
+  // unequal shares), each {gpus, cpus, memory_mib}, a field left out being
+  // the job's. Read after the resources and distinct_nodes.
+  Status ReadTaskShapes(const Json& shapes) {
+    if (!shapes.is_array()) return TypeError("task_shapes", "an array of objects", shapes);
+    if (shapes.size() != static_cast<size_t>(request_.tasks)) {
+      return InvalidArgument("task_shapes: one shape per task (" + std::to_string(request_.tasks) +
+                             "), got " + std::to_string(shapes.size()));
+    }
+    if (!request_.distinct_nodes) {
+      return InvalidArgument(
+          "task_shapes: tasks of different shapes run on distinct nodes; set distinct_nodes");
+    }
+    if (request_.task.wants_share()) {
+      return InvalidArgument("task_shapes: not with gpu_milli (a share of one GPU)");
+    }
+    std::vector<core::TaskShape> read;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const std::string at = "task_shapes[" + std::to_string(i) + "]";
+      const Json& entry = shapes[i];
+      if (!entry.is_object()) return TypeError(at, "an object", entry);
+      core::TaskShape shape = request_.task;
+      for (auto field = entry.begin(); field != entry.end(); ++field) {
+        const std::string name = at + "." + field.key();
+        if (field.key() == "gpus") {
+          BERTH_ASSIGN_OR_RETURN(int64_t n,
+                                 ReadInteger(*field, name, 0, limits_.max_gpus_per_task));
+          shape.gpu = core::WholeGpus(n);
+        } else if (field.key() == "cpus") {
+          BERTH_ASSIGN_OR_RETURN(shape.cpu, ReadCpus(*field, name));
+        } else if (field.key() == "memory_mib") {
+          BERTH_ASSIGN_OR_RETURN(shape.memory, ReadMemory(*field, name));
+        } else {
+          return InvalidArgument("unknown field " + Quote(name) +
+                                 " (known: gpus, cpus, memory_mib)");
+        }
+      }
+      read.push_back(shape);
+    }
+    // Tasks all alike are a plain gang.
+    request_.task = core::LargestShape(read);
+    if (std::any_of(read.begin(), read.end(),
+                    [&](const core::TaskShape& shape) { return shape != read.front(); })) {
+      request_.task_shapes = std::move(read);
     }
     return Status::Ok();
   }
@@ -265,6 +320,7 @@ class RequestReader {
     if (const Json* layout = Find("slurm_tasks_per_node")) {
       BERTH_RETURN_IF_ERROR(ReadSlurmLayout(*layout));
     }
+    if (const Json* shapes = Find("task_shapes")) BERTH_RETURN_IF_ERROR(ReadTaskShapes(*shapes));
     return Status::Ok();
   }
 

@@ -66,6 +66,46 @@ TEST(ParseSubmission, ASlurmJobHasDistinctNodesAndOneLayoutCountPerTask) {
               HasSubstr("distinct_nodes"));
 }
 
+// Issue 29: nodes of unequal shares (-N 2 --gpus=6 is 5 + 1 GPUs).
+TEST(ParseSubmission, TasksOfTheirOwnShapesAreReadOnePerTask) {
+  const JobRequest request = ParseOne(
+      R"({"script": "#!/bin/sh\n", "tasks": 2, "gpus": 5, "cpus": 2, "distinct_nodes": true,
+          "task_shapes": [{"gpus": 5, "memory_mib": 100}, {"gpus": 1, "cpus": 1}]})");
+  ASSERT_EQ(request.task_shapes.size(), 2u);
+  EXPECT_EQ(request.task_shapes[0],
+            (core::TaskShape{core::WholeGpus(5), core::Cores(2), core::MemoryMiB(100)}));
+  EXPECT_EQ(request.task_shapes[1],
+            (core::TaskShape{core::WholeGpus(1), core::Cores(1), core::MemoryMiB(0)}));
+  EXPECT_EQ(request.task,
+            (core::TaskShape{core::WholeGpus(5), core::Cores(2), core::MemoryMiB(100)}))
+      << "the largest of them";
+  EXPECT_EQ(request.total_gpu(), core::WholeGpus(6));
+  // Shapes all alike are a plain gang.
+  const JobRequest alike = ParseOne(
+      R"({"command": ["x"], "tasks": 2, "distinct_nodes": true,
+          "task_shapes": [{"gpus": 3}, {"gpus": 3}]})");
+  EXPECT_TRUE(alike.task_shapes.empty());
+  EXPECT_EQ(alike.task.gpu, core::WholeGpus(3));
+
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 2, "distinct_nodes": true,
+                          "task_shapes": [{"gpus": 1}]})"),
+            "task_shapes: one shape per task (2), got 1");
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 2, "task_shapes": [{}, {}]})"),
+            "task_shapes: tasks of different shapes run on distinct nodes; set distinct_nodes");
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 2, "distinct_nodes": true,
+                          "task_shapes": [{"gpus": 1}, {"gpu": 2}]})"),
+            "unknown field 'task_shapes[1].gpu' (known: gpus, cpus, memory_mib)");
+  EXPECT_THAT(Rejection(R"({"command": ["x"], "tasks": 2, "distinct_nodes": true,
+                          "task_shapes": [{"gpus": -1}, {}]})"),
+              HasSubstr("task_shapes[0].gpus"));
+  EXPECT_THAT(Rejection(R"({"command": ["x"], "tasks": 2, "distinct_nodes": true,
+                          "task_shapes": {"gpus": 1}})"),
+              HasSubstr("task_shapes: expected an array of objects"));
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "tasks": 2, "distinct_nodes": true, "gpu_milli": 500,
+                          "task_shapes": [{}, {}]})"),
+            "task_shapes: not with gpu_milli (a share of one GPU)");
+}
+
 TEST(ParseSubmission, ZeroGpusIsACpuOnlyJob) {
   const JobRequest request = ParseOne(R"({"command": ["make"], "gpus": 0, "cpus": 4})");
   EXPECT_EQ(request.task.gpu, core::MilliGpu(0));
@@ -617,7 +657,8 @@ TEST(ParseSubmission, ExactMessages) {
             "cpus, depends_on, distinct_nodes, env, error, estimate_s, exclude, gpu_milli, "
             "gpu_type, gpus, gpus_in_one_group, grace_s, hold, idempotency_key, memory_mib, "
             "name, nodelist, open_mode, output, preemptible, priority, queue, requeue, "
-            "retries, script, slurm_tasks_per_node, tasks, time_limit_s, time_limit_signal, "
+            "retries, script, slurm_tasks_per_node, task_shapes, tasks, time_limit_s, "
+            "time_limit_signal, "
             "wait_for_nodes, workdir)");
   EXPECT_EQ(Rejection(R"({"command": ["x"])"),
             "body: invalid JSON at byte 17: syntax error while parsing object - unexpected end "

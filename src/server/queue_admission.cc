@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "core/default_memory.h"
 
@@ -64,7 +65,7 @@ Status CheckLimits(const core::QueueSpec& queue, const Submitter& who,
     return Denied(fmt::format("estimate_s {} is over queue {}'s max_time_s {}",
                               Seconds(*request.estimate), queue.name, Seconds(*queue.max_time)));
   }
-  const core::MilliGpu gpus = request.task.gpu * request.tasks;
+  const core::MilliGpu gpus = request.total_gpu();
   if (queue.max_gpus_per_user && gpus > *queue.max_gpus_per_user) {
     return Denied(
         fmt::format("{} GPUs is over queue {}'s max_gpus_per_user {}: it could never "
@@ -101,10 +102,19 @@ Status AdmitToQueue(const core::QuotaTree& tree, Submitter& who, store::JobReque
   // A Slurm job's task is a node holding its Slurm tasks there, a CPU each
   // at least, as Slurm counts them (asked or not: Berth reserves CPUs only
   // when asked).
+  // Tasks of their own shapes get memory for their own shape, each.
   if (request.task.memory.value() == 0) {
     if (const core::DefaultMemory* defaults = core::QueueDefaultMemory(tree, *queue)) {
-      request.task.memory = core::DefaultTaskMemory(
-          *defaults, request.task, core::LeastCpusOfSlurmNode(request.slurm_tasks_per_node));
+      const std::span<const int32_t> layout = request.slurm_tasks_per_node;
+      request.task.memory =
+          core::DefaultTaskMemory(*defaults, request.task, core::LeastCpusOfSlurmNode(layout));
+      for (size_t task = 0; task < request.task_shapes.size(); ++task) {
+        core::TaskShape& shape = request.task_shapes[task];
+        const auto on_node = layout.empty() ? layout : layout.subspan(task, 1);
+        shape.memory =
+            core::DefaultTaskMemory(*defaults, shape, core::LeastCpusOfSlurmNode(on_node));
+      }
+      if (!request.task_shapes.empty()) request.task = core::LargestShape(request.task_shapes);
       // A Slurm job's scripts read the per-CPU default, as Slurm's do.
       const std::optional<core::MemoryMiB> per_cpu =
           core::PerCpuDefaultFor(*defaults, request.task);

@@ -143,6 +143,36 @@ TEST(QueueAdmissionTest, AJobAskingNoMemoryGetsItsQueuesDefault) {
   EXPECT_EQ(ungoverned.task.memory, core::MemoryMiB(0)) << "no default: none, as before";
 }
 
+TEST(QueueAdmissionTest, TasksOfTheirOwnShapesGetTheDefaultForTheirOwnShape) {
+  core::QueueSpec gpu = Queue("gpu");
+  gpu.default_memory.per_gpu = core::MemoryMiB(24576);
+  gpu.default_memory.per_cpu = core::MemoryMiB(3072);
+  const core::QuotaTree tree = core::QuotaTree::Make({gpu}).value();
+  Groups groups;
+  Submitter bob = groups.User("bob");
+  // -N 2 --gpus=6: 5 + 1 GPUs, as Slurm gave 122880 and 24576 MiB.
+  store::JobRequest packed = Request("gpu", 5);
+  packed.tasks = 2;
+  packed.distinct_nodes = true;
+  packed.slurm_tasks_per_node = {1, 1};
+  packed.task_shapes = {{core::WholeGpus(5), core::MilliCpu(0), core::MemoryMiB(0)},
+                        {core::WholeGpus(1), core::MilliCpu(0), core::MemoryMiB(0)}};
+  ASSERT_TRUE(AdmitToQueue(tree, bob, packed).ok());
+  EXPECT_EQ(packed.task_shapes[0].memory, core::MemoryMiB(122880));
+  EXPECT_EQ(packed.task_shapes[1].memory, core::MemoryMiB(24576));
+  EXPECT_EQ(packed.task, packed.task_shapes[0]) << "the largest of them";
+  // -N 2 -n 3 without GPUs: a CPU for each of the node's own Slurm tasks.
+  store::JobRequest tasks = Request("gpu", 0);
+  tasks.tasks = 2;
+  tasks.distinct_nodes = true;
+  tasks.slurm_tasks_per_node = {2, 1};
+  tasks.task_shapes = {{core::MilliGpu(0), core::Cores(2), core::MemoryMiB(0)},
+                       {core::MilliGpu(0), core::Cores(1), core::MemoryMiB(0)}};
+  ASSERT_TRUE(AdmitToQueue(tree, bob, tasks).ok());
+  EXPECT_EQ(tasks.task_shapes[0].memory, core::MemoryMiB(2 * 3072));
+  EXPECT_EQ(tasks.task_shapes[1].memory, core::MemoryMiB(3072));
+}
+
 TEST(QueueAdmissionTest, AJobLargerThanThePerUserLimitCouldNeverStart) {
   core::QueueSpec vision = Queue("vision");
   vision.max_gpus_per_user = core::WholeGpus(8);
@@ -156,6 +186,12 @@ TEST(QueueAdmissionTest, AJobLargerThanThePerUserLimitCouldNeverStart) {
             "12 GPUs is over queue vision's max_gpus_per_user 8: it could never start");
   big.tasks = 2;
   EXPECT_TRUE(Admit(tree, groups.User("bob"), big).ok());
+  // Tasks of their own shapes count every task's own GPUs.
+  big.distinct_nodes = true;
+  big.task_shapes = {{core::WholeGpus(8), core::MilliCpu(0), core::MemoryMiB(0)},
+                     {core::WholeGpus(1), core::MilliCpu(0), core::MemoryMiB(0)}};
+  EXPECT_EQ(Admit(tree, groups.User("bob"), big).message(),
+            "9 GPUs is over queue vision's max_gpus_per_user 8: it could never start");
 }
 
 TEST(QueueAdmissionTest, AParentsRulesBindItsChildren) {

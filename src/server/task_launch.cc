@@ -22,6 +22,14 @@ protocol::SlurmAllocation SlurmAllocationOf(const store::JobRecord& job) {
   // A placement that shares a node (a record from before distinct_nodes)
   // keeps one count per node.
   slurm.tasks_per_node.resize(slurm.nodes.size(), 1);
+  // Shares that differ: each node's CPUs, a CPU per Slurm task at least.
+  if (job.request.task_shapes.size() == slurm.nodes.size()) {
+    for (size_t node = 0; node < slurm.nodes.size(); ++node) {
+      const int64_t asked = (job.request.task_shapes[node].cpu.value() + 999) / 1000;
+      slurm.cpus_per_node.push_back(
+          static_cast<int32_t>(std::max<int64_t>(asked, slurm.tasks_per_node[node])));
+    }
+  }
   slurm.partition = job.request.queue.empty() ? kDefaultPartition : job.request.queue;
   slurm.cluster = kSlurmClusterName;
   return slurm;
@@ -29,7 +37,7 @@ protocol::SlurmAllocation SlurmAllocationOf(const store::JobRecord& job) {
 
 }  // namespace
 
-protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
+protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job, int32_t task) {
   const store::JobRequest& request = job.request;
   protocol::TaskLaunch launch;
   launch.name = request.name;
@@ -49,8 +57,9 @@ protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job) {
                                           request.signal->batch_only};
   }
   launch.run_as.user = job.user;
-  launch.limits.cpu = request.task.cpu;
-  launch.limits.memory = request.task.memory;
+  const core::TaskShape& shape = request.ShapeOf(static_cast<size_t>(task));
+  launch.limits.cpu = shape.cpu;
+  launch.limits.memory = shape.memory;
   if (request.container) {
     const store::ContainerRequest& wanted = *request.container;
     protocol::Container& container = launch.container.emplace();

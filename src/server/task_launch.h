@@ -9,10 +9,10 @@
 namespace berth::server {
 
 // The command or script, env, workdir, time limit and grace of the job's
-// request; run as its owner; limited to its per-task CPU and memory
-// request; in its container, if it asked for one; a Slurm job with its
-// nodes (from its placement) and Slurm task layout.
-protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job);
+// request; run as its owner; limited to the CPU and memory `task` asked
+// for; in its container, if it asked for one; a Slurm job with its nodes
+// (from its placement) and Slurm task layout.
+protocol::TaskLaunch TaskLaunchFor(const store::JobRecord& job, int32_t task);
 
 // What a batch job's task other than task 0 runs (JobRequest::batch): a
 // holder that waits until it is stopped, so that the task keeps its node's

@@ -22,7 +22,7 @@ TEST(TaskLaunchTest, ANodeGetsWhatTheJobAskedToRun) {
   job.request.priority = 5;
   job.request.retries = 2;
 
-  const protocol::TaskLaunch launch = TaskLaunchFor(job);
+  const protocol::TaskLaunch launch = TaskLaunchFor(job, 0);
 
   EXPECT_EQ(launch.name, "train");
   EXPECT_EQ(launch.command, job.request.command);
@@ -48,13 +48,29 @@ TEST(TaskLaunchTest, ASlurmJobCarriesItsNodesAndLayout) {
   job.request.slurm_tasks_per_node = {4, 4};
   job.placement = {{"sim1", {0, 1, 2, 3}}, {"sim2", {0, 1, 2, 3}}};
 
-  const protocol::TaskLaunch launch = TaskLaunchFor(job);
+  const protocol::TaskLaunch launch = TaskLaunchFor(job, 0);
 
   ASSERT_TRUE(launch.slurm.has_value());
   EXPECT_EQ(launch.slurm->nodes, (std::vector<std::string>{"sim1", "sim2"}));
   EXPECT_EQ(launch.slurm->tasks_per_node, (std::vector<int32_t>{4, 4}));
   EXPECT_EQ(launch.slurm->partition, "default");
   EXPECT_EQ(launch.slurm->cluster, "berth");
+}
+
+TEST(TaskLaunchTest, EachTaskOfUnevenTasksIsLimitedToItsOwnShape) {
+  store::JobRecord job;
+  job.user = "carol";
+  job.request.tasks = 2;
+  job.request.distinct_nodes = true;
+  job.request.task_shapes = {
+      core::TaskShape{core::WholeGpus(5), core::MilliCpu(2000), core::MemoryMiB(122880)},
+      core::TaskShape{core::WholeGpus(1), core::MilliCpu(1000), core::MemoryMiB(24576)}};
+  job.request.task = core::LargestShape(job.request.task_shapes);
+
+  EXPECT_EQ(TaskLaunchFor(job, 0).limits.cpu, core::MilliCpu(2000));
+  EXPECT_EQ(TaskLaunchFor(job, 0).limits.memory, core::MemoryMiB(122880));
+  EXPECT_EQ(TaskLaunchFor(job, 1).limits.cpu, core::MilliCpu(1000));
+  EXPECT_EQ(TaskLaunchFor(job, 1).limits.memory, core::MemoryMiB(24576));
 }
 
 TEST(TaskLaunchTest, AScriptJobWithoutATimeLimit) {
@@ -64,7 +80,7 @@ TEST(TaskLaunchTest, AScriptJobWithoutATimeLimit) {
   job.request.command.clear();
   job.request.time_limit.reset();
 
-  const protocol::TaskLaunch launch = TaskLaunchFor(job);
+  const protocol::TaskLaunch launch = TaskLaunchFor(job, 0);
 
   EXPECT_EQ(launch.script, job.request.script);
   EXPECT_TRUE(launch.command.empty());

@@ -203,6 +203,14 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.task.gpu = core::MilliGpu(in.Int64("gpu_milli", out.task.gpu.value()));
   out.task.cpu = core::MilliCpu(in.Int64("cpu_milli", out.task.cpu.value()));
   out.task.memory = core::MemoryMiB(in.Int64("memory_mib", out.task.memory.value()));
+  if (const json* shapes = in.Array("task_shapes")) {
+    for (size_t i = 0; i < shapes->size(); ++i) {
+      FieldReader shape((*shapes)[i], path + "task_shapes[" + std::to_string(i) + "].", error);
+      out.task_shapes.push_back(core::TaskShape{core::MilliGpu(shape.Int64("gpu_milli", 0)),
+                                                core::MilliCpu(shape.Int64("cpu_milli", 0)),
+                                                core::MemoryMiB(shape.Int64("memory_mib", 0))});
+    }
+  }
   out.gpu_types = SplitModels(in.String("gpu_type"));
   out.constraint = in.String("constraint");
   out.nodelist = in.Strings("nodelist");
@@ -368,6 +376,14 @@ json JobRequestToJson(const JobRequest& request) {
       {"requeue", request.requeue},
       {"hold", request.hold},
   };
+  if (!request.task_shapes.empty()) {
+    json& shapes = out["task_shapes"] = json::array();
+    for (const core::TaskShape& shape : request.task_shapes) {
+      shapes.push_back({{"gpu_milli", shape.gpu.value()},
+                        {"cpu_milli", shape.cpu.value()},
+                        {"memory_mib", shape.memory.value()}});
+    }
+  }
   if (!request.slurm_tasks_per_node.empty()) {
     out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
   }

@@ -94,6 +94,20 @@ struct JobRequest {
   std::string script;                // a script body; empty when `command` is set
   int32_t tasks = 1;
   core::TaskShape task{core::WholeGpus(1), core::MilliCpu(0), core::MemoryMiB(0)};
+  // Set when the tasks' shapes differ (a Slurm job whose nodes get unequal
+  // shares; core::JobSpec::task_shapes): one per task, task 0's first, and
+  // `task` is the largest of them. Empty: every task has `task`.
+  std::vector<core::TaskShape> task_shapes;
+  const core::TaskShape& ShapeOf(size_t rank) const {
+    return task_shapes.empty() ? task : task_shapes[rank];
+  }
+  // GPU thousandths of every task together.
+  core::MilliGpu total_gpu() const {
+    if (task_shapes.empty()) return task.gpu * tasks;
+    core::MilliGpu total;
+    for (const core::TaskShape& shape : task_shapes) total += shape.gpu;
+    return total;
+  }
   // The GPU models it accepts (any one of them); empty: any model.
   std::vector<std::string> gpu_types;
   // Where it may run besides the model (core::NodeConstraints): a feature

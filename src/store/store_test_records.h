@@ -23,6 +23,10 @@ inline JobRecord FullJob() {
   request.command = {"python", "train.py", "--epochs", "90", "quote\"and\\slash"};
   request.tasks = 4;
   request.task = core::TaskShape{core::WholeGpus(2), core::Cores(8), core::MemoryMiB(65536)};
+  request.task_shapes = {request.task,
+                         {core::WholeGpus(1), core::Cores(4), core::MemoryMiB(32768)},
+                         {core::WholeGpus(1), core::Cores(4), core::MemoryMiB(32768)},
+                         {core::WholeGpus(1), core::Cores(4), core::MemoryMiB(32768)}};
   request.gpu_types = {"H100-80GB", "A100-80GB"};
   request.constraint = "ib&(nvlink|!spot)";
   request.nodelist = {"gpu01", "gpu02"};

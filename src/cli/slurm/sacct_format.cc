@@ -52,9 +52,8 @@ std::string ExitCode(const SlurmJob& job) {
 std::string AllocTres(const SlurmJob& job) {
   if (!job.start_time) return "";
   std::string tres = "billing=" + std::to_string(job.cpus) + ",cpu=" + std::to_string(job.cpus);
-  const int64_t gpus = job.gpus_per_task * job.tasks;
-  if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
-  if (job.memory_mib > 0) tres += ",mem=" + SlurmMemory(job.memory_mib * job.tasks);
+  if (job.total_gpus > 0) tres += ",gres/gpu=" + std::to_string(job.total_gpus);
+  if (job.total_memory_mib > 0) tres += ",mem=" + SlurmMemory(job.total_memory_mib);
   return tres + ",node=" + std::to_string(job.NodeCount());
 }
 
@@ -66,18 +65,25 @@ std::string StepTres(const SacctStep& step) {
   return tres + ",node=" + std::to_string(step.nodes.size());
 }
 
-// What `job` holds on `nodes` (its tasks there, each a task's share).
+// What `job` holds on `nodes` (its tasks there, each a task's share; a
+// job of tasks of their own shares has one task on each of its nodes).
 void ShareOn(const SlurmJob& job, SacctStep& step) {
   const int64_t cpus_per_task = job.cpus / std::max<int64_t>(1, job.tasks);
-  int64_t tasks = 0;
+  step.cpus = step.gpus = step.memory_mib = 0;
   for (const std::string& node : step.nodes) {
     const auto at = std::find(job.nodes.begin(), job.nodes.end(), node);
     const auto index = static_cast<size_t>(at - job.nodes.begin());
-    tasks += index < job.tasks_on_node.size() ? job.tasks_on_node[index] : 1;
+    if (index < job.task_shares.size()) {
+      step.cpus += job.task_shares[index].cpus;
+      step.gpus += job.task_shares[index].gpus;
+      step.memory_mib += job.task_shares[index].memory_mib;
+      continue;
+    }
+    const int64_t tasks = index < job.tasks_on_node.size() ? job.tasks_on_node[index] : 1;
+    step.cpus += cpus_per_task * tasks;
+    step.gpus += job.gpus_per_task * tasks;
+    step.memory_mib += job.memory_mib * tasks;
   }
-  step.cpus = cpus_per_task * tasks;
-  step.gpus = job.gpus_per_task * tasks;
-  step.memory_mib = job.memory_mib * tasks;
 }
 
 int64_t StepElapsed(const SacctStep& step, core::Time now) {

@@ -14,10 +14,9 @@ std::string TimeOrUnknown(const std::optional<core::Time>& time) {
 
 std::string Tres(const SlurmJob& job) {
   std::string tres = "cpu=" + std::to_string(job.cpus);
-  if (job.memory_mib > 0) tres += ",mem=" + SlurmMemory(job.memory_mib * job.tasks);
+  if (job.total_memory_mib > 0) tres += ",mem=" + SlurmMemory(job.total_memory_mib);
   tres += ",node=" + std::to_string(job.NodeCount()) + ",billing=" + std::to_string(job.cpus);
-  const int64_t gpus = job.gpus_per_task * job.tasks;
-  if (gpus > 0) tres += ",gres/gpu=" + std::to_string(gpus);
+  if (job.total_gpus > 0) tres += ",gres/gpu=" + std::to_string(job.total_gpus);
   return tres;
 }
 

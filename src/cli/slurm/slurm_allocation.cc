@@ -95,55 +95,65 @@ int64_t SlurmAllocation::tasks() const {
   return std::accumulate(tasks_per_node.begin(), tasks_per_node.end(), int64_t{0});
 }
 
+bool SlurmAllocation::even() const {
+  return std::all_of(shares.begin(), shares.end(),
+                     [&](const NodeShare& share) { return share == shares.front(); });
+}
+
 Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
                                          const std::optional<NodeSize>& reference_node) {
   BERTH_RETURN_IF_ERROR(CheckCombinations(options));
   SlurmAllocation allocation;
   BERTH_ASSIGN_OR_RETURN(allocation.tasks_per_node, Layout(options, reference_node));
   const int64_t nodes = allocation.nodes();
-  // Every node gets the share of the node with the most tasks.
-  const int64_t tasks_here =
-      *std::max_element(allocation.tasks_per_node.begin(), allocation.tasks_per_node.end());
-
-  if (options.gpus_per_node || options.gres_gpus) {
-    allocation.gpus_per_node = options.gpus_per_node.value_or(options.gres_gpus.value_or(0));
-  } else if (options.gpus_per_task) {
-    allocation.gpus_per_node = *options.gpus_per_task * tasks_here;
-  } else if (options.gpus) {
-    if (*options.gpus % nodes != 0) {
-      return InvalidArgument("--gpus: Berth gives every node of a job the same share, and " +
-                             std::to_string(*options.gpus) + " GPUs do not divide among " +
-                             std::to_string(nodes) + " nodes; use --gpus-per-node");
-    }
-    allocation.gpus_per_node = *options.gpus / nodes;
+  if (options.gpus && *options.gpus > 0 && *options.gpus < nodes) {
+    return InvalidArgument("--gpus: " + std::to_string(*options.gpus) +
+                           " GPUs cannot spread over " + std::to_string(nodes) +
+                           " nodes (every node gets one at least)");
   }
-
-  allocation.cpus_per_node =
-      options.cpus_per_gpu ? std::max(tasks_here, *options.cpus_per_gpu * allocation.gpus_per_node)
-                           : tasks_here * options.cpus_per_task.value_or(1);
-
-  if (options.mem_mib == 0) {
-    // Slurm's --mem=0: all the memory of each node. Berth's nodes of a job
-    // share one shape, so each gets the reference (largest) node's.
-    if (!reference_node) {
-      return InvalidArgument("--mem=0: the size of the cluster's nodes is not known");
-    }
-    allocation.memory_mib_per_node = reference_node->memory_mib;
-  } else if (options.mem_mib) {
-    allocation.memory_mib_per_node = *options.mem_mib;
-  } else if (options.mem_per_cpu_mib) {
-    allocation.memory_mib_per_node = *options.mem_per_cpu_mib * allocation.cpus_per_node;
-  } else if (options.mem_per_gpu_mib) {
-    allocation.memory_mib_per_node = *options.mem_per_gpu_mib * allocation.gpus_per_node;
+  if ((options.exclusive || options.mem_mib == 0) && !reference_node) {
+    return InvalidArgument(std::string(options.exclusive ? "--exclusive" : "--mem=0") +
+                           ": the size of the cluster's nodes is not known");
   }
-
-  if (options.exclusive) {
-    if (!reference_node) {
-      return InvalidArgument("--exclusive: the size of the cluster's nodes is not known");
+  // --gpus per job: what the nodes after this one still need, one each.
+  int64_t gpus_left = options.gpus.value_or(0);
+  for (size_t node = 0; node < allocation.tasks_per_node.size(); ++node) {
+    const int64_t tasks_here = allocation.tasks_per_node[node];
+    NodeShare share;
+    if (options.gpus_per_node || options.gres_gpus) {
+      share.gpus = options.gpus_per_node.value_or(options.gres_gpus.value_or(0));
+    } else if (options.gpus_per_task) {
+      share.gpus = *options.gpus_per_task * tasks_here;
+    } else if (options.gpus.value_or(0) > 0) {
+      const int64_t later_nodes = nodes - static_cast<int64_t>(node) - 1;
+      share.gpus = gpus_left - later_nodes;
+      if (reference_node && reference_node->gpus > 0) {
+        share.gpus = std::min(share.gpus, reference_node->gpus);
+      }
+      gpus_left -= share.gpus;
     }
-    allocation.gpus_per_node = reference_node->gpus;
-    allocation.cpus_per_node = reference_node->cpus;
-    allocation.memory_mib_per_node = reference_node->memory_mib;
+    share.cpus = options.cpus_per_gpu ? std::max(tasks_here, *options.cpus_per_gpu * share.gpus)
+                                      : tasks_here * options.cpus_per_task.value_or(1);
+    if (options.mem_mib == 0) {
+      // Slurm's --mem=0: all the memory of each node; each gets the
+      // reference (largest) node's.
+      share.memory_mib = reference_node->memory_mib;
+    } else if (options.mem_mib) {
+      share.memory_mib = *options.mem_mib;
+    } else if (options.mem_per_cpu_mib) {
+      share.memory_mib = *options.mem_per_cpu_mib * share.cpus;
+    } else if (options.mem_per_gpu_mib) {
+      share.memory_mib = *options.mem_per_gpu_mib * share.gpus;
+    }
+    if (options.exclusive) {
+      share = NodeShare{reference_node->gpus, reference_node->cpus, reference_node->memory_mib};
+    }
+    allocation.shares.push_back(share);
+  }
+  if (gpus_left > 0) {
+    return InvalidArgument("--gpus: " + std::to_string(*options.gpus) + " GPUs do not fit " +
+                           std::to_string(nodes) + " nodes of " +
+                           std::to_string(reference_node->gpus) + " GPUs");
   }
   return allocation;
 }

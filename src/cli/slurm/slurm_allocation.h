@@ -11,19 +11,21 @@
 //   tasks   --ntasks; else nodes x --ntasks-per-node; else one per node.
 //           Spread as evenly as possible, the first nodes taking one more.
 //   GPUs    per node: --gpus-per-node or --gres=gpu[:TYPE]:N; tasks on the
-//           node x --gpus-per-task; --gpus (per job) / nodes.
+//           node x --gpus-per-task; --gpus (per job) packed: one on every
+//           node, the rest on the first nodes as far as the reference node
+//           holds them (-N 2 --gpus=6 is 5 + 1, as Slurm's _set_job_bits1).
 //   CPUs    per node: tasks on the node x --cpus-per-task (1 by default);
 //           with --cpus-per-gpu, GPUs on the node x it.
 //   memory  per node: --mem; CPUs x --mem-per-cpu; GPUs x --mem-per-gpu;
 //           none asked: none (see below).
 //   --exclusive: the whole reference node (its GPUs, CPUs and memory).
+// Nodes whose shares differ (-N 2 -n 3, --gpus packed) become a gang whose
+// tasks differ in shape (core::JobSpec::task_shapes).
 //
-// Where Berth differs (docs/from-slurm.md), because every node of a Berth
-// gang gets the same share:
-//   - a node with fewer Slurm tasks than another (-N 2 -n 3) still gets
-//     the largest node's share;
-//   - --gpus per job is split evenly (Slurm packs -N 2 --gpus=6 as 5 + 1,
-//     Berth as 3 + 3); a count that does not divide is refused;
+// Where Berth differs (docs/from-slurm.md):
+//   - --gpus per job is split when the job is submitted, as Slurm splits
+//     it on empty nodes; Slurm splits it when it places the job, by what
+//     each node has free then;
 //   - a job asking no memory gets its queue's default memory
 //     (core/default_memory.h), none in a queue without one (Slurm without
 //     DefMemPerCPU/DefMemPerGPU gives it the whole node's);
@@ -71,22 +73,30 @@ struct NodeSize {
   int64_t memory_mib = 0;
 };
 
-// What the job gets: `tasks_per_node.size()` nodes, each with the same
-// share (the gang's Berth task shape).
+// One node's share of the job (the Berth task on it).
+struct NodeShare {
+  int64_t gpus = 0;
+  int64_t cpus = 0;
+  int64_t memory_mib = 0;  // 0: none reserved
+
+  bool operator==(const NodeShare&) const = default;
+};
+
+// What the job gets: `tasks_per_node.size()` nodes, each with its share.
 struct SlurmAllocation {
   std::vector<int64_t> tasks_per_node;  // Slurm tasks on each node, node 0 first
-  int64_t gpus_per_node = 0;
-  int64_t cpus_per_node = 0;
-  int64_t memory_mib_per_node = 0;  // 0: none reserved
+  std::vector<NodeShare> shares;        // one per node, node 0 first
 
   int64_t nodes() const { return static_cast<int64_t>(tasks_per_node.size()); }
   int64_t tasks() const;
+  // Whether every node has the same share.
+  bool even() const;
 };
 
 // InvalidArgument naming the option for a combination Slurm refuses too
 // (more nodes than tasks, --cpus-per-task with --cpus-per-gpu, both --mem
-// forms) or Berth cannot give (--gpus not divisible among the nodes,
-// --exclusive or --mem=0 with no known node size).
+// forms, fewer --gpus than nodes) or Berth cannot give (--exclusive or
+// --mem=0 with no known node size).
 Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
                                          const std::optional<NodeSize>& reference_node);
 

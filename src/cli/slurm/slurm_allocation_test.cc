@@ -56,15 +56,20 @@ nlohmann::json GoldenSbatchBody(const std::vector<std::string>& options) {
   return body.ok() ? *body : nlohmann::json::object();
 }
 
-int64_t BerthMemoryPerNode(const std::vector<std::string>& options) {
+// The memory of node `node` as Berth gives it.
+int64_t BerthMemoryOfNode(const std::vector<std::string>& options, size_t node) {
   const nlohmann::json body = GoldenSbatchBody(options);
-  if (body.contains("memory_mib")) return body["memory_mib"].get<int64_t>();
-  const core::TaskShape node{core::WholeGpus(body.value("gpus", int64_t{0})),
-                             core::Cores(body.value("cpus", int64_t{0})), core::MemoryMiB(0)};
+  const nlohmann::json& share = body.contains("task_shapes") ? body["task_shapes"][node] : body;
+  if (share.contains("memory_mib")) return share["memory_mib"].get<int64_t>();
+  const core::TaskShape shape{core::WholeGpus(share.value("gpus", int64_t{0})),
+                              core::Cores(share.value("cpus", int64_t{0})), core::MemoryMiB(0)};
   const std::vector<int32_t> tasks_per_node =
       body.value("slurm_tasks_per_node", std::vector<int32_t>{});
-  return core::DefaultTaskMemory(GoldenQueueDefaults(), node,
-                                 core::LeastCpusOfSlurmNode(tasks_per_node))
+  // The server's admission: a node's own Slurm tasks for a share of its
+  // own, the most any node holds for the one share of every node.
+  const std::vector<int32_t> counted =
+      body.contains("task_shapes") ? std::vector<int32_t>{tasks_per_node.at(node)} : tasks_per_node;
+  return core::DefaultTaskMemory(GoldenQueueDefaults(), shape, core::LeastCpusOfSlurmNode(counted))
       .value();
 }
 
@@ -200,40 +205,26 @@ TEST(SlurmAllocationGolden, NodesTasksGpusCpusAndMemoryAreSlurms) {
     EXPECT_EQ(berth->nodes(), slurm.num_nodes);
     EXPECT_EQ(berth->tasks(), slurm.num_tasks);
     ASSERT_EQ(slurm.gpus.size(), static_cast<size_t>(slurm.num_nodes));
-    int64_t slurm_gpus = 0;
+    ASSERT_EQ(berth->shares.size(), static_cast<size_t>(slurm.num_nodes));
     for (size_t node = 0; node < slurm.gpus.size(); ++node) {
       SCOPED_TRACE("node " + std::to_string(node));
-      slurm_gpus += slurm.gpus[node];
-      if (set.name == "gpus_job_two_nodes") {
-        // Known difference: Slurm packs --gpus per job (-N 2 --gpus=6 gave
-        // 5 + 1); every node of a Berth gang gets the same share (3 + 3).
-        EXPECT_EQ(slurm.gpus, (std::vector<int64_t>{5, 1}));
-        EXPECT_EQ(berth->gpus_per_node, 3);
-      } else {
-        EXPECT_EQ(berth->gpus_per_node, slurm.gpus[node]);
-      }
-      EXPECT_EQ(berth->cpus_per_node, slurm.cpus[node]);
+      EXPECT_EQ(berth->shares[node].gpus, slurm.gpus[node]);
+      EXPECT_EQ(berth->shares[node].cpus, slurm.cpus[node]);
       const bool memory_asked =
           options.mem_mib || options.mem_per_cpu_mib || options.mem_per_gpu_mib;
-      if (set.name == "gpus_job_two_nodes") {
-        // The GPUs' difference above: per GPU, 5 and 1 GPUs' worth; 3 each.
-        EXPECT_EQ(slurm.memory_mib, (std::vector<int64_t>{5 * 24576, 24576}));
-        EXPECT_EQ(BerthMemoryPerNode(set.args), 3 * 24576);
-      } else if (options.exclusive && !memory_asked) {
+      if (options.exclusive && !memory_asked) {
         // Known difference: Slurm gives an --exclusive job asking no
         // memory the per-CPU default for all the node's CPUs; Berth gives
         // it the whole node's memory. Either way the node is the job's
         // alone (docs/from-slurm.md).
         EXPECT_EQ(slurm.memory_mib[node], kGoldenNode.cpus * 3072);
-        EXPECT_EQ(BerthMemoryPerNode(set.args), kGoldenNode.memory_mib);
+        EXPECT_EQ(BerthMemoryOfNode(set.args, node), kGoldenNode.memory_mib);
       } else {
         // A job asking no memory gets the partition's (queue's) default:
         // per GPU for a job with GPUs, per CPU for one without.
-        EXPECT_EQ(BerthMemoryPerNode(set.args), slurm.memory_mib[node]);
+        EXPECT_EQ(BerthMemoryOfNode(set.args, node), slurm.memory_mib[node]);
       }
     }
-    EXPECT_EQ(berth->gpus_per_node * berth->nodes(), slurm_gpus);
-    EXPECT_EQ(berth->cpus_per_node * berth->nodes(), slurm.num_cpus);
   }
 }
 
@@ -297,9 +288,9 @@ TEST(SlurmAllocationGolden, TheVariablesSbatchExportsFromItsOptionsAreSlurms) {
   }
 }
 
-TEST(SlurmAllocation, UnevenTasksGiveEveryNodeTheLargestShare) {
-  // -N 2 -n 3 --gpus-per-task=1: Slurm lays out 2 + 1; each Berth node
-  // gets the share of two tasks (the gang's tasks are identical).
+TEST(SlurmAllocation, UnevenTasksGiveEachNodeTheShareOfItsOwnTasks) {
+  // -N 2 -n 3 --gpus-per-task=1: Slurm lays out 2 + 1, and each node holds
+  // the GPUs and CPUs of its own tasks.
   SlurmResourceOptions options;
   options.nodes = 2;
   options.ntasks = 3;
@@ -307,8 +298,43 @@ TEST(SlurmAllocation, UnevenTasksGiveEveryNodeTheLargestShare) {
   Result<SlurmAllocation> allocation = AllocateSlurmJob(options, std::nullopt);
   ASSERT_TRUE(allocation.ok());
   EXPECT_EQ(allocation->tasks_per_node, (std::vector<int64_t>{2, 1}));
-  EXPECT_EQ(allocation->gpus_per_node, 2);
-  EXPECT_EQ(allocation->cpus_per_node, 2);
+  EXPECT_EQ(allocation->shares, (std::vector<NodeShare>{{2, 2, 0}, {1, 1, 0}}));
+  EXPECT_FALSE(allocation->even());
+}
+
+TEST(SlurmAllocation, GpusPerJobFillTheFirstNodesAndLeaveEveryNodeOne) {
+  // As Slurm's _set_job_bits1: a node takes what the job still needs
+  // beyond one GPU for each later node, as far as the node holds.
+  SlurmResourceOptions options;
+  options.nodes = 3;
+  options.gpus = 12;
+  options.mem_per_gpu_mib = 1000;
+  Result<SlurmAllocation> allocation = AllocateSlurmJob(options, kGoldenNode);
+  ASSERT_TRUE(allocation.ok());
+  EXPECT_EQ(allocation->shares, (std::vector<NodeShare>{{8, 1, 8000}, {3, 1, 3000}, {1, 1, 1000}}));
+  // Without a known node size, nothing caps the first node.
+  allocation = AllocateSlurmJob(options, std::nullopt);
+  ASSERT_TRUE(allocation.ok());
+  EXPECT_EQ(allocation->shares[0].gpus, 10);
+  // --gpus=0: no GPUs on any node.
+  options.gpus = 0;
+  allocation = AllocateSlurmJob(options, kGoldenNode);
+  ASSERT_TRUE(allocation.ok());
+  EXPECT_EQ(allocation->shares, (std::vector<NodeShare>(3, NodeShare{0, 1, 0})));
+  // More than the nodes hold.
+  options.gpus = 25;
+  EXPECT_THAT(AllocateSlurmJob(options, kGoldenNode).status().message(),
+              HasSubstr("do not fit 3 nodes of 8 GPUs"));
+}
+
+TEST(SlurmAllocation, AnUnevenJobSendsEachNodesShare) {
+  const nlohmann::json body = GoldenSbatchBody({"-N", "2", "--gpus=6"});
+  EXPECT_EQ(body["tasks"], 2);
+  EXPECT_EQ(body["distinct_nodes"], true);
+  ASSERT_TRUE(body.contains("task_shapes"));
+  EXPECT_EQ(body["task_shapes"], nlohmann::json::parse(R"([{"gpus": 5}, {"gpus": 1}])"));
+  // An even job sends one share for all.
+  EXPECT_FALSE(GoldenSbatchBody({"-N", "2", "--gpus=16"}).contains("task_shapes"));
 }
 
 TEST(SlurmAllocation, TasksThatOverflowTheReferenceNodeTakeTheFewestNodes) {
@@ -318,7 +344,7 @@ TEST(SlurmAllocation, TasksThatOverflowTheReferenceNodeTakeTheFewestNodes) {
   Result<SlurmAllocation> allocation = AllocateSlurmJob(options, kGoldenNode);
   ASSERT_TRUE(allocation.ok());
   EXPECT_EQ(allocation->tasks_per_node, (std::vector<int64_t>{6, 6}));
-  EXPECT_EQ(allocation->gpus_per_node, 6);
+  EXPECT_EQ(allocation->shares[1].gpus, 6);
   // Without a known node size, everything on one node (as Slurm when it fits).
   allocation = AllocateSlurmJob(options, std::nullopt);
   ASSERT_TRUE(allocation.ok());
@@ -337,7 +363,7 @@ TEST(SlurmAllocation, FewerTasksThanNodesShrinksTheNodesAsSlurmDoes) {
 TEST(SlurmAllocation, RefusalsNameTheOption) {
   SlurmResourceOptions gpus;
   gpus.nodes = 2;
-  gpus.gpus = 5;
+  gpus.gpus = 1;
   EXPECT_THAT(AllocateSlurmJob(gpus, std::nullopt).status().message(), HasSubstr("--gpus"));
   SlurmResourceOptions cpus;
   cpus.cpus_per_task = 2;

@@ -1,6 +1,7 @@
 // The Slurm commands' output against what a real Slurm 22.05 printed for
 // the same jobs and nodes (tests/data/slurm/golden/states.txt, recorded by
 // scripts/slurm-golden.sh): headers, widths, state and reason words.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ namespace berth::cli::slurm {
 namespace {
 
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 // The sections of states.txt: "== squeue" -> its lines.
 std::multimap<std::string, std::vector<std::string>> Golden() {
@@ -368,6 +370,29 @@ TEST(SacctTest, ColumnsAndParsableFormsAsSlurms) {
                 SlurmJobFromJson(cancelled, "gpu"), At(1796009999), "1001"),
       "CANCELLED by 1001|Unknown|None assigned|1\n");
   EXPECT_FALSE(ParseSacctFormat("JobID,Bogus").ok());
+}
+
+TEST(SlurmJobTest, TasksOfTheirOwnSharesCountEachTasksOwn) {
+  // -N 2 --gpus=6: 5 + 1 GPUs, 122880 + 24576 MiB (golden gpus_job_two_nodes).
+  json job = PendingJob("packed", "running", "", 5);
+  job["tasks"] = 2;
+  job["memory_mib"] = 122880;
+  job["start_time"] = FormatRfc3339(At(1000));
+  job["task_shapes"] = json::parse(R"([{"gpus": 5, "cpu_milli": 0, "memory_mib": 122880},
+                                       {"gpus": 1, "cpu_milli": 0, "memory_mib": 24576}])");
+  job["placement"] = json::parse(R"([{"node": "sim1", "gpus": [0, 1, 2, 3, 4]},
+                                     {"node": "sim2", "gpus": [0]}])");
+  const SlurmJob slurm = SlurmJobFromJson(job, "gpu");
+  EXPECT_EQ(slurm.total_gpus, 6);
+  EXPECT_EQ(slurm.cpus, 2);
+  EXPECT_EQ(slurm.total_memory_mib, 147456);
+  const std::string shown = ScontrolJob(slurm, At(1005), "0", Lines::kOne);
+  EXPECT_THAT(shown, HasSubstr("NumCPUs=2 "));
+  EXPECT_THAT(shown, HasSubstr("TRES=cpu=2,mem=144G,node=2,billing=2"));
+  EXPECT_THAT(shown, HasSubstr("gres/gpu=6"));
+  const std::string row =
+      SacctLine(*ParseSacctFormat("AllocTRES"), SacctLayout::kParsableNoEnd, slurm, At(1005), "");
+  EXPECT_EQ(row, "billing=2,cpu=2,gres/gpu=6,mem=144G,node=2\n");
 }
 
 TEST(SlurmFormatTest, SacctJobWordsNameAJobOrElementAndARowUnderIt) {

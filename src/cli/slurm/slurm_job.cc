@@ -132,6 +132,21 @@ SlurmJob SlurmJobFromJson(const json& job, const std::string& default_partition)
   const int64_t cpu_milli = job.value("cpu_milli", int64_t{0});
   out.cpus = out.tasks * std::max<int64_t>(1, (cpu_milli + 999) / 1000);
   out.memory_mib = job.value("memory_mib", int64_t{0});
+  out.total_gpus = out.gpus_per_task * out.tasks;
+  out.total_memory_mib = out.memory_mib * out.tasks;
+  if (const auto it = job.find("task_shapes"); it != job.end() && it->is_array()) {
+    out.cpus = out.total_gpus = out.total_memory_mib = 0;
+    for (const json& shape : *it) {
+      const SlurmJob::TaskShare share{
+          shape.value("gpus", int64_t{0}),
+          std::max<int64_t>(1, (shape.value("cpu_milli", int64_t{0}) + 999) / 1000),
+          shape.value("memory_mib", int64_t{0})};
+      out.task_shares.push_back(share);
+      out.cpus += share.cpus;
+      out.total_gpus += share.gpus;
+      out.total_memory_mib += share.memory_mib;
+    }
+  }
   out.priority = job.value("priority", int64_t{0});
   std::vector<std::pair<std::string, int64_t>> gpus_by_node;
   if (const auto it = job.find("placement"); it != job.end() && it->is_array()) {

@@ -39,6 +39,17 @@ struct SlurmJob {
   int64_t gpus_per_task = 0;  // whole GPUs; a share of one counts as 0
   int64_t cpus = 1;           // the whole job's, at least one per task
   int64_t memory_mib = 0;     // per task
+  // Tasks of their own shares (a Slurm job's nodes, 5 + 1 GPUs): each
+  // one's, task 0 first; then gpus_per_task and memory_mib are the
+  // largest task's. Empty: every task has gpus_per_task and memory_mib.
+  struct TaskShare {
+    int64_t gpus = 0;
+    int64_t cpus = 1;
+    int64_t memory_mib = 0;
+  };
+  std::vector<TaskShare> task_shares;
+  int64_t total_gpus = 0;        // the whole job's whole GPUs
+  int64_t total_memory_mib = 0;  // the whole job's
   int64_t priority = 0;
   std::vector<std::string> nodes;      // distinct, in placement order
   std::vector<int64_t> tasks_on_node;  // the job's tasks on each of `nodes`

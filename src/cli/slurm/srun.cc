@@ -198,6 +198,17 @@ Status OneProcessPerSlurmTask(json& body) {
           "--ntasks-per-node");
     }
   }
+  if (body.contains("task_shapes")) {
+    // Nodes of unequal shares (--gpus per job packed): one process per
+    // node keeps each node's share; more cannot split them evenly.
+    if (per_node != 1) {
+      return InvalidArgument(
+          "--gpus: srun outside a job splits each node's share evenly among its tasks, and "
+          "--gpus per job gives the nodes unequal shares; give --gpus-per-task");
+    }
+    body.erase("slurm_tasks_per_node");
+    return Status::Ok();
+  }
   for (const char* field : {"gpus", "cpus", "memory_mib"}) {
     if (!body.contains(field)) continue;
     const double share = body[field].get<double>() / static_cast<double>(per_node);

@@ -9,6 +9,7 @@ import {
   el,
   etaText,
   gpuAsk,
+  gpusOfEachTask,
   gpusPerTask,
   localTimes,
   openJob,
@@ -66,7 +67,8 @@ function renderRow(job) {
         ? (Date.now() - submitted) / 1000
         : null;
   const perTask = gpusPerTask(job);
-  const gpus = job.tasks > 1 ? `${job.tasks}×${perTask}` : `${perTask}`;
+  const each = gpusOfEachTask(job);
+  const gpus = each ? each.join('+') : job.tasks > 1 ? `${job.tasks}×${perTask}` : `${perTask}`;
   return el(
     'tr',
     {
@@ -82,7 +84,7 @@ function renderRow(job) {
     el('td', { class: 'name', text: job.name || '—' }),
     el('td', { text: job.user }),
     el('td', {}, el('span', { class: 'badge', 'data-state': job.state, text: job.state })),
-    el('td', { class: 'num', title: gpuAsk(job), text: gpus }),
+    el('td', { class: 'num', 'data-col': 'gpus', title: gpuAsk(job), text: gpus }),
     el('td', { class: 'num', text: duration(waited) }),
     el(
       'td',

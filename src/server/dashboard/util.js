@@ -106,9 +106,17 @@ export function gpusPerTask(job) {
   return (job.gpu_milli || 0) / 1000;
 }
 
+// A job whose tasks have shares of their own (a Slurm job's nodes, 5 + 1
+// GPUs): each task's GPUs, task 0 first; null when every task has the same.
+export function gpusOfEachTask(job) {
+  return Array.isArray(job.task_shapes) ? job.task_shapes.map((shape) => shape.gpus) : null;
+}
+
 export function gpuAsk(job) {
   const per = gpusPerTask(job);
   const kind = job.gpu_type ? ` ${job.gpu_type}` : '';
+  const each = gpusOfEachTask(job);
+  if (each) return `${each.join(' + ')}${kind} GPUs on ${job.tasks} nodes`;
   const one = per === 1 ? `1${kind} GPU` : `${per}${kind} GPUs`;
   return job.tasks > 1 ? `${job.tasks} tasks × ${one}` : one;
 }
