@@ -172,6 +172,12 @@ def main():
             lines = sorted(out.stdout.splitlines())
             check(out.returncode == 0 and lines == ["0: hello from 0", "1: hello from 1"],
                   f"srun -l -n 2 from outside: {out.returncode} {out.stdout!r} {out.stderr!r}")
+            # -N 2: two nodes, as Slurm's, though both tasks fit one.
+            out = run("srun", "-l", "-N", "2", "--gpus-per-node=0", "sh", "-c",
+                      "echo $BERTH_NODE")
+            nodes = {line.split(": ", 1)[-1] for line in out.stdout.splitlines()}
+            check(out.returncode == 0 and len(nodes) == 2,
+                  f"srun -N 2 from outside runs on two nodes: {out.stdout!r} {out.stderr!r}")
             out = run("srun", "--gpus-per-task=0", "sh", "-c", "echo bye; exit 3")
             check(out.returncode == 3 and out.stdout == "bye\n",
                   f"srun exits with the task's code: {out.returncode} {out.stdout!r}")

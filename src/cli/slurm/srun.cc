@@ -186,7 +186,8 @@ bool SrunOnlyFlag(const std::string& arg) {
 // srun from outside a job runs the command once per Slurm task, as Berth's
 // own tasks (a gang: one process each), where sbatch's shape is one Berth
 // task per node holding that node's share: each node's share is split
-// evenly among its Slurm tasks, which may then share nodes.
+// evenly among its Slurm tasks, which may then share nodes. With one task
+// per node the tasks stay on distinct nodes (`-N 2` is two nodes).
 Status OneProcessPerSlurmTask(json& body) {
   const json layout = body.value("slurm_tasks_per_node", json::array());
   if (layout.empty()) return Status::Ok();
@@ -220,7 +221,7 @@ Status OneProcessPerSlurmTask(json& body) {
     body[field] = std::string(field) == "cpus" ? json(share) : json(static_cast<int64_t>(share));
   }
   body["tasks"] = body.value("tasks", int64_t{1}) * per_node;
-  body.erase("distinct_nodes");
+  if (per_node > 1) body.erase("distinct_nodes");
   body.erase("slurm_tasks_per_node");
   return Status::Ok();
 }
