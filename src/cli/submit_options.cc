@@ -301,6 +301,9 @@ Status AddSlurmShape(const slurm::SlurmResourceOptions& options,
     if (share.memory_mib > 0) out["memory_mib"] = share.memory_mib;
   };
   add_share(allocation.shares.front(), body);
+  // An --exclusive job's GPUs come with its nodes: asking no memory, it
+  // gets the per-CPU default for its CPUs, not the per-GPU one.
+  if (options.exclusive && !body.contains("memory_mib")) body["default_memory"] = "per_cpu";
   if (!allocation.even()) {
     json& shapes = body["task_shapes"] = json::array();
     for (const slurm::NodeShare& share : allocation.shares) add_share(share, shapes.emplace_back());

@@ -106,6 +106,7 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
   if (!request.slurm_tasks_per_node.empty()) {
     out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
   }
+  if (request.default_memory_per_cpu) out["default_memory"] = "per_cpu";
   out["time_limit_s"] = request.time_limit ? json(request.time_limit->seconds()) : json(nullptr);
   out["estimate_s"] = request.estimate ? json(request.estimate->seconds()) : json(nullptr);
   out["exit_code"] = job.exit_code ? json(*job.exit_code) : json(nullptr);

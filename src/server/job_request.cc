@@ -28,13 +28,14 @@ using namespace strict_json;  // NOLINT: typed reads of the body's fields
 // --- the schema ---
 
 // Sorted, so that the "known:" list reads the same every time.
-constexpr std::array<std::string_view, 37> kKnownFields = {
+constexpr std::array<std::string_view, 38> kKnownFields = {
     "array",
     "batch",
     "command",
     "constraint",
     "container",
     "cpus",
+    "default_memory",
     "depends_on",
     "distinct_nodes",
     "env",
@@ -216,6 +217,16 @@ class RequestReader {
     }
     if (const Json* memory = Find("memory_mib")) {
       BERTH_ASSIGN_OR_RETURN(request_.task.memory, ReadMemory(*memory, "memory_mib"));
+    }
+    // Which queue default a job asking no memory gets: per GPU for a job
+    // with GPUs, else per CPU ("per_gpu"), or per CPU whatever its GPUs
+    // ("per_cpu": Slurm's --exclusive).
+    if (const Json* basis = Find("default_memory")) {
+      BERTH_ASSIGN_OR_RETURN(std::string word, ReadString(*basis, "default_memory", 16));
+      if (word != "per_gpu" && word != "per_cpu") {
+        return RangeError("default_memory", "per_gpu or per_cpu", Quote(word));
+      }
+      request_.default_memory_per_cpu = word == "per_cpu";
     }
     return Status::Ok();
   }

@@ -106,6 +106,15 @@ TEST(ParseSubmission, TasksOfTheirOwnShapesAreReadOnePerTask) {
             "task_shapes: not with gpu_milli (a share of one GPU)");
 }
 
+TEST(ParseSubmission, TheDefaultMemoryMayBePerCpuWhateverTheGpus) {
+  EXPECT_TRUE(ParseOne(R"({"command": ["x"], "gpus": 8, "default_memory": "per_cpu"})")
+                  .default_memory_per_cpu);
+  EXPECT_FALSE(
+      ParseOne(R"({"command": ["x"], "default_memory": "per_gpu"})").default_memory_per_cpu);
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "default_memory": "per_node"})"),
+            "default_memory: must be per_gpu or per_cpu, got 'per_node'");
+}
+
 TEST(ParseSubmission, ZeroGpusIsACpuOnlyJob) {
   const JobRequest request = ParseOne(R"({"command": ["make"], "gpus": 0, "cpus": 4})");
   EXPECT_EQ(request.task.gpu, core::MilliGpu(0));
@@ -654,7 +663,8 @@ TEST(ParseSubmission, ExactMessages) {
             "tasks: expected an integer, got string");
   EXPECT_EQ(Rejection(R"({"command": ["x"], "bogus": 1})"),
             "unknown field 'bogus' (known: array, batch, command, constraint, container, "
-            "cpus, depends_on, distinct_nodes, env, error, estimate_s, exclude, gpu_milli, "
+            "cpus, default_memory, depends_on, distinct_nodes, env, error, estimate_s, exclude, "
+            "gpu_milli, "
             "gpu_type, gpus, gpus_in_one_group, grace_s, hold, idempotency_key, memory_mib, "
             "name, nodelist, open_mode, output, preemptible, priority, queue, requeue, "
             "retries, script, slurm_tasks_per_node, task_shapes, tasks, time_limit_s, "

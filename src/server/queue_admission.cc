@@ -102,22 +102,28 @@ Status AdmitToQueue(const core::QuotaTree& tree, Submitter& who, store::JobReque
   // A Slurm job's task is a node holding its Slurm tasks there, a CPU each
   // at least, as Slurm counts them (asked or not: Berth reserves CPUs only
   // when asked).
-  // Tasks of their own shapes get memory for their own shape, each.
+  // Tasks of their own shapes get memory for their own shape, each. A job
+  // whose GPUs come with its nodes (default_memory_per_cpu) is counted as
+  // asking none.
   if (request.task.memory.value() == 0) {
     if (const core::DefaultMemory* defaults = core::QueueDefaultMemory(tree, *queue)) {
+      auto basis = [&](core::TaskShape shape) {
+        if (request.default_memory_per_cpu) shape.gpu = core::MilliGpu(0);
+        return shape;
+      };
       const std::span<const int32_t> layout = request.slurm_tasks_per_node;
-      request.task.memory =
-          core::DefaultTaskMemory(*defaults, request.task, core::LeastCpusOfSlurmNode(layout));
+      request.task.memory = core::DefaultTaskMemory(*defaults, basis(request.task),
+                                                    core::LeastCpusOfSlurmNode(layout));
       for (size_t task = 0; task < request.task_shapes.size(); ++task) {
         core::TaskShape& shape = request.task_shapes[task];
         const auto on_node = layout.empty() ? layout : layout.subspan(task, 1);
         shape.memory =
-            core::DefaultTaskMemory(*defaults, shape, core::LeastCpusOfSlurmNode(on_node));
+            core::DefaultTaskMemory(*defaults, basis(shape), core::LeastCpusOfSlurmNode(on_node));
       }
       if (!request.task_shapes.empty()) request.task = core::LargestShape(request.task_shapes);
       // A Slurm job's scripts read the per-CPU default, as Slurm's do.
       const std::optional<core::MemoryMiB> per_cpu =
-          core::PerCpuDefaultFor(*defaults, request.task);
+          core::PerCpuDefaultFor(*defaults, basis(request.task));
       if (per_cpu && !request.slurm_tasks_per_node.empty()) {
         request.env.emplace("SLURM_MEM_PER_CPU", std::to_string(per_cpu->value()));
       }

@@ -173,6 +173,30 @@ TEST(QueueAdmissionTest, TasksOfTheirOwnShapesGetTheDefaultForTheirOwnShape) {
   EXPECT_EQ(tasks.task_shapes[1].memory, core::MemoryMiB(3072));
 }
 
+TEST(QueueAdmissionTest, AJobWhoseGpusCameWithItsNodeGetsThePerCpuDefault) {
+  core::QueueSpec gpu = Queue("gpu");
+  gpu.default_memory.per_gpu = core::MemoryMiB(24576);
+  gpu.default_memory.per_cpu = core::MemoryMiB(3072);
+  const core::QuotaTree tree = core::QuotaTree::Make({gpu}).value();
+  Groups groups;
+  Submitter bob = groups.User("bob");
+  // -N 1 --exclusive on 8 GPUs and 32 CPUs: Slurm gave 98304 MiB.
+  store::JobRequest exclusive = Request("gpu", 8);
+  exclusive.task.cpu = core::Cores(32);
+  exclusive.slurm_tasks_per_node = {1};
+  exclusive.default_memory_per_cpu = true;
+  ASSERT_TRUE(AdmitToQueue(tree, bob, exclusive).ok());
+  EXPECT_EQ(exclusive.task.memory, core::MemoryMiB(32 * 3072));
+  EXPECT_EQ(exclusive.env["SLURM_MEM_PER_CPU"], "3072");
+  // Without it, the GPUs decide.
+  exclusive.default_memory_per_cpu = false;
+  exclusive.task.memory = core::MemoryMiB(0);
+  exclusive.env.clear();
+  ASSERT_TRUE(AdmitToQueue(tree, bob, exclusive).ok());
+  EXPECT_EQ(exclusive.task.memory, core::MemoryMiB(8 * 24576));
+  EXPECT_FALSE(exclusive.env.contains("SLURM_MEM_PER_CPU"));
+}
+
 TEST(QueueAdmissionTest, AJobLargerThanThePerUserLimitCouldNeverStart) {
   core::QueueSpec vision = Queue("vision");
   vision.max_gpus_per_user = core::WholeGpus(8);

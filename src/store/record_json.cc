@@ -218,6 +218,7 @@ void ReadRequest(FieldReader& in, const std::string& path, Status& error, JobReq
   out.wait_for_nodes = in.Bool("wait_for_nodes", out.wait_for_nodes);
   out.gpus_in_one_group = in.Bool("gpus_in_one_group", out.gpus_in_one_group);
   out.distinct_nodes = in.Bool("distinct_nodes", out.distinct_nodes);
+  out.default_memory_per_cpu = in.Bool("default_memory_per_cpu", out.default_memory_per_cpu);
   if (const json* layout = in.Array("slurm_tasks_per_node")) {
     for (const json& count : *layout) {
       if (!count.is_number_integer()) {
@@ -387,6 +388,7 @@ json JobRequestToJson(const JobRequest& request) {
   if (!request.slurm_tasks_per_node.empty()) {
     out["slurm_tasks_per_node"] = request.slurm_tasks_per_node;
   }
+  if (request.default_memory_per_cpu) out["default_memory_per_cpu"] = true;
   if (request.batch) out["batch"] = true;
   if (request.time_limit) out["time_limit_us"] = request.time_limit->micros();
   if (request.estimate) out["estimate_us"] = request.estimate->micros();

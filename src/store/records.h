@@ -127,6 +127,10 @@ struct JobRequest {
   // Slurm tasks on each node, task 0's node first; its SLURM_* variables
   // and srun steps follow it. Empty: not a Slurm job.
   std::vector<int32_t> slurm_tasks_per_node;
+  // Asking no memory, it gets its queue's per-CPU default for its CPUs even
+  // with GPUs: Slurm's --exclusive, whose GPUs come with its nodes rather
+  // than being asked for (Slurm's per-GPU default follows asked GPUs only).
+  bool default_memory_per_cpu = false;
   int32_t priority = 0;
   std::string queue;  // empty: the default queue
   std::optional<core::Duration> time_limit;

@@ -35,6 +35,7 @@ inline JobRecord FullJob() {
   request.gpus_in_one_group = true;
   request.distinct_nodes = true;
   request.slurm_tasks_per_node = {2, 1, 1, 1};
+  request.default_memory_per_cpu = true;
   request.priority = 3;
   request.queue = "vision";
   request.time_limit = core::Duration::Hours(12);

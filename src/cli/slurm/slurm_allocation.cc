@@ -120,7 +120,11 @@ Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
   for (size_t node = 0; node < allocation.tasks_per_node.size(); ++node) {
     const int64_t tasks_here = allocation.tasks_per_node[node];
     NodeShare share;
-    if (options.gpus_per_node || options.gres_gpus) {
+    if (options.exclusive) {
+      // The whole node's GPUs and CPUs; its memory as asked, or (asking
+      // none) the queue's per-CPU default for them, as Slurm's.
+      share.gpus = reference_node->gpus;
+    } else if (options.gpus_per_node || options.gres_gpus) {
       share.gpus = options.gpus_per_node.value_or(options.gres_gpus.value_or(0));
     } else if (options.gpus_per_task) {
       share.gpus = *options.gpus_per_task * tasks_here;
@@ -132,8 +136,9 @@ Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
       }
       gpus_left -= share.gpus;
     }
-    share.cpus = options.cpus_per_gpu ? std::max(tasks_here, *options.cpus_per_gpu * share.gpus)
-                                      : tasks_here * options.cpus_per_task.value_or(1);
+    share.cpus = options.exclusive      ? reference_node->cpus
+                 : options.cpus_per_gpu ? std::max(tasks_here, *options.cpus_per_gpu * share.gpus)
+                                        : tasks_here * options.cpus_per_task.value_or(1);
     if (options.mem_mib == 0) {
       // Slurm's --mem=0: all the memory of each node; each gets the
       // reference (largest) node's.
@@ -144,9 +149,6 @@ Result<SlurmAllocation> AllocateSlurmJob(const SlurmResourceOptions& options,
       share.memory_mib = *options.mem_per_cpu_mib * share.cpus;
     } else if (options.mem_per_gpu_mib) {
       share.memory_mib = *options.mem_per_gpu_mib * share.gpus;
-    }
-    if (options.exclusive) {
-      share = NodeShare{reference_node->gpus, reference_node->cpus, reference_node->memory_mib};
     }
     allocation.shares.push_back(share);
   }

@@ -18,7 +18,9 @@
 //           with --cpus-per-gpu, GPUs on the node x it.
 //   memory  per node: --mem; CPUs x --mem-per-cpu; GPUs x --mem-per-gpu;
 //           none asked: none (see below).
-//   --exclusive: the whole reference node (its GPUs, CPUs and memory).
+//   --exclusive: the whole reference node's GPUs and CPUs; memory as
+//           asked, or asking none the queue's per-CPU default for the node's
+//           CPUs (core/default_memory.h), as Slurm's DefMemPerCPU.
 // Nodes whose shares differ (-N 2 -n 3, --gpus packed) become a gang whose
 // tasks differ in shape (core::JobSpec::task_shapes).
 //
@@ -29,8 +31,7 @@
 //   - a job asking no memory gets its queue's default memory
 //     (core/default_memory.h), none in a queue without one (Slurm without
 //     DefMemPerCPU/DefMemPerGPU gives it the whole node's);
-//   - --mem=0 (the whole node) and --exclusive give every node the
-//     largest node's memory;
+//   - --mem=0 (the whole node) gives every node the largest node's memory;
 //   - the submission reserves CPUs only when they were asked for
 //     (--cpus-per-task, --cpus-per-gpu, --mem-per-cpu, --exclusive); the
 //     allocation and the job's variables still count Slurm's CPU per task.

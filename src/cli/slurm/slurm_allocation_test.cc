@@ -61,8 +61,10 @@ int64_t BerthMemoryOfNode(const std::vector<std::string>& options, size_t node) 
   const nlohmann::json body = GoldenSbatchBody(options);
   const nlohmann::json& share = body.contains("task_shapes") ? body["task_shapes"][node] : body;
   if (share.contains("memory_mib")) return share["memory_mib"].get<int64_t>();
-  const core::TaskShape shape{core::WholeGpus(share.value("gpus", int64_t{0})),
-                              core::Cores(share.value("cpus", int64_t{0})), core::MemoryMiB(0)};
+  // default_memory "per_cpu": the GPUs came with the node (--exclusive).
+  const int64_t gpus = body.value("default_memory", "") == "per_cpu" ? 0 : share.value("gpus", 0);
+  const core::TaskShape shape{core::WholeGpus(gpus), core::Cores(share.value("cpus", int64_t{0})),
+                              core::MemoryMiB(0)};
   const std::vector<int32_t> tasks_per_node =
       body.value("slurm_tasks_per_node", std::vector<int32_t>{});
   // The server's admission: a node's own Slurm tasks for a share of its
@@ -210,20 +212,9 @@ TEST(SlurmAllocationGolden, NodesTasksGpusCpusAndMemoryAreSlurms) {
       SCOPED_TRACE("node " + std::to_string(node));
       EXPECT_EQ(berth->shares[node].gpus, slurm.gpus[node]);
       EXPECT_EQ(berth->shares[node].cpus, slurm.cpus[node]);
-      const bool memory_asked =
-          options.mem_mib || options.mem_per_cpu_mib || options.mem_per_gpu_mib;
-      if (options.exclusive && !memory_asked) {
-        // Known difference: Slurm gives an --exclusive job asking no
-        // memory the per-CPU default for all the node's CPUs; Berth gives
-        // it the whole node's memory. Either way the node is the job's
-        // alone (docs/from-slurm.md).
-        EXPECT_EQ(slurm.memory_mib[node], kGoldenNode.cpus * 3072);
-        EXPECT_EQ(BerthMemoryOfNode(set.args, node), kGoldenNode.memory_mib);
-      } else {
-        // A job asking no memory gets the partition's (queue's) default:
-        // per GPU for a job with GPUs, per CPU for one without.
-        EXPECT_EQ(BerthMemoryOfNode(set.args, node), slurm.memory_mib[node]);
-      }
+      // A job asking no memory gets the partition's (queue's) default: per
+      // GPU for a job that asked GPUs, per CPU for one that did not.
+      EXPECT_EQ(BerthMemoryOfNode(set.args, node), slurm.memory_mib[node]);
     }
   }
 }
@@ -264,19 +255,13 @@ TEST(SlurmAllocationGolden, TheVariablesSbatchExportsFromItsOptionsAreSlurms) {
     nlohmann::json env = body.value("env", nlohmann::json::object());
     // Asking no memory, a job given the per-CPU default reads it, as
     // Slurm's (server/queue_admission.h).
-    const core::TaskShape node{core::WholeGpus(body.value("gpus", int64_t{0})), core::Cores(0),
-                               core::MemoryMiB(0)};
+    const int64_t gpus =
+        body.value("default_memory", "") == "per_cpu" ? 0 : body.value("gpus", int64_t{0});
+    const core::TaskShape node{core::WholeGpus(gpus), core::Cores(0), core::MemoryMiB(0)};
     if (const std::optional<core::MemoryMiB> per_cpu =
             core::PerCpuDefaultFor(GoldenQueueDefaults(), node);
         per_cpu && !body.contains("memory_mib")) {
       env["SLURM_MEM_PER_CPU"] = std::to_string(per_cpu->value());
-    }
-    if (set.name == "exclusive_node") {
-      // The --exclusive difference (above): Slurm gave it the per-CPU
-      // default, Berth the node's memory, which no variable names.
-      EXPECT_EQ(slurm.batch_env.at("SLURM_MEM_PER_CPU"), "3072");
-      EXPECT_FALSE(env.contains("SLURM_MEM_PER_CPU"));
-      env["SLURM_MEM_PER_CPU"] = "3072";
     }
     for (const std::string& name : names) {
       if (slurm.batch_env.contains(name)) {
