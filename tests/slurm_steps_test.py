@@ -172,6 +172,14 @@ def main():
             lines = sorted(out.stdout.splitlines())
             check(out.returncode == 0 and lines == ["0: hello from 0", "1: hello from 1"],
                   f"srun -l -n 2 from outside: {out.returncode} {out.stdout!r} {out.stderr!r}")
+            # Each task is a Slurm task: its rank and the job's task count.
+            out = run("srun", "-l", "-n", "2", "--gpus-per-task=0", "sh", "-c",
+                      "echo $SLURM_PROCID/$SLURM_NTASKS local $SLURM_LOCALID job $SLURM_JOB_ID")
+            lines = sorted(line.split(" job ")[0] for line in out.stdout.splitlines())
+            check(out.returncode == 0 and lines == ["0: 0/2 local 0", "1: 1/2 local 1"] and
+                  "job " in out.stdout and "job \n" not in out.stdout,
+                  f"srun -n 2 from outside: SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, "
+                  f"SLURM_JOB_ID: {out.stdout!r} {out.stderr!r}")
             # -N 2: two nodes, as Slurm's, though both tasks fit one.
             out = run("srun", "-l", "-N", "2", "--gpus-per-node=0", "sh", "-c",
                       "echo $BERTH_NODE")

@@ -87,12 +87,15 @@ void AddSlurmEnvironment(const protocol::TaskAssignment& assignment, const std::
     env["SLURM_JOB_GPUS"] = indices;
   }
 
-  // The batch step on node 0; elsewhere the node's first Slurm task.
+  // The batch step on node 0; elsewhere the node's first Slurm task. A
+  // node of several Berth tasks (srun outside a job) has one Slurm task in
+  // each, in the order of their local ranks.
   const int first_rank =
       std::accumulate(layout.begin(), layout.begin() + static_cast<long>(here), 0);
+  const int32_t local = std::max(assignment.local_rank, 0);
   env["SLURM_NODEID"] = std::to_string(here);
-  env["SLURM_PROCID"] = std::to_string(first_rank);
-  env["SLURM_LOCALID"] = "0";
+  env["SLURM_PROCID"] = std::to_string(first_rank + local);
+  env["SLURM_LOCALID"] = std::to_string(local);
   // Runs before this one (requeues and retries): 0 on the first.
   env["SLURM_RESTART_COUNT"] = std::to_string(std::max(assignment.attempt - 1, 0));
 }

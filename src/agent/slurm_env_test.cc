@@ -155,6 +155,26 @@ TEST(SlurmEnvTest, NodesOfDifferentSharesEachCountTheirOwnCpus) {
   EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), "10,2");
 }
 
+TEST(SlurmEnvTest, BerthTasksThatShareANodeAreEachASlurmTask) {
+  // srun -n 3 outside a job: two tasks on sim1, one on sim2.
+  protocol::TaskAssignment task = Ddp4x2Batch();
+  task.launch.env = {{"SLURM_NTASKS", "3"}};
+  task.launch.slurm = protocol::SlurmAllocation{{"sim1", "sim2"}, {2, 1}, "gpu", "benchcl"};
+  task.node_rank = 0;
+  task.local_rank = 1;
+  std::map<std::string, std::string> env;
+  AddSlurmEnvironment(task, "sim1", env);
+  EXPECT_EQ(env.at("SLURM_PROCID"), "1");
+  EXPECT_EQ(env.at("SLURM_LOCALID"), "1");
+  EXPECT_EQ(env.at("SLURM_NODEID"), "0");
+  task.node_rank = 1;
+  task.local_rank = 0;
+  env.clear();
+  AddSlurmEnvironment(task, "sim2", env);
+  EXPECT_EQ(env.at("SLURM_PROCID"), "2");
+  EXPECT_EQ(env.at("SLURM_TASKS_PER_NODE"), "2,1");
+}
+
 TEST(SlurmEnvTest, AJobThatIsNotASlurmJobGetsNone) {
   protocol::TaskAssignment task = Ddp4x2Batch();
   task.launch.slurm.reset();

@@ -18,10 +18,17 @@ protocol::SlurmAllocation SlurmAllocationOf(const store::JobRecord& job) {
       slurm.nodes.push_back(task.node);
     }
   }
-  slurm.tasks_per_node = job.request.slurm_tasks_per_node;
-  // A placement that shares a node (a record from before distinct_nodes)
-  // keeps one count per node.
-  slurm.tasks_per_node.resize(slurm.nodes.size(), 1);
+  if (slurm.nodes.size() < job.placement.size()) {
+    // Tasks that share nodes (srun outside a job): each is a Slurm task.
+    for (const std::string& node : slurm.nodes) {
+      slurm.tasks_per_node.push_back(static_cast<int32_t>(std::count_if(
+          job.placement.begin(), job.placement.end(),
+          [&](const store::TaskPlacementRecord& task) { return task.node == node; })));
+    }
+  } else {
+    slurm.tasks_per_node = job.request.slurm_tasks_per_node;
+    slurm.tasks_per_node.resize(slurm.nodes.size(), 1);
+  }
   // Shares that differ: each node's CPUs, a CPU per Slurm task at least.
   if (job.request.task_shapes.size() == slurm.nodes.size()) {
     for (size_t node = 0; node < slurm.nodes.size(); ++node) {

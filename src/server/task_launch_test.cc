@@ -57,6 +57,18 @@ TEST(TaskLaunchTest, ASlurmJobCarriesItsNodesAndLayout) {
   EXPECT_EQ(launch.slurm->cluster, "berth");
 }
 
+TEST(TaskLaunchTest, TasksThatShareANodeAreEachASlurmTask) {
+  // srun -n 3 outside a job: one Slurm task per Berth task, two on sim1.
+  store::JobRecord job;
+  job.request.tasks = 3;
+  job.request.slurm_tasks_per_node = {1, 1, 1};
+  job.placement = {{"sim1", {0}}, {"sim1", {1}}, {"sim2", {0}}};
+  const protocol::TaskLaunch launch = TaskLaunchFor(job, 1);
+  ASSERT_TRUE(launch.slurm.has_value());
+  EXPECT_EQ(launch.slurm->nodes, (std::vector<std::string>{"sim1", "sim2"}));
+  EXPECT_EQ(launch.slurm->tasks_per_node, (std::vector<int32_t>{2, 1}));
+}
+
 TEST(TaskLaunchTest, EachTaskOfUnevenTasksIsLimitedToItsOwnShape) {
   store::JobRecord job;
   job.user = "carol";

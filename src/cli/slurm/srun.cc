@@ -184,10 +184,11 @@ bool SrunOnlyFlag(const std::string& arg) {
 }
 
 // srun from outside a job runs the command once per Slurm task, as Berth's
-// own tasks (a gang: one process each), where sbatch's shape is one Berth
-// task per node holding that node's share: each node's share is split
-// evenly among its Slurm tasks, which may then share nodes. With one task
-// per node the tasks stay on distinct nodes (`-N 2` is two nodes).
+// own tasks (a gang: one process each), each a Slurm task with its
+// variables (SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS...). sbatch's shape
+// is one Berth task per node holding that node's share: with one Slurm
+// task per node it is kept (`-N 2` is two nodes); with more, each node's
+// share is split evenly among its Slurm tasks, which may then share nodes.
 Status OneProcessPerSlurmTask(json& body) {
   const json layout = body.value("slurm_tasks_per_node", json::array());
   if (layout.empty()) return Status::Ok();
@@ -199,16 +200,16 @@ Status OneProcessPerSlurmTask(json& body) {
           "--ntasks-per-node");
     }
   }
+  const int64_t tasks = body.value("tasks", int64_t{1}) * per_node;
+  json& env = body["env"];
+  if (!env.contains("SLURM_NTASKS"))
+    env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = std::to_string(tasks);
+  if (per_node == 1) return Status::Ok();
   if (body.contains("task_shapes")) {
-    // Nodes of unequal shares (--gpus per job packed): one process per
-    // node keeps each node's share; more cannot split them evenly.
-    if (per_node != 1) {
-      return InvalidArgument(
-          "--gpus: srun outside a job splits each node's share evenly among its tasks, and "
-          "--gpus per job gives the nodes unequal shares; give --gpus-per-task");
-    }
-    body.erase("slurm_tasks_per_node");
-    return Status::Ok();
+    // Nodes of unequal shares (--gpus per job packed) cannot be split evenly.
+    return InvalidArgument(
+        "--gpus: srun outside a job splits each node's share evenly among its tasks, and "
+        "--gpus per job gives the nodes unequal shares; give --gpus-per-task");
   }
   for (const char* field : {"gpus", "cpus", "memory_mib"}) {
     if (!body.contains(field)) continue;
@@ -220,9 +221,9 @@ Status OneProcessPerSlurmTask(json& body) {
     }
     body[field] = std::string(field) == "cpus" ? json(share) : json(static_cast<int64_t>(share));
   }
-  body["tasks"] = body.value("tasks", int64_t{1}) * per_node;
-  if (per_node > 1) body.erase("distinct_nodes");
-  body.erase("slurm_tasks_per_node");
+  body["tasks"] = tasks;
+  body.erase("distinct_nodes");
+  body["slurm_tasks_per_node"] = std::vector<int64_t>(static_cast<size_t>(tasks), 1);
   return Status::Ok();
 }
 
