@@ -143,11 +143,17 @@ TEST(QueueAdmissionTest, AJobAskingNoMemoryGetsItsQueuesDefault) {
   EXPECT_EQ(ungoverned.task.memory, core::MemoryMiB(0)) << "no default: none, as before";
 }
 
-TEST(QueueAdmissionTest, TasksOfTheirOwnShapesGetTheDefaultForTheirOwnShape) {
+// A queue "gpu" with Slurm's golden partition defaults: DefMemPerGPU=24576
+// DefMemPerCPU=3072.
+core::QuotaTree GoldenGpuQueue() {
   core::QueueSpec gpu = Queue("gpu");
   gpu.default_memory.per_gpu = core::MemoryMiB(24576);
   gpu.default_memory.per_cpu = core::MemoryMiB(3072);
-  const core::QuotaTree tree = core::QuotaTree::Make({gpu}).value();
+  return core::QuotaTree::Make({gpu}).value();
+}
+
+TEST(QueueAdmissionTest, TasksOfTheirOwnShapesGetTheDefaultForTheirOwnShape) {
+  const core::QuotaTree tree = GoldenGpuQueue();
   Groups groups;
   Submitter bob = groups.User("bob");
   // -N 2 --gpus=6: 5 + 1 GPUs, as Slurm gave 122880 and 24576 MiB.
@@ -174,10 +180,7 @@ TEST(QueueAdmissionTest, TasksOfTheirOwnShapesGetTheDefaultForTheirOwnShape) {
 }
 
 TEST(QueueAdmissionTest, AJobWhoseGpusCameWithItsNodeGetsThePerCpuDefault) {
-  core::QueueSpec gpu = Queue("gpu");
-  gpu.default_memory.per_gpu = core::MemoryMiB(24576);
-  gpu.default_memory.per_cpu = core::MemoryMiB(3072);
-  const core::QuotaTree tree = core::QuotaTree::Make({gpu}).value();
+  const core::QuotaTree tree = GoldenGpuQueue();
   Groups groups;
   Submitter bob = groups.User("bob");
   // -N 1 --exclusive on 8 GPUs and 32 CPUs: Slurm gave 98304 MiB.
