@@ -109,6 +109,18 @@ def main():
             shown = json.loads(berth("show", held.stdout.strip(), "--json").stdout)
             check((shown["gpus"], shown["time_limit_s"], shown["name"], shown["state"])
                   == (4, 600, "x", "held"), f"#SBATCH meaning: {shown}")
+            # #SBATCH --export: what it names of the shell's environment, as
+            # sbatch's; without it berth submit sends none of the shell's.
+            exporting = os.path.join(work, "export.sh")
+            with open(exporting, "w") as f:
+                f.write("#!/bin/bash\n#SBATCH --export=LR,EPOCHS=3\necho $LR\n")
+            shell = dict(berth.env, LR="0.5", SECRET="x")
+            body = json.loads(berth("submit", "--dry-run", exporting, env=shell).stdout)
+            check({k: body.get("env", {}).get(k) for k in ("LR", "EPOCHS", "SECRET")}
+                  == {"LR": "0.5", "EPOCHS": "3", "SECRET": None},
+                  f"#SBATCH --export=LR,EPOCHS=3 in berth submit: {body.get('env')}")
+            body = json.loads(berth("submit", "--dry-run", script, env=shell).stdout)
+            check("LR" not in body.get("env", {}), f"no --export, no shell variable: {body}")
             check(berth("release", held.stdout.strip()).returncode == 0, "release")
             wait_until(lambda: json.loads(berth("show", held.stdout.strip(), "--json").stdout)
                        ["state"] == "succeeded", 30, "the script job to succeed")

@@ -17,6 +17,7 @@
 #include "cli/api_client.h"
 #include "cli/client_commands.h"
 #include "cli/kube_manifest.h"
+#include "cli/slurm/exported_env.h"
 #include "cli/submit_options.h"
 #include "cli/table.h"
 
@@ -169,6 +170,24 @@ nlohmann::json CommandBody(SubmitFlags& flags) {
   }
   Result<nlohmann::json> body = SubmissionBody(flags.options, command, script);
   if (!body.ok()) Exit("submit", body.status());
+  // A script's `#SBATCH --export=...` brings what it names of this shell's
+  // environment, as sbatch's does, under --env; without one, berth submit
+  // sends none of it.
+  if (flags.options.export_env) {
+    std::vector<std::string> warnings;
+    const slurm::Environment inheritable = slurm::InheritableShellEnvironment(warnings);
+    for (const std::string& warning : warnings) {
+      std::fprintf(stderr, "berth submit: warning: %s\n", warning.c_str());
+    }
+    Result<slurm::Environment> exported =
+        slurm::ExportedEnvironment(*flags.options.export_env, inheritable);
+    if (!exported.ok()) Exit("submit", exported.status());
+    nlohmann::json& env = (*body)["env"];
+    if (!env.is_object()) env = nlohmann::json::object();
+    for (auto& [name, value] : *exported) {
+      if (!env.contains(name)) env[name] = std::move(value);
+    }
+  }
   return *body;
 }
 
