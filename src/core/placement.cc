@@ -21,7 +21,7 @@ MilliGpu Placement::TotalGpu() const {
 }
 
 bool Placement::operator==(const Placement& other) const {
-  if (tasks != other.tasks) return false;
+  if (shape != other.shape || tasks != other.tasks) return false;
   for (size_t task = 0; task < tasks.size(); ++task) {
     if (ShapeOf(task) != other.ShapeOf(task)) return false;
   }

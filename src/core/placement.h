@@ -39,7 +39,7 @@ struct Placement {
   // GPU thousandths held by the whole job.
   MilliGpu TotalGpu() const;
 
-  // Equal tasks in equal shapes (shapes compared by value).
+  // Equal tasks in equal shapes (per-task shapes compared by value).
   bool operator==(const Placement& other) const;
 };
 
