@@ -269,13 +269,19 @@ TEST_F(SupervisorTest, AStopDuringAnImagePullEndsThePull) {
 // (STATE/lease, node_lease.h) has ended, as when its agent was killed and
 // nobody renews it: by then the server may run the job elsewhere.
 TEST_F(SupervisorTest, ATaskWhoseNodeLeaseEndedIsStoppedByItsSupervisorAlone) {
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(WriteLeaseEnd(LeasePath(dir_.path()), start + std::chrono::milliseconds(500)).ok());
-  // It ignores SIGTERM: only the kill after the (short) grace ends it.
+  const std::string lease = LeasePath(dir_.path());
+  ASSERT_TRUE(
+      WriteLeaseEnd(lease, std::chrono::steady_clock::now() + std::chrono::seconds(60)).ok());
+  // It ignores SIGTERM: only the kill after the (short) grace ends it. The
+  // lease is shortened only once the trap is set, since a loaded machine
+  // (CI under ASan) can take longer than a short lease to start the shell.
   ASSERT_TRUE(runner_
-                  ->Start(ShellTask(1, "trap '' TERM; while true; do sleep 0.05; done",
+                  ->Start(ShellTask(1, "trap '' TERM; touch ready; while true; do sleep 0.05; done",
                                     core::Duration::Millis(200)))
                   .ok());
+  ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(TaskDir(1) + "/work/ready"); }));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WriteLeaseEnd(lease, start + std::chrono::milliseconds(500)).ok());
   // Not before the lease ends.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   runner_->Refresh();
