@@ -21,7 +21,8 @@
 //   newcomers cannot throw it out.
 // - Overload: when the jobs waiting less than the bound ask for more GPUs
 //   than the cluster has, starving jobs yield to them. There is no head, and
-//   guaranteed runs rank by their score again (they may be preempted). Why:
+//   guaranteed runs rank by their score again (they may be preempted where
+//   that loses no work: victims.h). Why:
 //   the jobs that starve are the long ones; forcing them in while a backlog
 //   of younger work waits holds GPUs for days that many short jobs need, and
 //   a cluster overloaded for a week then pays for it in every job's wait

@@ -323,11 +323,13 @@ TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogLargerThanTheClusterUntilThe
   const BerthOrderConfig config;
   // Job 1 starts as the starving head after waiting `waited`; two hours later
   // short jobs asking for 9 GPUs arrive on the 8-GPU node. Returns who is
-  // preempted for them.
-  auto preempted_after = [&](Duration waited) {
+  // preempted for them. Job 1 saves its work when stopped unless `loses`.
+  auto preempted_after = [&](Duration waited, bool loses = false) {
     ClusterState state;
     AddNodes(state, 1, 8);
-    state.Submit(NewJob(1).Gpus(8).Preemptible().Submit(0), At(0));
+    JobSpec first_job = NewJob(1).Gpus(8).Preemptible().Submit(0);
+    first_job.saves_when_stopped = !loses;
+    state.Submit(first_job, At(0));
     const Policy policy = Berth({{Id(1), Secs(500000)}, {Id(2), Secs(10)}, {Id(3), Secs(10)}});
     const Time start = At(0) + waited;
     const Decision first = Decide(state, start, policy);
@@ -345,6 +347,9 @@ TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogLargerThanTheClusterUntilThe
       << "the guarantee lapses while the backlog is larger than the cluster";
   EXPECT_THAT(preempted_after(config.starvation_hard_bound + Secs(10)), IsEmpty())
       << "a job that waited the hard bound keeps it";
+  // Stopped, job 1 would lose its two hours and come straight back as the
+  // head: the lapse lets the backlog pass only where that loses no work.
+  EXPECT_THAT(preempted_after(config.starvation_bound + Secs(10), /*loses=*/true), IsEmpty());
 }
 
 TEST(BerthPolicyTest, ShortPredictedJobsGoFirstAndWaitingShrinksSize) {

@@ -15,7 +15,9 @@
 // + restart later. Where sizes are alike, or the victim is nearly done, or
 // has run long since its last checkpoint, nothing is stopped, however the
 // order ranks the two (aging and fair share reorder the queue; they do not
-// pay for lost work). A higher priority class, the starving head
+// pay for lost work). A run started under the starvation guarantee whose
+// guarantee lapsed (berth_orderer.h, overload) is stopped this way only
+// where it loses no work. A higher priority class, the starving head
 // (Orderer::Guarantees) and quota reclaim are promises, not gains: they stop
 // victims without the rule.
 #pragma once
