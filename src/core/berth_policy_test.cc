@@ -70,6 +70,29 @@ TEST(BerthPolicyTest, PeriodicCheckpointsMakeALongRunTheCheaperVictim) {
   EXPECT_EQ(decision.preemptions[0].job, Id(1));
 }
 
+// Issue 30: job 1 saves every 1,000 s of its run. At 3,900 s it would lose
+// 900 s, and its next save is 100 s away: the stop waits for the save, and
+// the decision asks to be made again then. At the save it loses nothing.
+TEST(BerthPolicyTest, AStopWaitsForTheVictimsNextSaveWhenThatIsNearerThanItsLoss) {
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  StartOn(state, NewJob(1).Gpus(4).Preemptible().CheckpointEvery(1000), N(0), 0x0f, At(0));
+  state.Submit(NewJob(2).Gpus(4).Submit(3900), At(3900));
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(60)}});
+
+  Decision decision = Decide(state, At(3900), policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+  ASSERT_TRUE(decision.next_decision);
+  EXPECT_EQ(*decision.next_decision, At(4000));
+
+  decision = Decide(state, At(4000), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_EQ(decision.preemptions[0].job, Id(1));
+  // Early in an interval (400 s lost, the save 600 s away) it stops at once.
+  decision = Decide(state, At(4400), policy);
+  EXPECT_EQ(decision.preemptions.size(), 1u);
+}
+
 // Issue 30: order says who should run, not that stopping a run pays. Job 1
 // (4 GPUs, 7,000 s predicted) has run 4,000 s without a checkpoint; job 2
 // (2,000 s predicted) ranks ahead of it (2,000 < 3,000 s left), but

@@ -10,6 +10,8 @@
 // simulator charges it.
 #pragma once
 
+#include <optional>
+
 #include "common/check.h"
 #include "core/job.h"
 #include "core/time.h"
@@ -28,6 +30,20 @@ inline Time LastCheckpoint(const Job& job, Time now) {
   }
   if (job.last_checkpoint && *job.last_checkpoint <= now) saved = Max(saved, *job.last_checkpoint);
   return saved;
+}
+
+// When the running job next saves, where it saves periodically and not when
+// stopped (reported checkpoints come when they come): the end of the current
+// interval of its run. Else nullopt.
+// REQUIRES: as LastCheckpoint.
+inline std::optional<Time> NextCheckpoint(const Job& job, Time now) {
+  BERTH_CHECK(job.running() && now >= job.started);
+  if (job.spec.saves_when_stopped || !job.spec.checkpoint_interval ||
+      job.spec.checkpoint_interval->micros() <= 0) {
+    return std::nullopt;
+  }
+  const Duration interval = *job.spec.checkpoint_interval;
+  return job.started + interval * ((now - job.started).micros() / interval.micros() + 1);
 }
 
 // The run time stopping the job at `now` throws away.

@@ -55,5 +55,19 @@ TEST(CheckpointTest, AReportedCheckpointCountsWhenItIsTheLater) {
   EXPECT_EQ(LossIfStopped(job, At(4100)), Secs(4000)) << "a report from before this run";
 }
 
+// When the policy may stop a run at no loss (victims.h puts a stop off
+// until then): the end of the current interval; never for runs whose saves
+// are not periodic.
+TEST(CheckpointTest, TheNextCheckpointEndsTheCurrentInterval) {
+  const Job job = Running(NewJob(1).CheckpointEvery(1800), At(100));
+  EXPECT_EQ(NextCheckpoint(job, At(100)), At(1900));
+  EXPECT_EQ(NextCheckpoint(job, At(1000)), At(1900));
+  EXPECT_EQ(NextCheckpoint(job, At(1900)), At(3700)) << "at a checkpoint, the one after";
+  EXPECT_EQ(NextCheckpoint(Running(NewJob(1), At(100)), At(1000)), std::nullopt);
+  EXPECT_EQ(NextCheckpoint(Running(NewJob(1).CheckpointEvery(1800).SavesWhenStopped(), At(100)),
+                           At(1000)),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace berth::core

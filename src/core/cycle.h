@@ -132,6 +132,9 @@ struct Cycle {
   // A cycle that reuses an order: the expected ends its full cycle planned
   // (QueueOrder::ends), for the reservation's schedule (eta.h).
   const std::vector<KnownEnd>* known_ends = nullptr;
+  // The earliest time a stop was put off until (its victim's next
+  // checkpoint, victims.h): the decision asks to be made again then.
+  std::optional<Time> deferred_until;
   Decision decision;
 };
 

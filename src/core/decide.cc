@@ -301,6 +301,10 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
     cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());
     if (options.keep_order) cycle.decision.order = KeepOrder(cycle);
   }
+  if (cycle.deferred_until &&
+      (!cycle.decision.next_decision || *cycle.deferred_until < *cycle.decision.next_decision)) {
+    cycle.decision.next_decision = cycle.deferred_until;
+  }
   return std::move(cycle.decision);
 }
 

@@ -70,6 +70,16 @@ class Pays {
     if (reclaims_ && cycle_.quota->Borrowing(victim.job->spec.queue)) return true;
     // A higher priority class is an operator's word, not a bet on sizes.
     if (candidate_priority_ < victim.key.primary) return true;
+    // A run that saves soon: waiting for its save costs the newcomer less
+    // than stopping it now costs the victim (the work since its last save),
+    // so the stop waits for the save, and the cycle asks to decide again
+    // then (Cycle::deferred_until).
+    if (const std::optional<Time> save = victim.next_checkpoint;
+        save && *save - cycle_.now < victim.loss) {
+      if (!deferred_until_ || *save < *deferred_until_) deferred_until_ = save;
+      refused_ = true;
+      return false;
+    }
     // A run started under the starvation guarantee lapses under overload so
     // that younger work may pass it where stopping it costs nothing. Stopped
     // at a loss it would come straight back as the starving head, stop
@@ -87,6 +97,8 @@ class Pays {
   // Whether the rule kept some victim from being stopped (then a later
   // candidate with the same request may still succeed).
   bool refused() const { return refused_; }
+  // The earliest save a stop was put off until.
+  std::optional<Time> deferred_until() const { return deferred_until_; }
 
  private:
   const Cycle& cycle_;
@@ -95,6 +107,7 @@ class Pays {
   bool gated_;
   Duration gain_bar_;
   bool refused_ = false;
+  std::optional<Time> deferred_until_;
 };
 
 // Fewest victims, then least lost work: for a job that fits one node, the
@@ -217,6 +230,7 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
     victim.stopping = job.stopping();
     if (!victim.stopping) {  // a job already stopping loses nothing more
       victim.loss = LossIfStopped(job, cycle.now);
+      victim.next_checkpoint = NextCheckpoint(job, cycle.now);
       if (cycle.policy.preemption_gain_ratio > 0) {
         victim.remaining = GainRemaining(cycle, job);
         victim.restart = RestartCost(cycle.policy.restart_cost, job.spec.total_gpu());
@@ -304,6 +318,10 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
   if (reclaims) {
     // Point back at the pool's victims, so taking them marks the pool.
     for (Victim*& victim : order) victim = pool.Same(*victim);
+  }
+  if (const std::optional<Time> save = pays.deferred_until();
+      save && (!cycle.deferred_until || *save < *cycle.deferred_until)) {
+    cycle.deferred_until = save;
   }
   std::optional<PreemptionPlan> plan = Release(capacity, candidate, order, cycle.place);
   // A later candidate with the same request may stop more (its order's

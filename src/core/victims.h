@@ -15,11 +15,12 @@
 // + restart later. Where sizes are alike, or the victim is nearly done, or
 // has run long since its last checkpoint, nothing is stopped, however the
 // order ranks the two (aging and fair share reorder the queue; they do not
-// pay for lost work). A run started under the starvation guarantee whose
-// guarantee lapsed (berth_orderer.h, overload) is stopped this way only
-// where it loses no work. A higher priority class, the starving head
-// (Orderer::Guarantees) and quota reclaim are promises, not gains: they stop
-// victims without the rule.
+// pay for lost work). A run that saves periodically is not stopped while its
+// next save is nearer than the work it would lose: the stop waits for the
+// save (Cycle::deferred_until wakes the policy then). A run started under the starvation guarantee
+// whose guarantee lapsed (berth_orderer.h, overload) is stopped this way only where it loses no
+// work. A higher priority class, the starving head (Orderer::Guarantees) and quota reclaim are
+// promises, not gains: they stop victims without the rule.
 #pragma once
 
 #include <optional>
@@ -35,12 +36,13 @@ namespace berth::core {
 struct Victim {
   const Job* job = nullptr;
   OrderKey key;
-  GpuTypeId type{};    // gangs never mix models, so one per job
-  int64_t gpus = 0;    // whole GPUs it holds
-  Duration loss;       // work lost if stopped now: since its last checkpoint, else its run
-  Duration remaining;  // its expected remaining run time (for the gain rule)
-  Duration restart;    // what restarting it costs
-  bool taken = false;  // preempted earlier in this cycle
+  GpuTypeId type{};  // gangs never mix models, so one per job
+  int64_t gpus = 0;  // whole GPUs it holds
+  Duration loss;     // work lost if stopped now: since its last checkpoint, else its run
+  std::optional<Time> next_checkpoint;  // its next periodic save (checkpoint.h), if known
+  Duration remaining;                   // its expected remaining run time (for the gain rule)
+  Duration restart;                     // what restarting it costs
+  bool taken = false;                   // preempted earlier in this cycle
   // Asked to stop in an earlier cycle, still in its grace period: its GPUs
   // are already on their way back. It costs nothing more, so a candidate
   // claims it before stopping anyone else, and then waits for it.
