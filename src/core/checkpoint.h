@@ -32,18 +32,24 @@ inline Time LastCheckpoint(const Job& job, Time now) {
   return saved;
 }
 
-// When the running job next saves, where it saves periodically and not when
-// stopped (reported checkpoints come when they come): the end of the current
-// interval of its run. Else nullopt.
+// When the running job will next save, where that can be told: for a job
+// that saves periodically, the end of the current interval of its run; for
+// one that reports its checkpoints, one period (the gap between its last two
+// reports) after the last, while that is still ahead. Else nullopt (and for
+// a job that saves when stopped, which has nothing to wait for).
 // REQUIRES: as LastCheckpoint.
 inline std::optional<Time> NextCheckpoint(const Job& job, Time now) {
   BERTH_CHECK(job.running() && now >= job.started);
-  if (job.spec.saves_when_stopped || !job.spec.checkpoint_interval ||
-      job.spec.checkpoint_interval->micros() <= 0) {
-    return std::nullopt;
+  if (job.spec.saves_when_stopped) return std::nullopt;
+  if (job.spec.checkpoint_interval && job.spec.checkpoint_interval->micros() > 0) {
+    const Duration interval = *job.spec.checkpoint_interval;
+    return job.started + interval * ((now - job.started).micros() / interval.micros() + 1);
   }
-  const Duration interval = *job.spec.checkpoint_interval;
-  return job.started + interval * ((now - job.started).micros() / interval.micros() + 1);
+  if (job.last_checkpoint && job.checkpoint_period) {
+    const Time next = *job.last_checkpoint + *job.checkpoint_period;
+    if (next > now) return next;
+  }
+  return std::nullopt;
 }
 
 // The run time stopping the job at `now` throws away.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/cluster_state.h"
 #include "core/test_builders.h"
 
 namespace berth::core {
@@ -67,6 +68,30 @@ TEST(CheckpointTest, TheNextCheckpointEndsTheCurrentInterval) {
   EXPECT_EQ(NextCheckpoint(Running(NewJob(1).CheckpointEvery(1800).SavesWhenStopped(), At(100)),
                            At(1000)),
             std::nullopt);
+}
+
+// A job that reports its checkpoints (live) is expected to save again one
+// period after its last report, the period being the gap between its last
+// two reports of this run; once that moment has passed, nothing is known.
+TEST(CheckpointTest, ReportedCheckpointsTellTheNextOneByTheirPeriod) {
+  ClusterState state;
+  testing::AddNodes(state, 1, 8);
+  state.Submit(NewJob(1).Gpus(1), At(0));
+  Placement placement;
+  placement.shape = state.Get(testing::Id(1)).spec.task;
+  placement.tasks.push_back(TaskPlacement{testing::N(0), 0b1});
+  state.Start(testing::Id(1), placement, At(100));
+  state.ReportCheckpoint(testing::Id(1), At(700));
+  EXPECT_EQ(NextCheckpoint(state.Get(testing::Id(1)), At(800)), std::nullopt) << "one report";
+  state.ReportCheckpoint(testing::Id(1), At(1300));
+  EXPECT_EQ(NextCheckpoint(state.Get(testing::Id(1)), At(1400)), At(1900));
+  EXPECT_EQ(NextCheckpoint(state.Get(testing::Id(1)), At(1900)), std::nullopt) << "overdue";
+
+  // A new run starts with no history.
+  state.Preempt(testing::Id(1), At(1400));
+  state.Start(testing::Id(1), placement, At(2000));
+  state.ReportCheckpoint(testing::Id(1), At(2600));
+  EXPECT_EQ(NextCheckpoint(state.Get(testing::Id(1)), At(2700)), std::nullopt);
 }
 
 }  // namespace

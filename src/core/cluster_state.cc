@@ -162,6 +162,7 @@ void ClusterState::EndRun(Job& job, Time now) {
   job.executed += now - job.started;
   job.placement = Placement{};
   job.last_checkpoint.reset();
+  job.checkpoint_period.reset();
   job.guaranteed = false;
   running_.Erase(job.spec.id);
   if (job.spec.preemptible) running_preemptible_.Erase(job.spec.id);
@@ -228,6 +229,9 @@ void ClusterState::Cancel(JobId id, Time now) {
 void ClusterState::ReportCheckpoint(JobId id, Time at) {
   Job& job = GetMutable(id);
   BERTH_CHECK(job.running()) << "checkpoint of job " << Value(id) << " that is not running";
+  if (job.last_checkpoint && at > *job.last_checkpoint) {
+    job.checkpoint_period = at - *job.last_checkpoint;
+  }
   job.last_checkpoint = at;
 }
 

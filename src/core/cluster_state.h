@@ -100,6 +100,7 @@ class ClusterState {
   // A pending, held or running job is removed.
   void Cancel(JobId id, Time now);
   // A running job saved a checkpoint at `at`: preempting it now loses less.
+  // Two reports in one run tell its period (Job::checkpoint_period).
   void ReportCheckpoint(JobId id, Time at);
 
   const Job* Find(JobId id) const;

@@ -126,6 +126,9 @@ struct Job {
   // When the running job last saved a checkpoint, if it tells us: a
   // preemption then loses only the work since.
   std::optional<Time> last_checkpoint;
+  // The gap between its last two reported checkpoints of this run: when it
+  // will likely save next (checkpoint.h).
+  std::optional<Duration> checkpoint_period;
   // The current run started under a starvation guarantee (a policy's
   // promise that no newcomer will stop it); cleared when the run ends.
   bool guaranteed = false;
