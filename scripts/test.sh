@@ -10,31 +10,52 @@ cd "$(dirname "$0")/.."
 
 jobs=$(nproc)
 
+# Seconds each phase took, printed at the end (CI shows the log's tail):
+# where the time goes is what to shorten next.
+timings=""
+phase_start=$SECONDS
+phase_name=""
+phase() {
+  if [ -n "$phase_name" ]; then
+    echo "-- $phase_name took $((SECONDS - phase_start)) s"
+    timings="$timings $phase_name $((SECONDS - phase_start))s,"
+  fi
+  phase_name=$1
+  phase_start=$SECONDS
+}
+
+phase lint
 echo "== lint: the core stays pure, the agent stays off the server, the tree stays formatted"
 bash scripts/lint-core.sh
 bash scripts/lint-layers.sh
 bash scripts/lint-format.sh
 
+phase build
 echo "== build (RelWithDebInfo, -Werror)"
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 
+phase postgres
 echo "== PostgreSQL for the store tests (stopped on exit)"
 pg_env=$(bash scripts/test-postgres.sh start)  # fails the script if it cannot start
 eval "$pg_env"
 trap 'bash scripts/test-postgres.sh stop "$BERTH_TEST_PG_DIR"' EXIT
 
+phase tests
 echo "== tests"
 ctest --preset default -j "$jobs"
 
+phase asan-build
 echo "== build (ASan + UBSan)"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 
+phase asan-tests
 echo "== unit tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --preset asan -j "$jobs"
 
+phase fuzz
 echo "== fuzz: the job submission parser (libFuzzer + ASan + UBSan, 30 s)"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DBERTH_FUZZ=ON -DBERTH_BUILD_BENCH=OFF -DBERTH_WERROR=ON >/dev/null
@@ -52,4 +73,5 @@ fi
 grep -E 'DONE|number_of_executed_units' "$fuzz_dir/log" || true
 rm -rf "$fuzz_dir"
 
-echo "== all tests passed"
+phase done
+echo "== all tests passed; seconds per phase:${timings%,}"
