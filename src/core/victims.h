@@ -15,12 +15,13 @@
 // + restart later. Where sizes are alike, or the victim is nearly done, or
 // has run long since its last checkpoint, nothing is stopped, however the
 // order ranks the two (aging and fair share reorder the queue; they do not
-// pay for lost work). A run that saves periodically is not stopped while its
-// next save is nearer than the work it would lose: the stop waits for the
-// save (Cycle::deferred_until wakes the policy then). A run started under the starvation guarantee
-// whose guarantee lapsed (berth_orderer.h, overload) is stopped this way only where it loses no
-// work. A higher priority class, the starving head (Orderer::Guarantees) and quota reclaim are
-// promises, not gains: they stop victims without the rule.
+// pay for lost work). A run whose next save is known (checkpoint.h) and
+// nearer than the work it would lose is not stopped yet: the stop waits for
+// the save (Cycle::deferred_until wakes the policy then). A run started
+// under the starvation guarantee whose guarantee lapsed (berth_orderer.h,
+// overload) is stopped this way only where it loses no work. A higher
+// priority class, the starving head (Orderer::Guarantees) and quota reclaim
+// are promises, not gains: they stop victims without the rule.
 #pragma once
 
 #include <optional>
@@ -39,7 +40,7 @@ struct Victim {
   GpuTypeId type{};  // gangs never mix models, so one per job
   int64_t gpus = 0;  // whole GPUs it holds
   Duration loss;     // work lost if stopped now: since its last checkpoint, else its run
-  std::optional<Time> next_checkpoint;  // its next periodic save (checkpoint.h), if known
+  std::optional<Time> next_checkpoint;  // its next save (checkpoint.h), if known
   Duration remaining;                   // its expected remaining run time (for the gain rule)
   Duration restart;                     // what restarting it costs
   bool taken = false;                   // preempted earlier in this cycle
