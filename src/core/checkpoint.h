@@ -18,15 +18,27 @@
 
 namespace berth::core {
 
+// The job's checkpoint interval, where it saves periodically.
+inline std::optional<Duration> SaveInterval(const JobSpec& spec) {
+  if (spec.checkpoint_interval && spec.checkpoint_interval->micros() > 0) {
+    return spec.checkpoint_interval;
+  }
+  return std::nullopt;
+}
+
+// The last multiple of `interval` of the current run's time at `now`.
+inline Time LastPeriodicSave(const Job& job, Duration interval, Time now) {
+  return job.started + interval * ((now - job.started).micros() / interval.micros());
+}
+
 // When the running job's work was last saved, at `now`.
 // REQUIRES: job.running(), now >= job.started.
 inline Time LastCheckpoint(const Job& job, Time now) {
   BERTH_CHECK(job.running() && now >= job.started);
   if (job.spec.saves_when_stopped) return now;
   Time saved = job.started;
-  if (job.spec.checkpoint_interval && job.spec.checkpoint_interval->micros() > 0) {
-    const Duration interval = *job.spec.checkpoint_interval;
-    saved = job.started + interval * ((now - job.started).micros() / interval.micros());
+  if (const std::optional<Duration> interval = SaveInterval(job.spec)) {
+    saved = LastPeriodicSave(job, *interval, now);
   }
   if (job.last_checkpoint && *job.last_checkpoint <= now) saved = Max(saved, *job.last_checkpoint);
   return saved;
@@ -41,9 +53,8 @@ inline Time LastCheckpoint(const Job& job, Time now) {
 inline std::optional<Time> NextCheckpoint(const Job& job, Time now) {
   BERTH_CHECK(job.running() && now >= job.started);
   if (job.spec.saves_when_stopped) return std::nullopt;
-  if (job.spec.checkpoint_interval && job.spec.checkpoint_interval->micros() > 0) {
-    const Duration interval = *job.spec.checkpoint_interval;
-    return job.started + interval * ((now - job.started).micros() / interval.micros() + 1);
+  if (const std::optional<Duration> interval = SaveInterval(job.spec)) {
+    return LastPeriodicSave(job, *interval, now) + *interval;
   }
   if (job.last_checkpoint && job.checkpoint_period) {
     const Time next = *job.last_checkpoint + *job.checkpoint_period;

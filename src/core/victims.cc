@@ -53,8 +53,12 @@ Duration GainRemaining(const Cycle& cycle, const Job& job) {
 // Which victims a candidate may stop (the gain rule, victims.h).
 class Pays {
  public:
-  Pays(const Cycle& cycle, const Candidate& candidate, bool reclaims)
+  // A stop put off until its victim's save is recorded in `deferred_until`
+  // (Cycle::deferred_until).
+  Pays(const Cycle& cycle, const Candidate& candidate, bool reclaims,
+       std::optional<Time>& deferred_until)
       : cycle_(cycle),
+        deferred_until_(deferred_until),
         candidate_priority_(candidate.key.primary),
         reclaims_(reclaims),
         gated_(cycle.policy.preemption_gain_ratio > 0 &&
@@ -97,17 +101,15 @@ class Pays {
   // Whether the rule kept some victim from being stopped (then a later
   // candidate with the same request may still succeed).
   bool refused() const { return refused_; }
-  // The earliest save a stop was put off until.
-  std::optional<Time> deferred_until() const { return deferred_until_; }
 
  private:
   const Cycle& cycle_;
+  std::optional<Time>& deferred_until_;
   int64_t candidate_priority_;  // OrderKey::primary: lower ranks first
   bool reclaims_;
   bool gated_;
   Duration gain_bar_;
   bool refused_ = false;
-  std::optional<Time> deferred_until_;
 };
 
 // Fewest victims, then least lost work: for a job that fits one node, the
@@ -311,17 +313,13 @@ std::optional<PreemptionPlan> PlanPreemption(Cycle& cycle, const Candidate& cand
     offered += pool.Gpus(candidate.request);
   }
   if (memo.KnownToFail(candidate.request) || offered < need) return std::nullopt;
-  Pays pays(cycle, candidate, reclaims);
+  Pays pays(cycle, candidate, reclaims, cycle.deferred_until);
   std::vector<Victim*> order = cycle.policy.victim_choice == VictimChoice::kFewestLeastLoss
                                    ? CheapestFirst(capacity, candidate, eligible, pays)
                                    : LowestOrderedFirst(capacity, candidate, eligible, pays);
   if (reclaims) {
     // Point back at the pool's victims, so taking them marks the pool.
     for (Victim*& victim : order) victim = pool.Same(*victim);
-  }
-  if (const std::optional<Time> save = pays.deferred_until();
-      save && (!cycle.deferred_until || *save < *cycle.deferred_until)) {
-    cycle.deferred_until = save;
   }
   std::optional<PreemptionPlan> plan = Release(capacity, candidate, order, cycle.place);
   // A later candidate with the same request may stop more (its order's
