@@ -5,6 +5,11 @@
 # replay), then the unit tests
 # again under AddressSanitizer + UndefinedBehaviorSanitizer, and a short
 # libFuzzer run over the job submission parser.
+#
+# Both presets (CMakePresets.json) emit line tables only (-g1): full debug
+# info was a quarter of an optimized test file's compile time (10 s against
+# 7.7 s for berth_policy_test.cc here) and a tenth under ASan, and stack
+# traces, ASan's included, need only files and lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
