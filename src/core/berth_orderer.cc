@@ -44,7 +44,8 @@ BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& contex
   }
   const int64_t young_demand = context.state.pending_milli_gpus() - starving_demand;
   Starvation starvation;
-  starvation.overloaded = young_demand > cluster_milli_gpus;
+  starvation.overloaded = static_cast<double>(young_demand) >
+                          config_.drain_load * static_cast<double>(cluster_milli_gpus);
   if (oldest && (!starvation.overloaded || oldest_waited >= config_.starvation_hard_bound)) {
     starvation.head = oldest;
   }

@@ -19,17 +19,20 @@
 //   every job becomes the head in turn. The head starts under a guarantee
 //   (Job::guaranteed): while it runs it ranks ahead of its whole class, so
 //   newcomers cannot throw it out.
-// - Overload: when the jobs waiting less than the bound ask for more GPUs
-//   than the cluster has, starving jobs yield to them. There is no head, and
+// - Overload: when the jobs waiting less than the bound are a backlog (they
+//   ask for more than drain_load of the cluster's GPUs, the line the drain
+//   rule below draws), starving jobs yield to them. There is no head, and
 //   guaranteed runs rank by their score again (they may be preempted where
 //   that loses no work: victims.h). Why:
 //   the jobs that starve are the long ones; forcing them in while a backlog
 //   of younger work waits holds GPUs for days that many short jobs need, and
 //   a cluster overloaded for a week then pays for it in every job's wait
-//   (ITP cluster08 in docs/evaluation.md). Once the backlog fits the cluster
-//   again, the oldest starving job is the head. A job that waited the hard
-//   bound is the head, and keeps its guarantee, overload or not: no job waits
-//   forever.
+//   (ITP cluster08 in docs/evaluation.md). The line is the drain rule's: a
+//   queue too long to drain is too long to hand to its starving jobs (the
+//   line at the whole cluster cost the crowded clusters: docs/evaluation.md).
+//   Once the younger jobs ask for less again, the oldest starving job is the
+//   head. A job that waited the hard bound is the head, and keeps its
+//   guarantee, overload or not: no job waits forever.
 // - Fair share: 2^(w_user x U_user/S_user + w_queue x U_queue/S_queue), with U
 //   a user's (queue's) share of decayed usage and S an equal share.
 // - Draining (the pending jobs ask for at most drain_load of the cluster's
@@ -68,8 +71,9 @@ struct BerthOrderConfig {
   Duration aging = Duration::Hours(4);  // a job that waited this long counts half its size
   double user_fair_share_weight = 0.5;
   double queue_fair_share_weight = 0.5;
-  // The queue drains while its pending jobs ask for at most this share of
-  // the cluster's GPUs.
+  // The line between a queue that drains and a backlog, as a share of the
+  // cluster's GPUs: the queue drains while its pending jobs ask for at most
+  // this, and starving jobs yield while the younger ones ask for more.
   double drain_load = 0.75;
 };
 
@@ -101,7 +105,7 @@ class BerthOrderer final : public Orderer {
 
   struct Starvation {
     std::optional<JobId> head;  // who goes first, if anyone
-    bool overloaded = false;    // jobs younger than the bound want more than the cluster
+    bool overloaded = false;    // jobs younger than the bound are a backlog
   };
   // One pass over the pending jobs. The head candidate is the starving job
   // submitted first (ties to the lowest id).

@@ -311,22 +311,24 @@ bool IsHead(const ClusterState& state, JobId id, Time now) {
   return keys[0].secondary == 0;
 }
 
-TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogLargerThanTheClusterUntilTheHardBound) {
+TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogOfYoungerJobsUntilTheHardBound) {
   ClusterState state;
   AddNodes(state, 1, 8);
   const BerthOrderConfig config;
+  ASSERT_EQ(config.drain_load, 0.75) << "the backlog line below: 6 of the node's 8 GPUs";
   state.Submit(NewJob(1).Gpus(8).Submit(0), At(0));
   auto submit = [&](int id, int gpus, Time at) {
     state.Submit(NewJob(id).Gpus(gpus).Submit(at.micros() / 1'000'000), at);
   };
 
-  // Job 1 starves just as younger jobs asking for 9 GPUs arrive: one GPU
-  // more than the cluster has, so they go first.
+  // Job 1 starves just as younger jobs asking for 7 GPUs arrive: fewer than
+  // the cluster has, but more than a queue that drains (drain_load), so
+  // they go first.
   const Time starving = At(0) + config.starvation_bound;
-  submit(2, 8, starving);
+  submit(2, 6, starving);
   submit(3, 1, starving);
   EXPECT_FALSE(IsHead(state, Id(1), starving));
-  // 8 GPUs of younger work fit the cluster: job 1 is the head.
+  // 6 GPUs of younger work drain: job 1 is the head.
   state.Cancel(Id(3), starving);
   EXPECT_TRUE(IsHead(state, Id(1), starving));
 
@@ -342,11 +344,12 @@ TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogLargerThanTheClusterUntilTheHa
   EXPECT_TRUE(IsHead(state, Id(1), hard));
 }
 
-TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogLargerThanTheClusterUntilTheHardBound) {
+TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogOfYoungerJobsUntilTheHardBound) {
   const BerthOrderConfig config;
   // Job 1 starts as the starving head after waiting `waited`; two hours later
-  // short jobs asking for 9 GPUs arrive on the 8-GPU node. Returns who is
-  // preempted for them. Job 1 saves its work when stopped unless `loses`.
+  // short jobs asking for 7 GPUs (a backlog: more than drain_load of the
+  // 8-GPU node) arrive. Returns who is preempted for them. Job 1 saves its
+  // work when stopped unless `loses`.
   auto preempted_after = [&](Duration waited, bool loses = false) {
     ClusterState state;
     AddNodes(state, 1, 8);
@@ -360,14 +363,14 @@ TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogLargerThanTheClusterUntilThe
     EXPECT_TRUE(first.starts[0].guaranteed);
     testing::Apply(state, first, start);
     const Time later = start + Duration::Hours(2);
-    state.Submit(NewJob(2).Gpus(8).Submit(later.micros() / 1'000'000), later);
+    state.Submit(NewJob(2).Gpus(6).Submit(later.micros() / 1'000'000), later);
     state.Submit(NewJob(3).Gpus(1).Submit(later.micros() / 1'000'000), later);
     std::vector<JobId> victims;
     for (const Preemption& p : Decide(state, later, policy).preemptions) victims.push_back(p.job);
     return victims;
   };
   EXPECT_THAT(preempted_after(config.starvation_bound + Secs(10)), ElementsAre(Id(1)))
-      << "the guarantee lapses while the backlog is larger than the cluster";
+      << "the guarantee lapses while younger jobs are a backlog";
   EXPECT_THAT(preempted_after(config.starvation_hard_bound + Secs(10)), IsEmpty())
       << "a job that waited the hard bound keeps it";
   // Stopped, job 1 would lose its two hours and come straight back as the
