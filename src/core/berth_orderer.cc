@@ -24,6 +24,11 @@ int64_t ClusterMilliGpus(const ClusterState& state) {
 
 }  // namespace
 
+bool BerthOrderer::IsBacklog(int64_t milli_gpus, int64_t cluster_milli_gpus) const {
+  return static_cast<double>(milli_gpus) >
+         config_.drain_load * static_cast<double>(cluster_milli_gpus);
+}
+
 BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& context,
                                                       int64_t cluster_milli_gpus) const {
   // Only the jobs past the bound are walked (ClusterState::pending_by_wait):
@@ -44,8 +49,7 @@ BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& contex
   }
   const int64_t young_demand = context.state.pending_milli_gpus() - starving_demand;
   Starvation starvation;
-  starvation.overloaded = static_cast<double>(young_demand) >
-                          config_.drain_load * static_cast<double>(cluster_milli_gpus);
+  starvation.overloaded = IsBacklog(young_demand, cluster_milli_gpus);
   if (oldest && (!starvation.overloaded || oldest_waited >= config_.starvation_hard_bound)) {
     starvation.head = oldest;
   }
@@ -54,11 +58,11 @@ BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& contex
 
 std::optional<Duration> BerthOrderer::DrainHorizon(const OrderContext& context,
                                                    int64_t cluster_milli_gpus) const {
-  const double cluster = static_cast<double>(cluster_milli_gpus);
-  if (cluster <= 0 ||
-      static_cast<double>(context.state.pending_milli_gpus()) > config_.drain_load * cluster) {
+  if (cluster_milli_gpus <= 0 ||
+      IsBacklog(context.state.pending_milli_gpus(), cluster_milli_gpus)) {
     return std::nullopt;  // a backlog: the order's job is to cut waits
   }
+  const double cluster = static_cast<double>(cluster_milli_gpus);
   // Outstanding work in milli-GPU-seconds. Full cycles only: the walk is as
   // long as the queue, which is short here, plus the running jobs, whose
   // ends a full cycle plans from anyway.

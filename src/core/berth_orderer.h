@@ -107,6 +107,10 @@ class BerthOrderer final : public Orderer {
     std::optional<JobId> head;  // who goes first, if anyone
     bool overloaded = false;    // jobs younger than the bound are a backlog
   };
+  // Whether jobs asking for `milli_gpus` are a backlog on the cluster, not a
+  // queue that drains: the one line the drain rule and the starvation yield
+  // share (BerthOrderConfig::drain_load).
+  bool IsBacklog(int64_t milli_gpus, int64_t cluster_milli_gpus) const;
   // One pass over the pending jobs. The head candidate is the starving job
   // submitted first (ties to the lowest id).
   Starvation FindStarvation(const OrderContext& context, int64_t cluster_milli_gpus) const;
