@@ -14,6 +14,7 @@
 #include "agent/fake_gpus.h"
 #include "agent/nvml_inventory.h"
 #include "agent/supervisor.h"
+#include "cli/command_line.h"
 #include "cli/daemon_commands.h"
 #include "common/clock.h"
 #include "core/constraint.h"
@@ -32,11 +33,6 @@ std::vector<std::string> SupervisorCommand() {
     if (::access(lean.c_str(), X_OK) == 0) return {lean.string()};
   }
   return {"/proc/self/exe", agent::kSuperviseCommand};
-}
-
-[[noreturn]] void Fail(const std::string& message) {
-  std::fprintf(stderr, "berth agent: %s\n", message.c_str());
-  std::exit(2);
 }
 
 struct AgentFlags {
@@ -74,10 +70,10 @@ struct AgentFlags {
 std::unique_ptr<agent::GpuInventory> MakeInventory(const AgentFlags& flags) {
   if (!flags.fake_gpus.empty()) {
     Result<agent::FakeGpuSpec> spec = agent::ParseFakeGpus(flags.fake_gpus, flags.fake_topology);
-    if (!spec.ok()) Fail(spec.status().message());
+    if (!spec.ok()) FailCommand("agent", spec.status().message());
     Result<std::vector<std::string>> devices =
         agent::ParseFakeGpuDevices(flags.fake_gpu_devices, *spec);
-    if (!devices.ok()) Fail(devices.status().message());
+    if (!devices.ok()) FailCommand("agent", devices.status().message());
     spec->device_paths = std::move(*devices);
     return std::make_unique<agent::FakeGpuInventory>(std::move(*spec));
   }
@@ -89,7 +85,7 @@ std::unique_ptr<agent::GpuInventory> MakeInventory(const AgentFlags& flags) {
     spdlog::warn("{}; this node registers without GPUs", nvml.status().message());
     return std::make_unique<agent::FakeGpuInventory>(agent::FakeGpuSpec{0, "", 0, 1});
   }
-  Fail(nvml.status().message());
+  FailCommand("agent", nvml.status().message());
 }
 
 std::string ReadToken(const AgentFlags& flags) {
@@ -98,12 +94,12 @@ std::string ReadToken(const AgentFlags& flags) {
     std::ifstream in(flags.token_file);
     std::string token;
     if (!in || !std::getline(in, token) || token.empty()) {
-      Fail("--token-file: cannot read a token from " + flags.token_file);
+      FailCommand("agent", "--token-file: cannot read a token from " + flags.token_file);
     }
     return token;
   }
   if (const char* env = std::getenv("BERTH_AGENT_TOKEN")) return env;
-  Fail("--token: required (or --token-file, or $BERTH_AGENT_TOKEN)");
+  FailCommand("agent", "--token: required (or --token-file, or $BERTH_AGENT_TOKEN)");
 }
 
 void RunAgent(const AgentFlags& flags) {
@@ -117,7 +113,7 @@ void RunAgent(const AgentFlags& flags) {
   options.state_dir = flags.state_dir;
   const auto duration = [](const std::string& text, const std::string& flag) {
     Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);
-    if (!parsed.ok()) Fail(parsed.status().message());
+    if (!parsed.ok()) FailCommand("agent", parsed.status().message());
     return *parsed;
   };
   options.heartbeat_interval = duration(flags.heartbeat_interval, "--heartbeat-interval");
@@ -127,14 +123,14 @@ void RunAgent(const AgentFlags& flags) {
   for (const std::string& label : flags.labels) {
     const size_t equals = label.find('=');
     if (equals == std::string::npos || equals == 0) {
-      Fail("--label: expected KEY=VALUE, got '" + label + "'");
+      FailCommand("agent", "--label: expected KEY=VALUE, got '" + label + "'");
     }
     options.labels[label.substr(0, equals)] = label.substr(equals + 1);
   }
   for (const std::string& feature : flags.features) {
     if (!core::IsFeatureName(feature)) {
-      Fail("--feature: '" + feature +
-           "' is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
+      FailCommand("agent", "--feature: '" + feature +
+                               "' is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
     }
     options.features.push_back(feature);
   }
@@ -148,10 +144,11 @@ void RunAgent(const AgentFlags& flags) {
   } else if (flags.cgroups == "off") {
     options.cgroups = agent::CgroupMode::kOff;
   } else {
-    Fail("--cgroups: expected auto, required or off, got '" + flags.cgroups + "'");
+    FailCommand("agent", "--cgroups: expected auto, required or off, got '" + flags.cgroups + "'");
   }
   if (flags.task_pids_max < 1) {
-    Fail("--task-pids-max: must be at least 1, got " + std::to_string(flags.task_pids_max));
+    FailCommand("agent",
+                "--task-pids-max: must be at least 1, got " + std::to_string(flags.task_pids_max));
   }
   options.task_pids_max = flags.task_pids_max;
   if (flags.container_runtime == "podman") {
@@ -161,8 +158,8 @@ void RunAgent(const AgentFlags& flags) {
   } else if (flags.container_runtime == "off") {
     options.containers.kind.reset();
   } else {
-    Fail("--container-runtime: expected podman, docker or off, got '" + flags.container_runtime +
-         "'");
+    FailCommand("agent", "--container-runtime: expected podman, docker or off, got '" +
+                             flags.container_runtime + "'");
   }
   options.containers.binary = flags.container_runtime_path;
   options.containers.extra_args = flags.container_runtime_args;
@@ -170,7 +167,8 @@ void RunAgent(const AgentFlags& flags) {
   if (std::optional<protocol::ImagePull> pull = protocol::ParseImagePull(flags.container_pull)) {
     options.containers.default_pull = *pull;
   } else {
-    Fail("--container-pull: expected missing, never or always, got '" + flags.container_pull + "'");
+    FailCommand("agent", "--container-pull: expected missing, never or always, got '" +
+                             flags.container_pull + "'");
   }
 
   // Block the stop signals in every thread the agent starts; this one waits.
@@ -183,7 +181,7 @@ void RunAgent(const AgentFlags& flags) {
   static const SystemClock clock;
   Result<std::unique_ptr<agent::Agent>> started =
       agent::Agent::Start(std::move(options), MakeInventory(flags), clock);
-  if (!started.ok()) Fail(started.status().message());
+  if (!started.ok()) FailCommand("agent", started.status().message());
   // For operators and tests: which process is this node's agent.
   std::ofstream(flags.state_dir + "/agent.pid") << ::getpid() << "\n";
   std::fprintf(stderr, "berth agent: node %s serving on %s\n", flags.node.c_str(),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -141,6 +142,12 @@ int ParseCommandLine(CLI::App& app, int argc, const char* const* argv) {
     return kExitUsage;
   }
   return kExitOk;
+}
+
+void FailCommand(std::string_view command, const std::string& message) {
+  std::fprintf(stderr, "berth %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               message.c_str());
+  std::exit(2);
 }
 
 }  // namespace berth::cli

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace berth::cli {
@@ -20,6 +21,10 @@ void OneValuePerOccurrence(CLI::App& app);
 // code: 0, or after --help 0, or after a bad flag or value 2 with
 // "berth COMMAND: FLAG: expected ..., got ..." on stderr.
 int ParseCommandLine(CLI::App& app, int argc, const char* const* argv);
+
+// For a value the command line could not catch (a config file, a trace, a
+// pool): prints "berth COMMAND: MESSAGE" on stderr and exits 2.
+[[noreturn]] void FailCommand(std::string_view command, const std::string& message);
 
 // The candidate nearest to `word` within two edits (a typo's likely
 // meaning: "--gpus-per-nod" -> "--gpus-per-node"), or "" when none is.

@@ -16,6 +16,7 @@
 #include "agent/fake_gpus.h"
 #include "cli/agent_command.h"
 #include "cli/api_client.h"
+#include "cli/command_line.h"
 #include "cli/daemon_commands.h"
 #include "cli/dev_agents.h"
 #include "common/clock.h"
@@ -25,11 +26,6 @@
 
 namespace berth::cli {
 namespace {
-
-[[noreturn]] void Fail(const std::string& command, const std::string& message) {
-  std::fprintf(stderr, "berth %s: %s\n", command.c_str(), message.c_str());
-  std::exit(2);
-}
 
 // Runs the server until SIGINT or SIGTERM, then stops it cleanly. With
 // `agents` (berth dev --nodes N), starts them once the server listens, and
@@ -57,7 +53,7 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command,
   };
   Result<std::unique_ptr<server::Server>> started =
       server::Server::Start(std::move(options), clock);
-  if (!started.ok()) Fail(command, started.status().message());
+  if (!started.ok()) FailCommand(command, started.status().message());
   server::Server& server = **started;
   std::fprintf(stderr, "berth %s: listening on %s\n", command.c_str(), server.url().c_str());
   if (!server.admin_token_path().empty()) {
@@ -88,7 +84,7 @@ int RunUntilSignalled(server::ServerOptions options, const std::string& command,
     Result<std::unique_ptr<DevAgents>> spawned = DevAgents::Start(*agents);
     if (!spawned.ok()) {
       server.Stop();
-      Fail(command, spawned.status().message());
+      FailCommand(command, spawned.status().message());
     }
     dev_agents = std::move(*spawned);
   }
@@ -126,7 +122,7 @@ void AddServerCommands(CLI::App& app) {
   server_app->add_option("--config", *config_path, "TOML configuration file")->required();
   server_app->callback([config_path] {
     Result<server::ServerConfig> config = server::LoadConfig(*config_path);
-    if (!config.ok()) Fail("server", config.status().message());
+    if (!config.ok()) FailCommand("server", config.status().message());
     std::exit(RunUntilSignalled(std::move(*config), "server"));
   });
 
@@ -167,18 +163,18 @@ void AddServerCommands(CLI::App& app) {
                     "Leave tasks running when berth dev stops (the next one adopts them)");
   dev_app->callback([dev] {
     if (dev->nodes < 0 || dev->nodes > 64) {
-      Fail("dev", "--nodes: must be 0..64, got " + std::to_string(dev->nodes));
+      FailCommand("dev", "--nodes: must be 0..64, got " + std::to_string(dev->nodes));
     }
     if (dev->nodes > 0) {
       if (Result<agent::FakeGpuSpec> gpus =
               agent::ParseFakeGpus(dev->fake_gpus, dev->fake_topology);
           !gpus.ok()) {
-        Fail("dev", gpus.status().message());
+        FailCommand("dev", gpus.status().message());
       }
       if (Result<std::chrono::milliseconds> interval =
               ParseDurationFlag(dev->agent_heartbeat_interval, "--agent-heartbeat-interval");
           !interval.ok()) {
-        Fail("dev", interval.status().message());
+        FailCommand("dev", interval.status().message());
       }
     }
     server::ServerOptions options;
@@ -191,8 +187,8 @@ void AddServerCommands(CLI::App& app) {
     const auto seconds = [](const std::string& text, const std::string& flag) {
       Result<std::chrono::milliseconds> parsed = ParseDurationFlag(text, flag);
       if (!parsed.ok() || parsed->count() == 0) {
-        Fail("dev", parsed.ok() ? flag + ": must be positive, got '" + text + "'"
-                                : parsed.status().message());
+        FailCommand("dev", parsed.ok() ? flag + ": must be positive, got '" + text + "'"
+                                       : parsed.status().message());
       }
       return core::Duration::Millis(parsed->count());
     };
@@ -201,7 +197,8 @@ void AddServerCommands(CLI::App& app) {
     }
     for (const std::string& path : dev->container_mount_allow) {
       if (!path.starts_with('/')) {
-        Fail("dev", "--container-mount-allow: expected an absolute path, got '" + path + "'");
+        FailCommand("dev",
+                    "--container-mount-allow: expected an absolute path, got '" + path + "'");
       }
     }
     options.controller.limits.container_mounts.paths = dev->container_mount_allow;
@@ -218,7 +215,7 @@ void AddServerCommands(CLI::App& app) {
     agents.allow_root_jobs = ::geteuid() == 0;
     for (const std::string& text : dev->features) {
       Result<DevFeature> feature = ParseDevFeature(text, dev->nodes);
-      if (!feature.ok()) Fail("dev", feature.status().message());
+      if (!feature.ok()) FailCommand("dev", feature.status().message());
       agents.features.push_back(std::move(*feature));
     }
     std::exit(RunUntilSignalled(std::move(options), "dev", agents));

@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kMaxSeconds = 65535;  // Slurm's bound
 constexpr int64_t kDefaultSeconds = 60;
 
-Status Bad(std::string_view flag, std::string_view text, std::string_view why) {
+Status BadSignal(std::string_view flag, std::string_view text, std::string_view why) {
   return InvalidArgument(std::string(flag) + ": " + std::string(why) + ", got '" +
                          std::string(text) + "' (expected [B:]SIG[@seconds], e.g. B:USR1@90)");
 }
@@ -28,7 +28,7 @@ Result<nlohmann::json> ParseSignalOption(std::string_view text, std::string_view
     batch_only = true;
     rest.remove_prefix(2);
   } else if (rest.starts_with("R:") || rest.starts_with("r:")) {
-    return Bad(flag, text, "R: (a reservation's end) is not supported by Berth");
+    return BadSignal(flag, text, "R: (a reservation's end) is not supported by Berth");
   }
   int64_t seconds = kDefaultSeconds;
   const size_t at = rest.find('@');
@@ -38,13 +38,13 @@ Result<nlohmann::json> ParseSignalOption(std::string_view text, std::string_view
         std::from_chars(digits.data(), digits.data() + digits.size(), seconds);
     if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() ||
         seconds < 0 || seconds > kMaxSeconds) {
-      return Bad(flag, text, "the seconds after @ must be 0.." + std::to_string(kMaxSeconds));
+      return BadSignal(flag, text, "the seconds after @ must be 0.." + std::to_string(kMaxSeconds));
     }
     rest = rest.substr(0, at);
   }
   const std::optional<std::string> name = protocol::CanonicalSignalName(rest);
   if (!name) {
-    return Bad(flag, text, std::string("unknown signal '") + std::string(rest) + "'");
+    return BadSignal(flag, text, std::string("unknown signal '") + std::string(rest) + "'");
   }
   return nlohmann::json{{"name", *name}, {"before_s", seconds}, {"batch_only", batch_only}};
 }

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cli/command_line.h"
 #include "cli/daemon_commands.h"
 #include "core/policy.h"
 #include "sim/cluster_spec.h"
@@ -59,14 +60,9 @@ struct ReplayOnlyOptions {
 
 constexpr std::string_view kPai2023 = "pai2023";
 
-[[noreturn]] void Fail(const std::string& message) {
-  std::fprintf(stderr, "berth sim: %s\n", message.c_str());
-  std::exit(2);
-}
-
 template <typename T>
 T OrFail(Result<T> result) {
-  if (!result.ok()) Fail(result.status().message());
+  if (!result.ok()) FailCommand("sim", result.status().message());
   return std::move(result).value();
 }
 
@@ -75,7 +71,7 @@ sim::TraceLoad LoadTrace(const SimFlags& flags) {
   options.strict = flags.strict;
   auto parse_time = [](const char* flag, const std::string& text) {
     Result<core::Time> time = sim::ParseTimeArg(text);
-    if (!time.ok()) Fail(std::string(flag) + ": " + time.status().message());
+    if (!time.ok()) FailCommand("sim", std::string(flag) + ": " + time.status().message());
     return time.value();
   };
   if (!flags.from.empty()) options.filter.from = parse_time("--from", flags.from);
@@ -86,7 +82,7 @@ sim::TraceLoad LoadTrace(const SimFlags& flags) {
 
 std::vector<sim::Partition> LoadPartitions(const SimFlags& flags) {
   if (flags.cluster.empty() == flags.vc_nodes.empty()) {
-    Fail("give exactly one of --cluster NODESxGPUSxTYPE or --vc-nodes FILE");
+    FailCommand("sim", "give exactly one of --cluster NODESxGPUSxTYPE or --vc-nodes FILE");
   }
   if (!flags.cluster.empty()) return {OrFail(sim::ParsePool(flags.cluster))};
   return OrFail(sim::ReadVcPartitions(flags.vc_nodes, flags.gpus_per_node, flags.gpu_type));
@@ -96,7 +92,7 @@ sim::PreemptibleRule ParsePreemptible(const std::string& text) {
   if (text == "all") return sim::PreemptibleRule::kAll;
   if (text == "none") return sim::PreemptibleRule::kNone;
   if (text == "trace") return sim::PreemptibleRule::kAsTraced;
-  Fail("--preemptible: expected all, none or trace, got '" + text + "'");
+  FailCommand("sim", "--preemptible: expected all, none or trace, got '" + text + "'");
 }
 
 void ReportInput(const sim::TraceLoad& trace, const sim::WorkloadSet& set) {
@@ -156,18 +152,19 @@ void WriteOut(const std::string& dir, const std::vector<sim::SimResult>& results
   const std::string path = (std::filesystem::path(dir) / "summary.json").string();
   std::ofstream out(path);
   out << summaries.dump(2) << "\n";
-  if (!out) Fail("cannot write " + path);
+  if (!out) FailCommand("sim", "cannot write " + path);
   std::fprintf(stderr, "berth sim: wrote %zu files to %s\n", written.size() + 1, dir.c_str());
 }
 
 void RunSim(const SimFlags& flags) {
   for (const std::string& name : flags.policies) {
     if (Result<core::Policy> policy = core::MakePolicy(name, core::InSimulation()); !policy.ok()) {
-      Fail(policy.status().message());
+      FailCommand("sim", policy.status().message());
     }
   }
   if (flags.restart_cost_s.size() != 3) {
-    Fail("--restart-cost: expected three seconds values ONE,NODE,LARGER such as 7,30,60");
+    FailCommand("sim",
+                "--restart-cost: expected three seconds values ONE,NODE,LARGER such as 7,30,60");
   }
   std::vector<sim::Partition> partitions = LoadPartitions(flags);
   const sim::TraceLoad trace = LoadTrace(flags);
@@ -180,14 +177,15 @@ void RunSim(const SimFlags& flags) {
                                                 core::Duration::Seconds(flags.restart_cost_s[1]),
                                                 core::Duration::Seconds(flags.restart_cost_s[2])};
   if (flags.checkpoint_interval_s < 0) {
-    Fail("--checkpoint-interval: must be 0 or more seconds, got " +
-         std::to_string(flags.checkpoint_interval_s));
+    FailCommand("sim", "--checkpoint-interval: must be 0 or more seconds, got " +
+                           std::to_string(flags.checkpoint_interval_s));
   }
   if (flags.checkpoint_interval_s > 0) {
     options.checkpoint_interval = core::Duration::Seconds(flags.checkpoint_interval_s);
   }
   if (!flags.vc_quotas.empty()) {
-    if (!flags.vc_nodes.empty()) Fail("--vc-quotas: team queues share one pool; use --cluster");
+    if (!flags.vc_nodes.empty())
+      FailCommand("sim", "--vc-quotas: team queues share one pool; use --cluster");
     int64_t gpus = 0;
     for (const core::NodeSpec& node : set.workloads.front().partition.nodes) {
       gpus += static_cast<int64_t>(node.gpus.size());
@@ -212,17 +210,18 @@ void RunSim(const SimFlags& flags) {
   }
 
   std::vector<sim::Summary> summaries;
-  nlohmann::json json = nlohmann::json::array();
+  nlohmann::json summary_json = nlohmann::json::array();
   for (const sim::SimResult& result : results) {
     summaries.push_back(sim::Summarize(result));
-    json.push_back(sim::ToJson(summaries.back()));
+    summary_json.push_back(sim::ToJson(summaries.back()));
   }
   if (flags.json) {
-    std::printf("%s\n", (json.size() == 1 ? json[0] : json).dump(2).c_str());
+    std::printf("%s\n",
+                (summary_json.size() == 1 ? summary_json[0] : summary_json).dump(2).c_str());
   } else {
     std::printf("%s", sim::FormatTable(summaries).c_str());
   }
-  if (!flags.out.empty()) WriteOut(flags.out, results, json);
+  if (!flags.out.empty()) WriteOut(flags.out, results, summary_json);
 }
 
 // --- packing mode -------------------------------------------------------------
@@ -231,18 +230,23 @@ void RunSim(const SimFlags& flags) {
 void CheckPackFlags(const SimFlags& flags, const ReplayOnlyOptions& replay_only) {
   const bool pai = flags.format == kPai2023;
   if (flags.pack && !pai) {
-    Fail("--pack: needs --format pai2023 (packing reads the PAI 2023 pod and node lists)");
+    FailCommand("sim",
+                "--pack: needs --format pai2023 (packing reads the PAI 2023 pod and node lists)");
   }
   if (pai && !flags.pack) {
-    Fail("--format pai2023: needs --pack (the PAI 2023 pod list has no run times to replay)");
+    FailCommand(
+        "sim", "--format pai2023: needs --pack (the PAI 2023 pod list has no run times to replay)");
   }
-  if (!flags.nodes_file.empty() && !flags.pack) Fail("--nodes-file: only used with --pack");
+  if (!flags.nodes_file.empty() && !flags.pack)
+    FailCommand("sim", "--nodes-file: only used with --pack");
   if (!flags.pack) return;
-  if (flags.nodes_file.empty()) Fail("--pack: needs --nodes-file FILE (the PAI 2023 node list)");
+  if (flags.nodes_file.empty())
+    FailCommand("sim", "--pack: needs --nodes-file FILE (the PAI 2023 node list)");
   for (const CLI::Option* option : replay_only.options) {
     if (option->count() > 0) {
-      Fail(option->get_name() +
-           ": not used with --pack (it compares the placement rules best-fit and berth)");
+      FailCommand(
+          "sim", option->get_name() +
+                     ": not used with --pack (it compares the placement rules best-fit and berth)");
     }
   }
 }
@@ -275,7 +279,7 @@ void RunPack(const SimFlags& flags) {
   read.strict = flags.strict;
   const sim::Pai2023Load<sim::Pai2023Pod> pods = OrFail(sim::ReadPai2023Pods(flags.trace, read));
   Result<sim::Pai2023Load<sim::Pai2023Node>> nodes = sim::ReadPai2023Nodes(flags.nodes_file, read);
-  if (!nodes.ok()) Fail("--nodes-file: " + nodes.status().message());
+  if (!nodes.ok()) FailCommand("sim", "--nodes-file: " + nodes.status().message());
   const sim::PackInput input = sim::MakePackInput(nodes->items, pods.items);
 
   // The two rules are independent runs on the same input: a thread each.
@@ -291,9 +295,9 @@ void RunPack(const SimFlags& flags) {
   if (!flags.quiet) ReportPackInput(pods, *nodes, results.front());
 
   if (flags.json) {
-    nlohmann::json json = nlohmann::json::array();
-    for (const sim::PackResult& result : results) json.push_back(sim::ToJson(result));
-    std::printf("%s\n", json.dump(2).c_str());
+    nlohmann::json pack_json = nlohmann::json::array();
+    for (const sim::PackResult& result : results) pack_json.push_back(sim::ToJson(result));
+    std::printf("%s\n", pack_json.dump(2).c_str());
   } else {
     std::printf("%s", sim::FormatPackTable(results).c_str());
   }

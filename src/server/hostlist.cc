@@ -7,15 +7,15 @@ namespace berth::server {
 namespace {
 
 // One bracket's numbers: [lo, hi] each, printed with `width` digits (0: as is).
-struct Range {
+struct BracketRange {
   int64_t lo = 0;
   int64_t hi = 0;
   size_t width = 0;
 };
 // An entry: literal text and bracket groups in turn.
 struct Part {
-  std::string text;           // literal, when ranges is empty
-  std::vector<Range> ranges;  // a bracket group
+  std::string text;                  // literal, when ranges is empty
+  std::vector<BracketRange> ranges;  // a bracket group
 };
 
 class Expander {
@@ -53,7 +53,8 @@ class Expander {
       }
       const size_t close = entry.find(']', i);
       if (close == entry.npos) return Error("unclosed '[' in '" + std::string(entry) + "'");
-      BERTH_ASSIGN_OR_RETURN(std::vector<Range> ranges, Ranges(entry.substr(i + 1, close - i - 1)));
+      BERTH_ASSIGN_OR_RETURN(std::vector<BracketRange> ranges,
+                             Ranges(entry.substr(i + 1, close - i - 1)));
       parts.push_back(Part{"", std::move(ranges)});
       i = close + 1;
     }
@@ -62,7 +63,7 @@ class Expander {
     for (const Part& part : parts) {
       if (part.ranges.empty()) continue;
       size_t in_group = 0;
-      for (const Range& range : part.ranges) {
+      for (const BracketRange& range : part.ranges) {
         in_group += static_cast<size_t>(range.hi - range.lo + 1);
         if (in_group > max_names_) return TooMany();
       }
@@ -83,7 +84,7 @@ class Expander {
       prefix += part.text;
       BERTH_RETURN_IF_ERROR(Emit(parts, index + 1, prefix));
     } else {
-      for (const Range& range : part.ranges) {
+      for (const BracketRange& range : part.ranges) {
         for (int64_t n = range.lo; n <= range.hi; ++n) {
           std::string digits = std::to_string(n);
           if (digits.size() < range.width) digits.insert(0, range.width - digits.size(), '0');
@@ -108,8 +109,8 @@ class Expander {
     return Status::Ok();
   }
 
-  Result<std::vector<Range>> Ranges(std::string_view inside) {
-    std::vector<Range> ranges;
+  Result<std::vector<BracketRange>> Ranges(std::string_view inside) {
+    std::vector<BracketRange> ranges;
     if (inside.empty()) return Error("empty brackets '[]'");
     size_t start = 0;
     for (size_t i = 0; i <= inside.size(); ++i) {
@@ -123,7 +124,7 @@ class Expander {
       BERTH_ASSIGN_OR_RETURN(int64_t hi, Number(hi_text, inside));
       if (hi < lo) return Error("range '" + std::string(item) + "' runs backwards");
       const size_t width = lo_text.size() > 1 && lo_text.front() == '0' ? lo_text.size() : 0;
-      ranges.push_back(Range{lo, hi, width});
+      ranges.push_back(BracketRange{lo, hi, width});
     }
     return ranges;
   }

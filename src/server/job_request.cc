@@ -83,21 +83,12 @@ Status CheckKnownFields(const Json& body) {
   return Status::Ok();
 }
 
-bool IsQueueName(std::string_view name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
-  });
-}
-
 bool IsEnvName(std::string_view name) {
   auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
   return !name.empty() && letter(name.front()) &&
          std::all_of(name.begin(), name.end(),
                      [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
-
-constexpr int64_t kMicrosPerSecond = 1'000'000;
 
 // Reads one validated body into a JobRequest, field by field in a fixed
 // order; the first problem is the answer.

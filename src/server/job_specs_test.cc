@@ -15,8 +15,6 @@ namespace {
 using store::Dependency;
 using store::DependencyKind;
 
-core::JobId Id(int64_t id) { return core::JobId{id}; }
-
 // --- arrays ---
 
 TEST(ParseArraySpec, SlurmForms) {
@@ -103,13 +101,13 @@ TEST(ParseArraySpec, ManyOverlappingRangesStayWithinTheLimit) {
 
 TEST(ParseDependency, KindsAndBareIds) {
   const std::vector<std::pair<std::string, Dependency>> cases = {
-      {"afterok:12", {DependencyKind::kAfterOk, Id(12)}},
-      {"afterany:12", {DependencyKind::kAfterAny, Id(12)}},
-      {"afternotok:12", {DependencyKind::kAfterNotOk, Id(12)}},
-      {"12", {DependencyKind::kAfterOk, Id(12)}},
-      {"12:afterok", {DependencyKind::kAfterOk, Id(12)}},  // the CLI's --after ID[:KIND]
-      {"12:afternotok", {DependencyKind::kAfterNotOk, Id(12)}},
-      {"4611686018427387903", {DependencyKind::kAfterOk, Id(4611686018427387903)}},
+      {"afterok:12", {DependencyKind::kAfterOk, core::JobId{12}}},
+      {"afterany:12", {DependencyKind::kAfterAny, core::JobId{12}}},
+      {"afternotok:12", {DependencyKind::kAfterNotOk, core::JobId{12}}},
+      {"12", {DependencyKind::kAfterOk, core::JobId{12}}},
+      {"12:afterok", {DependencyKind::kAfterOk, core::JobId{12}}},  // the CLI's --after ID[:KIND]
+      {"12:afternotok", {DependencyKind::kAfterNotOk, core::JobId{12}}},
+      {"4611686018427387903", {DependencyKind::kAfterOk, core::JobId{4611686018427387903}}},
   };
   for (const auto& [text, dependency] : cases) {
     Result<Dependency> parsed = ParseDependency(text);

@@ -12,18 +12,10 @@ namespace berth::server {
 namespace {
 
 using namespace strict_json;  // NOLINT: typed reads of the body's fields
+using spec_text::IsQueueName;
+using spec_text::kMicrosPerSecond;
 using spec_text::Quote;
 using spec_text::Range;
-
-constexpr int64_t kMicrosPerSecond = 1'000'000;
-
-// The queue names a submission accepts (job_request.cc).
-bool IsQueueName(std::string_view name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
-  });
-}
 
 Result<int32_t> ReadPriority(const Json& value, int32_t max_priority) {
   static constexpr std::array<std::pair<std::string_view, int32_t>, 3> kClasses = {
@@ -43,7 +35,7 @@ Result<int32_t> ReadPriority(const Json& value, int32_t max_priority) {
   return static_cast<int32_t>(*number);
 }
 
-Result<JobUpdate> ParseValidated(std::string_view json_body, const SubmissionLimits& limits) {
+Result<JobUpdate> ParseValidatedUpdate(std::string_view json_body, const SubmissionLimits& limits) {
   if (json_body.size() > limits.max_body_bytes) {
     return InvalidArgument("body: " + std::to_string(json_body.size()) + " bytes, limit " +
                            std::to_string(limits.max_body_bytes));
@@ -86,7 +78,7 @@ Result<JobUpdate> ParseValidated(std::string_view json_body, const SubmissionLim
 Result<JobUpdate> ParseJobUpdate(std::string_view json_body, const SubmissionLimits& limits) {
   // nlohmann::json reports failures by exception; none may leave this module.
   try {
-    return ParseValidated(json_body, limits);
+    return ParseValidatedUpdate(json_body, limits);
   } catch (const std::exception& e) {
     return Internal("body: the parser failed: " + Printable(e.what(), 160));
   }

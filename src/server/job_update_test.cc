@@ -10,7 +10,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Rejection(std::string_view body) {
+std::string UpdateRejection(std::string_view body) {
   Result<JobUpdate> update = ParseJobUpdate(body);
   EXPECT_FALSE(update.ok()) << body;
   EXPECT_EQ(update.status().code(), StatusCode::kInvalidArgument);
@@ -33,18 +33,18 @@ TEST(ParseJobUpdate, ReadsTheFieldsItNames) {
 }
 
 TEST(ParseJobUpdate, NamesTheFieldOfABadValue) {
-  EXPECT_THAT(Rejection(R"({"time_limit_s": 0})"), HasSubstr("time_limit_s"));
-  EXPECT_THAT(Rejection(R"({"time_limit_s": "1h"})"), HasSubstr("time_limit_s"));
-  EXPECT_THAT(Rejection(R"({"time_limit_s": 1e99})"), HasSubstr("time_limit_s"));
-  EXPECT_THAT(Rejection(R"({"queue": "a b"})"), HasSubstr("queue"));
-  EXPECT_THAT(Rejection(R"({"queue": ""})"), HasSubstr("queue"));
-  EXPECT_THAT(Rejection(R"({"priority": 5000})"), HasSubstr("priority"));
-  EXPECT_THAT(Rejection(R"({"priority": "urgent"})"), HasSubstr("priority"));
-  EXPECT_THAT(Rejection(R"({"gpus": 2})"), HasSubstr("unknown field 'gpus'"));
-  EXPECT_THAT(Rejection(R"({})"), HasSubstr("nothing to change"));
-  EXPECT_THAT(Rejection(R"([1])"), HasSubstr("body"));
-  EXPECT_THAT(Rejection(""), HasSubstr("body"));
-  EXPECT_THAT(Rejection(R"({"queue": "a", "queue": "b"})"), HasSubstr("queue"));
+  EXPECT_THAT(UpdateRejection(R"({"time_limit_s": 0})"), HasSubstr("time_limit_s"));
+  EXPECT_THAT(UpdateRejection(R"({"time_limit_s": "1h"})"), HasSubstr("time_limit_s"));
+  EXPECT_THAT(UpdateRejection(R"({"time_limit_s": 1e99})"), HasSubstr("time_limit_s"));
+  EXPECT_THAT(UpdateRejection(R"({"queue": "a b"})"), HasSubstr("queue"));
+  EXPECT_THAT(UpdateRejection(R"({"queue": ""})"), HasSubstr("queue"));
+  EXPECT_THAT(UpdateRejection(R"({"priority": 5000})"), HasSubstr("priority"));
+  EXPECT_THAT(UpdateRejection(R"({"priority": "urgent"})"), HasSubstr("priority"));
+  EXPECT_THAT(UpdateRejection(R"({"gpus": 2})"), HasSubstr("unknown field 'gpus'"));
+  EXPECT_THAT(UpdateRejection(R"({})"), HasSubstr("nothing to change"));
+  EXPECT_THAT(UpdateRejection(R"([1])"), HasSubstr("body"));
+  EXPECT_THAT(UpdateRejection(""), HasSubstr("body"));
+  EXPECT_THAT(UpdateRejection(R"({"queue": "a", "queue": "b"})"), HasSubstr("queue"));
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace berth::server {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // Who this process is, in the lease's row.
 std::string Holder(const std::string& url) {
@@ -56,8 +56,8 @@ Status WaitForDatabase(const std::function<Status()>& attempt,
     Status status = attempt();
     if (status.code() != StatusCode::kUnavailable) return status;
     spdlog::warn("waiting for the database: {}", status.message());
-    const auto until = Clock::now() + wait;
-    while (Clock::now() < until) {
+    const auto until = SteadyClock::now() + wait;
+    while (SteadyClock::now() < until) {
       if (!keep_waiting()) return Unavailable("stopped while waiting for the database");
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -90,7 +90,7 @@ Result<std::unique_ptr<Leadership>> Leadership::Take(Options options,
       options.keep_waiting));
   std::string told;  // the leader last logged
   while (true) {
-    const auto sent = Clock::now();
+    const auto sent = SteadyClock::now();
     Result<bool> taken = lease->TryAcquire();
     if (taken.ok() && *taken) {
       spdlog::info("leading the store (epoch {}) as {}", lease->epoch(), options.url);
@@ -113,12 +113,12 @@ Result<std::unique_ptr<Leadership>> Leadership::Take(Options options,
     // Polls five times a lease, and at least every second: a standby takes
     // over within a fifth of a ttl after the lease expired, and within a
     // second of a leader that gave it up (a clean stop).
-    const auto until =
-        Clock::now() + std::min<Clock::duration>(options.ttl / 5, std::chrono::seconds(1));
-    while (Clock::now() < until) {
+    const auto until = SteadyClock::now() +
+                       std::min<SteadyClock::duration>(options.ttl / 5, std::chrono::seconds(1));
+    while (SteadyClock::now() < until) {
       if (!options.keep_waiting()) return Unavailable("stopped while standing by");
-      std::this_thread::sleep_for(
-          std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(100)));
+      std::this_thread::sleep_for(std::min<SteadyClock::duration>(until - SteadyClock::now(),
+                                                                  std::chrono::milliseconds(100)));
     }
   }
 }
@@ -141,7 +141,7 @@ void Leadership::RenewLoop(std::function<void(const Status&)> lost) {
       std::unique_lock lock(mutex_);
       if (stop_.wait_for(lock, pause, [this] { return stopping_; })) return;
     }
-    const auto sent = Clock::now();
+    const auto sent = SteadyClock::now();
     Status renewed = lease_->Renew();
     database_away_ = renewed.code() == StatusCode::kUnavailable;
     if (renewed.ok()) {
@@ -161,12 +161,12 @@ void Leadership::RenewLoop(std::function<void(const Status&)> lost) {
   }
 }
 
-Clock::time_point Leadership::valid_until() const {
-  return Clock::time_point(Clock::duration(valid_until_ns_.load()));
+SteadyClock::time_point Leadership::valid_until() const {
+  return SteadyClock::time_point(SteadyClock::duration(valid_until_ns_.load()));
 }
 
 Status Leadership::Leading() const {
-  if (Clock::now() < valid_until()) return Status::Ok();
+  if (SteadyClock::now() < valid_until()) return Status::Ok();
   return Unavailable(
       "this server could not renew its lease on the store in time (is the database "
       "reachable?); it answers again once it has, or another server takes over");

@@ -25,8 +25,7 @@ namespace {
 
 using test_support::FreePort;
 
-using std::chrono::milliseconds;
-using std::chrono::seconds;
+using namespace std::chrono_literals;  // NOLINT: durations read as 30s, 50ms
 
 class LeadershipTest : public ::testing::Test {
  protected:
@@ -42,8 +41,8 @@ class LeadershipTest : public ::testing::Test {
     options.data_dir = dir.path();
     options.postgres_url = database_.conninfo();
     options.listen = "127.0.0.1:" + std::to_string(port);
-    options.leader_lease = seconds(30);
-    options.tick = milliseconds(50);
+    options.leader_lease = 30s;
+    options.tick = 50ms;
     return options;
   }
 
@@ -79,19 +78,19 @@ TEST_F(LeadershipTest, AStandbyNamesTheLeaderAndTakesOverWhenItStops) {
   // Until it has found the leader it answers 503 too, naming none.
   httplib::Result answer = to_b.Get("/api/v1/jobs", auth);
   for (int i = 0; i < 100 && !(answer && answer->has_header("X-Berth-Leader")); ++i) {
-    std::this_thread::sleep_for(milliseconds(50));
+    std::this_thread::sleep_for(50ms);
     answer = to_b.Get("/api/v1/jobs", auth);
   }
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 503);
   EXPECT_EQ(answer->get_header_value("X-Berth-Leader"), (*a)->url());
   EXPECT_NE(answer->body.find("the leader is " + (*a)->url()), std::string::npos) << answer->body;
-  EXPECT_EQ(b.wait_for(milliseconds(1500)), std::future_status::timeout);  // a renews
+  EXPECT_EQ(b.wait_for(1500ms), std::future_status::timeout);  // a renews
 
   // a stops cleanly and gives the lease up: b leads at once (not after the
   // 30 s lease), with a's jobs.
   a->reset();
-  ASSERT_EQ(b.wait_for(seconds(5)), std::future_status::ready);
+  ASSERT_EQ(b.wait_for(5s), std::future_status::ready);
   Result<std::unique_ptr<Server>> b_server = b.get();
   ASSERT_TRUE(b_server.ok()) << b_server.status().ToString();
   EXPECT_EQ((*b_server)->port(), b_port);

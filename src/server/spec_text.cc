@@ -25,4 +25,11 @@ std::optional<int64_t> SaturatingNumber(std::string_view text) {
   return value;
 }
 
+bool IsQueueName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
 }  // namespace berth::server::spec_text

@@ -1,4 +1,5 @@
-// Text helpers the submission parsers share (job_request.cc, job_specs.cc):
+// Text helpers the submission parsers share (job_request.cc, job_specs.cc,
+// job_update.cc):
 // how values are quoted in error messages, and digits read without ever
 // overflowing. Internal to the server's parsers.
 #pragma once
@@ -23,6 +24,11 @@ std::string Quote(std::string_view text);
 // "lo..hi"
 std::string Range(int64_t lo, int64_t hi);
 bool IsDigits(std::string_view text);
+// The queue names a submission (and an update) accepts: 1-64 of [A-Za-z0-9._-].
+bool IsQueueName(std::string_view name);
+
+// Time limits are read in seconds with up to six decimals, kept in microseconds.
+inline constexpr int64_t kMicrosPerSecond = 1'000'000;
 
 // Above every limit; where a long run of digits saturates.
 inline constexpr int64_t kSaturated = int64_t{1} << 62;

@@ -11,7 +11,7 @@ namespace berth::store {
 namespace {
 
 constexpr std::string_view kSavepoint = "SAVEPOINT berth_write";
-constexpr std::string_view kRelease = "RELEASE SAVEPOINT berth_write";
+constexpr std::string_view kReleaseSavepoint = "RELEASE SAVEPOINT berth_write";
 constexpr std::string_view kRollbackTo = "ROLLBACK TO SAVEPOINT berth_write";
 
 }  // namespace
@@ -285,8 +285,8 @@ GroupCommitter::Attempt GroupCommitter::TryBatch(std::vector<Pending>& batch) {
     // may depend on it (the caller's memory already does).
     if (!status.ok() && batch[i].kind == Kind::kMustSucceed) return abort_batch(status);
     // Keep this write, or undo it alone.
-    Status settle = status.ok() ? Exec(kRelease) : Exec(kRollbackTo);
-    if (settle.ok() && !status.ok()) settle = Exec(kRelease);
+    Status settle = status.ok() ? Exec(kReleaseSavepoint) : Exec(kRollbackTo);
+    if (settle.ok() && !status.ok()) settle = Exec(kReleaseSavepoint);
     if (!settle.ok()) return abort_batch(settle);
     any_ok = any_ok || status.ok();
     out.statuses[i] = std::move(status);

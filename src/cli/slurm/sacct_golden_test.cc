@@ -25,15 +25,15 @@ namespace {
 
 using nlohmann::json;
 
-struct Section {
+struct GoldenSection {
   std::string command;  // the "== " line, without it
   std::vector<std::string> lines;
 };
 
-std::vector<Section> GoldenSections() {
+std::vector<GoldenSection> GoldenSections() {
   std::ifstream in(BERTH_SOURCE_DIR "/tests/data/slurm/golden/sacct.txt");
   EXPECT_TRUE(in.good());
-  std::vector<Section> sections;
+  std::vector<GoldenSection> sections;
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("== ", 0) == 0) {
@@ -45,7 +45,7 @@ std::vector<Section> GoldenSections() {
   return sections;
 }
 
-core::Time At(int64_t seconds) { return core::Time::FromMicros(seconds * 1'000'000); }
+core::Time AtEpoch(int64_t seconds) { return core::Time::FromSeconds(seconds); }
 
 // A job of the golden cluster (nodes sim1..sim4, partition gpu) as Berth's
 // API shows one. Ids from 70, as the script's FirstJobId. Nodes are where
@@ -63,7 +63,7 @@ json Job(int64_t id, const std::string& name, const std::string& state, int64_t 
               // Slurm gave a job that asked for no memory its node's.
               {"memory_mib", 262144},
               {"placement", json::array()},
-              {"submit_time", FormatRfc3339(At(1796000000))},
+              {"submit_time", FormatRfc3339(AtEpoch(1796000000))},
               {"start_time", nullptr},
               {"end_time", nullptr},
               {"exit_code", nullptr},
@@ -89,8 +89,8 @@ json Step(int64_t id, std::vector<std::string> command, const std::vector<std::s
                             : "completed"},
               {"command", std::move(command)},
               {"nodes", nodes},
-              {"start_time", FormatRfc3339(At(1796000011))},
-              {"end_time", FormatRfc3339(At(1796000012))},
+              {"start_time", FormatRfc3339(AtEpoch(1796000011))},
+              {"end_time", FormatRfc3339(AtEpoch(1796000012))},
               {"tasks", tasks}};
 }
 
@@ -105,8 +105,8 @@ std::map<int64_t, std::vector<json>> StepsOf() {
 }
 
 json Ran(json job, const std::vector<std::string>& nodes, int64_t gpus_per_task = 0) {
-  job["start_time"] = FormatRfc3339(At(1796000010));
-  if (job["state"] != "running") job["end_time"] = FormatRfc3339(At(1796000013));
+  job["start_time"] = FormatRfc3339(AtEpoch(1796000010));
+  if (job["state"] != "running") job["end_time"] = FormatRfc3339(AtEpoch(1796000013));
   for (const std::string& node : nodes) {
     json gpus = json::array();
     for (int64_t i = 0; i < gpus_per_task; ++i) gpus.push_back(i);
@@ -126,7 +126,7 @@ json ArrayElement(json job, int64_t index) {
 json Cancelled(json job) {
   job["state"] = "cancelled";
   job["message"] = "cancelled by root";
-  if (job["end_time"].is_null()) job["end_time"] = FormatRfc3339(At(1796000020));
+  if (job["end_time"].is_null()) job["end_time"] = FormatRfc3339(AtEpoch(1796000020));
   return job;
 }
 
@@ -161,7 +161,7 @@ std::vector<json> EndedJobs() {
   killed["signal"] = 9;
   jobs.push_back(killed);
   json cancelled = Cancelled(Ran(Job(80, "cancelled", "running"), {"sim4"}));
-  cancelled["end_time"] = FormatRfc3339(At(1796000013));
+  cancelled["end_time"] = FormatRfc3339(AtEpoch(1796000013));
   cancelled["signal"] = 15;
   jobs.push_back(cancelled);
   json timeout = Ran(Job(81, "timeout", "timeout"), {"sim3"});
@@ -227,15 +227,16 @@ std::vector<std::string> BerthLines(const std::string& command) {
   std::string out = header ? SacctHeader(*fields, layout) : "";
   const std::map<int64_t, std::vector<json>> steps = StepsOf();
   for (const SlurmJob& job : FoldPendingArrayElements(jobs)) {
-    out += SacctLine(*fields, layout, job, At(1796000015), job.state == "CANCELLED" ? "0" : "");
+    out +=
+        SacctLine(*fields, layout, job, AtEpoch(1796000015), job.state == "CANCELLED" ? "0" : "");
     if (allocations) continue;
     // As sacct.cc lists them: the batch script's row, then the steps'.
     if (std::optional<SacctStep> batch = BatchStep(job)) {
-      out += SacctStepLine(*fields, layout, job, *batch, At(1796000015));
+      out += SacctStepLine(*fields, layout, job, *batch, AtEpoch(1796000015));
     }
     if (const auto it = steps.find(job.id); it != steps.end()) {
       for (const json& step : it->second) {
-        out += SacctStepLine(*fields, layout, job, StepFromJson(job, step), At(1796000015));
+        out += SacctStepLine(*fields, layout, job, StepFromJson(job, step), AtEpoch(1796000015));
       }
     }
   }
@@ -299,9 +300,9 @@ TEST(SacctGoldenTest, StepRowsSayHowEachStepEndedAndOnlyBatchJobsHaveABatchRow) 
 }
 
 TEST(SacctGoldenTest, EveryRecordedFormMatchesSlurmsForTheSameJobs) {
-  const std::vector<Section> sections = GoldenSections();
+  const std::vector<GoldenSection> sections = GoldenSections();
   ASSERT_GE(sections.size(), 14u);
-  for (const Section& section : sections) {
+  for (const GoldenSection& section : sections) {
     const bool parsable = section.command.find(" -P") != std::string::npos ||
                           section.command.find(" -p") != std::string::npos;
     std::vector<std::string> want;
@@ -341,7 +342,7 @@ TEST(SacctGoldenTest, SqueueFoldsAWaitingArrayAsSlurmsDoes) {
   auto lines = [&](const std::vector<SlurmJob>& shown) {
     std::vector<std::string> out;
     for (const SlurmJob& job : shown) {
-      std::string printed = SqueueLine(parsed.format, job, At(1796000015));
+      std::string printed = SqueueLine(parsed.format, job, AtEpoch(1796000015));
       printed.pop_back();  // its newline
       out.push_back(Normalize(printed));
     }
@@ -358,7 +359,7 @@ TEST(SacctGoldenTest, SqueueFoldsAWaitingArrayAsSlurmsDoes) {
     header.pop_back();
     std::vector<std::string> out = {Normalize(header)};
     for (const SlurmJob& job : shown) {
-      std::string printed = SqueueLine(default_format.format, job, At(1796000015));
+      std::string printed = SqueueLine(default_format.format, job, AtEpoch(1796000015));
       printed.pop_back();
       out.push_back(std::regex_replace(Normalize(printed), kTimes, "m:ss"));
     }
@@ -393,7 +394,7 @@ TEST(SacctGoldenTest, ScontrolShowsAWaitingArrayAsOneRecord) {
   const std::vector<SlurmJob> folded = FoldPendingArrayElements(elements);
   ASSERT_EQ(folded.size(), 1u);
   const std::string shown =
-      " " + Normalize(ScontrolJob(folded[0], At(1796000015), "0", Lines::kOne)) + " ";
+      " " + Normalize(ScontrolJob(folded[0], AtEpoch(1796000015), "0", Lines::kOne)) + " ";
   for (const std::string& key : keys) {
     EXPECT_NE(shown.find(" " + key + " "), std::string::npos) << key << " not in" << shown;
   }

@@ -28,7 +28,7 @@ NodeState MapNodeState(const json& node) {
 
 namespace {
 
-enum Field {
+enum SinfoField {
   kPartition,
   kAvail,
   kTimeLimit,
@@ -53,7 +53,7 @@ std::string Gres(const json& node) {
   return "gpu:" + (type.empty() ? "" : type + ":") + std::to_string(gpus);
 }
 
-bool Prints(const PercentFormat& format, Field field) {
+bool Prints(const PercentFormat& format, SinfoField field) {
   return std::any_of(format.fields.begin(), format.fields.end(),
                      [field](const FormatField& f) { return f.index == field; });
 }
