@@ -146,7 +146,7 @@ void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& co
 std::optional<Time> BerthOrderer::NextKeyChange(const OrderContext& context) const {
   std::optional<Time> next;
   auto consider = [&](Time at) {
-    if (at > context.now && (!next || at < *next)) next = at;
+    if (at > context.now) KeepEarliest(next, at);
   };
   for (const auto& [id, job] : context.state.pending()) {
     const Duration waited = Waited(*job, context.now);

@@ -301,10 +301,7 @@ Decision Decide(const ClusterState& state, Time now, const Policy& policy,
     cycle.decision.next_decision = policy.orderer->NextKeyChange(cycle.order_context());
     if (options.keep_order) cycle.decision.order = KeepOrder(cycle);
   }
-  if (cycle.deferred_until &&
-      (!cycle.decision.next_decision || *cycle.deferred_until < *cycle.decision.next_decision)) {
-    cycle.decision.next_decision = cycle.deferred_until;
-  }
+  if (cycle.deferred_until) KeepEarliest(cycle.decision.next_decision, *cycle.deferred_until);
   return std::move(cycle.decision);
 }
 

@@ -65,7 +65,7 @@ std::optional<Time> LasOrderer::NextKeyChange(const OrderContext& context) const
     const double seconds = (thresholds_[static_cast<size_t>(queue)] - attained) / gpus;
     const Time at =
         context.now + Duration::Micros(static_cast<int64_t>(std::ceil(seconds * 1e6)) + 1);
-    if (!next || at < *next) next = at;
+    KeepEarliest(next, at);
   }
   return next;
 }

@@ -8,6 +8,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace berth::core {
 
@@ -82,5 +83,11 @@ constexpr Duration Max(Duration a, Duration b) { return a < b ? b : a; }
 constexpr Duration Min(Duration a, Duration b) { return a < b ? a : b; }
 constexpr Time Max(Time a, Time b) { return a < b ? b : a; }
 constexpr Time Min(Time a, Time b) { return a < b ? a : b; }
+
+// Lowers `earliest` to `at` where it is unset or later: the next wake-up of
+// several candidates.
+constexpr void KeepEarliest(std::optional<Time>& earliest, Time at) {
+  if (!earliest || at < *earliest) earliest = at;
+}
 
 }  // namespace berth::core

@@ -80,7 +80,7 @@ class Pays {
     // then (Cycle::deferred_until).
     if (const std::optional<Time> save = victim.next_checkpoint;
         save && *save - cycle_.now < victim.loss) {
-      if (!deferred_until_ || *save < *deferred_until_) deferred_until_ = save;
+      KeepEarliest(deferred_until_, *save);
       refused_ = true;
       return false;
     }
