@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -145,9 +144,7 @@ int ParseCommandLine(CLI::App& app, int argc, const char* const* argv) {
 }
 
 void FailCommand(std::string_view command, const std::string& message) {
-  std::fprintf(stderr, "berth %.*s: %s\n", static_cast<int>(command.size()), command.data(),
-               message.c_str());
-  std::exit(2);
+  Exit(std::string(command), InvalidArgument(message));  // exits kExitUsage
 }
 
 }  // namespace berth::cli

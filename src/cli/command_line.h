@@ -23,7 +23,8 @@ void OneValuePerOccurrence(CLI::App& app);
 int ParseCommandLine(CLI::App& app, int argc, const char* const* argv);
 
 // For a value the command line could not catch (a config file, a trace, a
-// pool): prints "berth COMMAND: MESSAGE" on stderr and exits 2.
+// pool): prints "berth COMMAND: MESSAGE" on stderr and exits 2 (Exit of
+// api_client.h with an InvalidArgument).
 [[noreturn]] void FailCommand(std::string_view command, const std::string& message);
 
 // The candidate nearest to `word` within two edits (a typo's likely
