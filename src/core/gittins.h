@@ -27,8 +27,19 @@
 namespace berth::core {
 
 // The Gittins rank of a job that attained `attained`, given sizes
-// `sorted_sizes` (ascending microseconds). nullopt when no size exceeds
-// `attained` (the job outlived its sample).
+// `sorted_sizes` (ascending microseconds), each counted with its weight
+// (`weights`, one per size, not negative: a sample where some sizes say
+// more than others; only their ratios matter). nullopt when no size of
+// positive weight exceeds `attained` (the job outlived its sample).
+std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes,
+                                    std::span<const double> weights, Duration attained);
+// The same with every size counted once.
 std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes, Duration attained);
+
+// The mean remaining size of a job that attained `attained` over the same
+// weighted sample: the weighted mean of size - attained over the sizes
+// above it. nullopt when it outlived them all.
+std::optional<Duration> MeanRemainingSize(std::span<const int64_t> sorted_sizes,
+                                          std::span<const double> weights, Duration attained);
 
 }  // namespace berth::core

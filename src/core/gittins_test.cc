@@ -69,5 +69,23 @@ TEST(GittinsTest, TheHazardDecidesBetweenLasAndFinishingWhatRuns) {
   EXPECT_LT(RankSeconds(alike, 3000), 700.0);
 }
 
+// A weight counts as that many copies of its size: 1 s at weight 3 and 10 s
+// at weight 1 is the sample {1, 1, 1, 10}.
+TEST(GittinsTest, AWeightCountsAsCopiesOfItsSize) {
+  const std::vector<int64_t> sizes = {S(1), S(10)};
+  const std::vector<double> weights = {3.0, 1.0};
+  const std::vector<int64_t> copies = {S(1), S(1), S(1), S(10)};
+  for (double attained : {0.0, 0.5, 1.0, 4.0}) {
+    const Duration a = Duration::Micros(S(attained));
+    EXPECT_EQ(GittinsRank(sizes, weights, a), GittinsRank(copies, a)) << attained;
+    EXPECT_EQ(MeanRemainingSize(sizes, weights, a),
+              MeanRemainingSize(copies, std::vector<double>(4, 1.0), a))
+        << attained;
+  }
+  EXPECT_NEAR(RankSeconds(copies, 0), 4.0 / 3.0, 1e-6);
+  EXPECT_EQ(MeanRemainingSize(sizes, weights, Duration::Zero()), Duration::Micros(S(3.25)));
+  EXPECT_FALSE(MeanRemainingSize(sizes, weights, Duration::Seconds(10)).has_value());
+}
+
 }  // namespace
 }  // namespace berth::core

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <tuple>
+#include <vector>
 
 #include "common/check.h"
 #include "core/gittins.h"
@@ -40,22 +43,61 @@ std::string KeyAt(const JobSpec& spec, int level) {
 
 RuntimePredictor::RuntimePredictor(PredictorConfig config) : config_(config) {
   BERTH_CHECK(config_.window >= 1 && config_.min_samples >= 1 &&
-              config_.min_samples <= config_.window);
+              config_.min_samples <= config_.window && config_.history >= config_.window &&
+              config_.half_life >= 1);
 }
 
 void RuntimePredictor::Add(const std::string& key, int64_t micros) {
   auto [it, inserted] = windows_.try_emplace(key);
   if (inserted) ++generation_;
   Window& window = it->second;
-  if (window.recent.size() < static_cast<size_t>(config_.window)) {
-    window.recent.push_back(micros);
-  } else {
-    window.recent[window.next] = micros;
-    window.next = (window.next + 1) % window.recent.size();
+
+  // Weights only ever enter as ratios (a rank and a mean are the same with
+  // every weight doubled), so a run time's weight is fixed when it arrives,
+  // 2^(1 / half_life) times the one before it, and nothing is reweighed.
+  // Rebased long before a double would overflow; the oldest may fall to 0.
+  constexpr double kRebaseAbove = 0x1p64;
+  window.newest_weight =
+      window.recent.empty() ? 1.0 : window.newest_weight * std::exp2(1.0 / config_.half_life);
+  if (window.newest_weight > kRebaseAbove) {
+    for (double& weight : window.recent_weights) weight /= kRebaseAbove;
+    for (double& weight : window.weights) weight /= kRebaseAbove;
+    window.newest_weight /= kRebaseAbove;
   }
-  window.sorted = window.recent;
-  std::sort(window.sorted.begin(), window.sorted.end());
-  window.median = window.sorted[window.sorted.size() / 2];
+  if (window.recent.size() < static_cast<size_t>(config_.history)) {
+    window.recent.push_back(micros);
+    window.recent_weights.push_back(window.newest_weight);
+  } else {
+    // The oldest leaves the sorted sample: its (size, weight) is unique, as
+    // each weight is.
+    const int64_t old = window.recent[window.next];
+    const double old_weight = window.recent_weights[window.next];
+    auto at = std::lower_bound(window.sorted.begin(), window.sorted.end(), old);
+    while (window.weights[static_cast<size_t>(at - window.sorted.begin())] != old_weight) ++at;
+    window.weights.erase(window.weights.begin() + (at - window.sorted.begin()));
+    window.sorted.erase(at);
+    window.recent[window.next] = micros;
+    window.recent_weights[window.next] = window.newest_weight;
+  }
+  window.next = (window.next + 1) % static_cast<size_t>(config_.history);
+  const auto at = std::upper_bound(window.sorted.begin(), window.sorted.end(), micros);
+  window.weights.insert(window.weights.begin() + (at - window.sorted.begin()),
+                        window.newest_weight);
+  window.sorted.insert(at, micros);
+
+  // The median of the latest `window` run times.
+  const size_t n = window.recent.size();
+  const size_t latest = std::min(n, static_cast<size_t>(config_.window));
+  std::vector<int64_t> median_of(latest);
+  for (size_t age = 0; age < latest; ++age) {
+    median_of[age] = window.recent[(window.next + n - 1 - age) % n];
+  }
+  std::nth_element(median_of.begin(), median_of.begin() + static_cast<std::ptrdiff_t>(latest / 2),
+                   median_of.end());
+  window.median = median_of[latest / 2];
+
+  window.fresh_rank = GittinsRank(window.sorted, window.weights, Duration::Zero());
+  window.fresh_mean_remaining = MeanRemainingSize(window.sorted, window.weights, Duration::Zero());
 }
 
 void RuntimePredictor::Observe(const JobSpec& spec, Duration run_time) {
@@ -141,8 +183,11 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
       scale = static_cast<double>(Predict(job.spec, job.estimator_memo.refs).micros()) /
               static_cast<double>(std::max<int64_t>(window->median, 1));
     }
-    rank = GittinsRank(window->sorted,
-                       Duration::Micros(std::llround(static_cast<double>(ran.micros()) / scale)));
+    rank = ran == Duration::Zero()
+               ? window->fresh_rank
+               : GittinsRank(
+                     window->sorted, window->weights,
+                     Duration::Micros(std::llround(static_cast<double>(ran.micros()) / scale)));
     if (rank) rank = Duration::Micros(std::llround(static_cast<double>(rank->micros()) * scale));
   }
   if (!rank) return Remaining(job, now);
@@ -155,16 +200,12 @@ Duration RuntimePredictor::MeanRemaining(const Job& job, Time now) const {
   const Window* window = Answering(job.estimator_memo.refs);
   if (window == nullptr) return Remaining(job, now);
   const Duration ran = job.RunTime(now);
-  const auto first = std::upper_bound(window->sorted.begin(), window->sorted.end(), ran.micros());
-  if (first == window->sorted.end()) return Remaining(job, now);
-  double sum = 0;
-  for (auto it = first; it != window->sorted.end(); ++it) {
-    sum += static_cast<double>(*it - ran.micros());
-  }
-  Duration mean =
-      Duration::Micros(std::llround(sum / static_cast<double>(window->sorted.end() - first)));
-  if (job.spec.time_limit) mean = Min(mean, Max(Duration::Zero(), *job.spec.time_limit - ran));
-  return mean;
+  std::optional<Duration> mean = ran == Duration::Zero()
+                                     ? window->fresh_mean_remaining
+                                     : MeanRemainingSize(window->sorted, window->weights, ran);
+  if (!mean) return Remaining(job, now);
+  if (job.spec.time_limit) mean = Min(*mean, Max(Duration::Zero(), *job.spec.time_limit - ran));
+  return *mean;
 }
 
 }  // namespace berth::core

@@ -2,8 +2,8 @@
 // from jobs that have already finished.
 //
 // The predictor keeps, per key, the run times of the most recent finished
-// jobs and answers with their median. Keys go from specific to general, and
-// a job is answered by the first key with enough history:
+// jobs and answers with the median of the latest few (`window`). Keys go from specific to general,
+// and a job is answered by the first key with enough history:
 //   user + name + GPUs, user + name, user + GPUs, user,
 //   queue + GPUs, queue, GPUs, everyone.
 // Traces without users or names (Philly, ITP) simply start at the queue.
@@ -11,6 +11,14 @@
 // The user's own words are blended in: an estimate counts as much as the
 // history (geometric mean) or stands alone without history, and a time limit
 // caps every prediction (the job is stopped there).
+//
+// The distribution of sizes (the Gittins rank, the mean remaining) reads
+// more of the past than the median: a tail needs more run times than a
+// typical size does (of 25, the largest stands for the top 4%, so every job
+// in that tail looked as if it had outlived its class). Every kept run time
+// (`history`) counts, each weighted by its recency: half as much for every
+// `half_life` run times of its key observed after it, so the shape still
+// follows a class that changes.
 //
 // A job that has run past its prediction has proved it wrong; its remaining
 // time is then taken to be as long again as it has run so far (capped by its
@@ -24,6 +32,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -36,9 +45,15 @@ namespace berth::core {
 
 struct PredictorConfig {
   int32_t min_samples = 3;  // a key answers only with this many finished jobs
-  int32_t window = 25;      // recent run times kept per key
+  int32_t window = 25;      // the latest run times whose median predicts
   // The answer before anything has finished (and no estimate or limit).
   Duration cold_start = Duration::Hours(1);
+  // Run times kept per key for the size distribution, at least `window`:
+  // eight half-lives, so what falls off weighs under 1/256 of the latest.
+  int32_t history = 200;
+  // In run times of the key, at least 1; infinity counts every kept run
+  // time alike.
+  double half_life = 25;
 };
 
 class RuntimePredictor final : public RuntimeEstimator {
@@ -64,7 +79,7 @@ class RuntimePredictor final : public RuntimeEstimator {
   // history or the job outlived all of it.
   Duration Rank(const Job& job, Time now) const override;
   // The mean of (size - run time) over the same key's run times above the
-  // job's run time, capped as Rank; Remaining when there is no such history
+  // job's run time, weighted as the rank's, capped as Rank; Remaining when there is no such history
   // or the job outlived all of it.
   Duration MeanRemaining(const Job& job, Time now) const override;
 
@@ -72,10 +87,18 @@ class RuntimePredictor final : public RuntimeEstimator {
 
  private:
   struct Window {
-    std::vector<int64_t> recent;  // ring of run times in microseconds
-    size_t next = 0;
-    int64_t median = 0;           // of `recent`, kept current on every Observe
-    std::vector<int64_t> sorted;  // `recent` in ascending order, likewise
+    std::vector<int64_t> recent;         // ring of up to `history` run times, in microseconds
+    std::vector<double> recent_weights;  // each one's weight (Add)
+    double newest_weight = 0;
+    size_t next = 0;  // where the next one goes
+    // The rest are kept current on every Observe.
+    int64_t median = 0;           // of the latest `window` of `recent`
+    std::vector<int64_t> sorted;  // all of `recent`, ascending
+    std::vector<double> weights;  // of `sorted`'s entries, by recency
+    // A job that has not run yet (most pending ones) asks for these, so they
+    // are computed once per Observe, not once per job and cycle.
+    std::optional<Duration> fresh_rank;            // GittinsRank at attained 0
+    std::optional<Duration> fresh_mean_remaining;  // MeanRemainingSize at attained 0
   };
   static constexpr int kLevels = 8;
   // The windows a job's keys name, most specific first (each a const

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 
 #include "core/test_builders.h"
@@ -133,6 +134,14 @@ TEST(RuntimePredictorTest, LearnsOnlyFromObserve) {
 }
 
 // Class "q" learns run times of half 100 s, half 1,000 s.
+// Counts every kept run time alike, so the two-point class below is half
+// and half whatever the order it was observed in.
+PredictorConfig Unweighted() {
+  PredictorConfig config;
+  config.half_life = std::numeric_limits<double>::infinity();
+  return config;
+}
+
 void ObserveTwoPointClass(RuntimePredictor& predictor) {
   for (int i = 0; i < 3; ++i) {
     predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
@@ -145,7 +154,7 @@ void ObserveTwoPointClass(RuntimePredictor& predictor) {
 // its rank 200 s (serve 100 s: done half the time, at a mean cost of 100);
 // once it ran past 100 s it is a long one: at 150 s, 850 s left.
 TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
-  RuntimePredictor predictor;
+  RuntimePredictor predictor(Unweighted());
   ObserveTwoPointClass(predictor);
   Job job;
   job.spec = NewJob(1).Queue("q");
@@ -165,7 +174,7 @@ TEST(RuntimePredictorTest, RankIsTheGittinsRankOfTheClassRunTimes) {
 // is read twice as long: rank 400 s at the start, and the 100 s runs are
 // 200 s runs (at 300 s it is a long one: 1,700 s left).
 TEST(RuntimePredictorTest, AnEstimateScalesTheRankWithThePrediction) {
-  RuntimePredictor predictor;
+  RuntimePredictor predictor(Unweighted());
   ObserveTwoPointClass(predictor);
   Job job;
   job.spec = NewJob(1).Queue("q").Estimate(4000);
@@ -179,7 +188,7 @@ TEST(RuntimePredictorTest, AnEstimateScalesTheRankWithThePrediction) {
 // average (its median answer says 1,000); one past 100 s is one of the long
 // ones, 850 s from the end after 150 s.
 TEST(RuntimePredictorTest, MeanRemainingAveragesTheClassRunTimesItHasNotOutlived) {
-  RuntimePredictor predictor;
+  RuntimePredictor predictor(Unweighted());
   ObserveTwoPointClass(predictor);
   Job job;
   job.spec = NewJob(1).Queue("q");
@@ -189,6 +198,56 @@ TEST(RuntimePredictorTest, MeanRemainingAveragesTheClassRunTimesItHasNotOutlived
   job.executed = Secs(1500);
   EXPECT_EQ(predictor.MeanRemaining(job, At(0)), predictor.Remaining(job, At(0)))
       << "outlived the history";
+}
+
+// The distribution reads past the median's window: five runs of 10,000 s,
+// then 25 of 100 s. The point prediction follows the latest 25 (100 s), but
+// a job that ran 500 s has not outlived its class: it is one of the long
+// ones, 9,500 s from the end (with only the latest 25 it would be taken to
+// need as long again, 500 s, and be stopped as if nearly done).
+TEST(RuntimePredictorTest, TheDistributionKeepsTheTailBeyondTheWindow) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 5; ++i) predictor.Observe(NewJob(10 + i).Queue("q"), Secs(10000));
+  for (int i = 0; i < 25; ++i) predictor.Observe(NewJob(20 + i).Queue("q"), Secs(100));
+  Job job;
+  job.spec = NewJob(1).Queue("q");
+  EXPECT_EQ(predictor.Predict(job.spec), Secs(100));
+  job.executed = Secs(500);
+  EXPECT_EQ(predictor.Rank(job, At(0)), Secs(9500));
+  EXPECT_EQ(predictor.MeanRemaining(job, At(0)), Secs(9500));
+}
+
+// Recency weights: 25 runs of 1,000 s, then 25 of 100 s, half-life 25. The
+// older 25 weigh exactly half the newer (each is one half-life older than
+// its counterpart), so a new job expects (2 x 100 + 1 x 1,000) / 3 = 400 s,
+// where counting all alike says 550.
+TEST(RuntimePredictorTest, OlderRunTimesWeighLessByTheHalfLife) {
+  RuntimePredictor predictor;
+  for (int i = 0; i < 25; ++i) predictor.Observe(NewJob(10 + i).Queue("q"), Secs(1000));
+  for (int i = 0; i < 25; ++i) predictor.Observe(NewJob(40 + i).Queue("q"), Secs(100));
+  Job job;
+  job.spec = NewJob(1).Queue("q");
+  EXPECT_EQ(predictor.MeanRemaining(job, At(0)), Secs(400));
+  RuntimePredictor alike(Unweighted());
+  for (int i = 0; i < 25; ++i) alike.Observe(NewJob(10 + i).Queue("q"), Secs(1000));
+  for (int i = 0; i < 25; ++i) alike.Observe(NewJob(40 + i).Queue("q"), Secs(100));
+  EXPECT_EQ(alike.MeanRemaining(job, At(0)), Secs(550));
+}
+
+// The history is a ring: past `history` run times the oldest goes.
+TEST(RuntimePredictorTest, ForgetsRunTimesBeyondTheHistory) {
+  PredictorConfig config = Unweighted();
+  config.window = 3;
+  config.history = 4;
+  RuntimePredictor predictor(config);
+  for (int64_t seconds : {10000, 100, 100, 100, 100}) {
+    predictor.Observe(NewJob(1).Queue("q"), Secs(seconds));
+  }
+  Job job;
+  job.spec = NewJob(1).Queue("q");
+  job.executed = Secs(200);
+  EXPECT_EQ(predictor.MeanRemaining(job, At(0)), predictor.Remaining(job, At(0)))
+      << "the 10,000 s run fell off: the job outlived what is kept";
 }
 
 }  // namespace

@@ -18,8 +18,8 @@ using store::JobRecord;
 namespace {
 
 // How far back a restart reads: 2^-10 of a run's fair-share weight is left
-// after ten half-lives, and the predictor keeps only a few recent run times
-// per kind of job.
+// after ten half-lives, and the predictor keeps at most a few hundred recent
+// run times per kind of job (PredictorConfig::history).
 constexpr int64_t kHistoryHalfLives = 10;
 
 }  // namespace
