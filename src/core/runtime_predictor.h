@@ -2,8 +2,9 @@
 // from jobs that have already finished.
 //
 // The predictor keeps, per key, the run times of the most recent finished
-// jobs and answers with the median of the latest few (`window`). Keys go from specific to general,
-// and a job is answered by the first key with enough history:
+// jobs and answers with the median of the latest few (`window`). Keys go
+// from specific to general, and a job is answered by the first key with
+// enough history:
 //   user + name + GPUs, user + name, user + GPUs, user,
 //   queue + GPUs, queue, GPUs, everyone.
 // Traces without users or names (Philly, ITP) simply start at the queue.
@@ -79,8 +80,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   // history or the job outlived all of it.
   Duration Rank(const Job& job, Time now) const override;
   // The mean of (size - run time) over the same key's run times above the
-  // job's run time, weighted as the rank's, capped as Rank; Remaining when there is no such history
-  // or the job outlived all of it.
+  // job's run time, weighted as the rank's, capped as Rank; Remaining when
+  // there is no such history or the job outlived all of it.
   Duration MeanRemaining(const Job& job, Time now) const override;
 
   int64_t observations() const { return observations_; }
@@ -89,8 +90,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   struct Window {
     std::vector<int64_t> recent;         // ring of up to `history` run times, in microseconds
     std::vector<double> recent_weights;  // each one's weight (Add)
-    double newest_weight = 0;
-    size_t next = 0;  // where the next one goes
+    double newest_weight = 0;            // the latest one's
+    size_t next = 0;                     // where the next one goes
     // The rest are kept current on every Observe.
     int64_t median = 0;           // of the latest `window` of `recent`
     std::vector<int64_t> sorted;  // all of `recent`, ascending
