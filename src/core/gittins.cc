@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "common/check.h"
 
@@ -31,11 +30,6 @@ std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes,
     if (served > 0) best = std::min(best, (done + (mass - served) * r) / served);
   }
   return Duration::Micros(std::llround(best));
-}
-
-std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes, Duration attained) {
-  const std::vector<double> once(sorted_sizes.size(), 1.0);
-  return GittinsRank(sorted_sizes, once, attained);
 }
 
 std::optional<Duration> MeanRemainingSize(std::span<const int64_t> sorted_sizes,

@@ -33,8 +33,6 @@ namespace berth::core {
 // positive weight exceeds `attained` (the job outlived its sample).
 std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes,
                                     std::span<const double> weights, Duration attained);
-// The same with every size counted once.
-std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes, Duration attained);
 
 // The mean remaining size of a job that attained `attained` over the same
 // weighted sample: the weighted mean of size - attained over the sizes

@@ -11,8 +11,13 @@ namespace {
 
 int64_t S(double seconds) { return std::llround(seconds * 1e6); }
 
+// Every size counted once.
+std::optional<Duration> Rank(const std::vector<int64_t>& sizes, Duration attained) {
+  return GittinsRank(sizes, std::vector<double>(sizes.size(), 1.0), attained);
+}
+
 double RankSeconds(const std::vector<int64_t>& sizes, double attained_s) {
-  std::optional<Duration> rank = GittinsRank(sizes, Duration::Micros(S(attained_s)));
+  std::optional<Duration> rank = Rank(sizes, Duration::Micros(S(attained_s)));
   EXPECT_TRUE(rank.has_value());
   return rank ? rank->seconds() : -1;
 }
@@ -35,8 +40,7 @@ TEST(GittinsTest, TwoPointSizes) {
 TEST(GittinsTest, AKnownSizeRanksByRemainingSizeAsSrpt) {
   EXPECT_DOUBLE_EQ(RankSeconds({S(500)}, 0), 500.0);
   EXPECT_DOUBLE_EQ(RankSeconds({S(500)}, 120), 380.0);
-  EXPECT_FALSE(GittinsRank(std::vector<int64_t>{S(500)}, Duration::Seconds(500)).has_value())
-      << "outlived every sample";
+  EXPECT_FALSE(Rank({S(500)}, Duration::Seconds(500)).has_value()) << "outlived every sample";
 }
 
 // Memoryless sizes (n quantiles of an exponential of mean 1,000 s, at
@@ -77,7 +81,7 @@ TEST(GittinsTest, AWeightCountsAsCopiesOfItsSize) {
   const std::vector<int64_t> copies = {S(1), S(1), S(1), S(10)};
   for (double attained : {0.0, 0.5, 1.0, 4.0}) {
     const Duration a = Duration::Micros(S(attained));
-    EXPECT_EQ(GittinsRank(sizes, weights, a), GittinsRank(copies, a)) << attained;
+    EXPECT_EQ(GittinsRank(sizes, weights, a), Rank(copies, a)) << attained;
     EXPECT_EQ(MeanRemainingSize(sizes, weights, a),
               MeanRemainingSize(copies, std::vector<double>(4, 1.0), a))
         << attained;

@@ -57,16 +57,18 @@ void RuntimePredictor::Add(const std::string& key, int64_t micros) {
   // 2^(1 / half_life) times the one before it, and nothing is reweighed.
   // Rebased long before a double would overflow; the oldest may fall to 0.
   constexpr double kRebaseAbove = 0x1p64;
-  window.newest_weight =
-      window.recent.empty() ? 1.0 : window.newest_weight * std::exp2(1.0 / config_.half_life);
-  if (window.newest_weight > kRebaseAbove) {
-    for (double& weight : window.recent_weights) weight /= kRebaseAbove;
-    for (double& weight : window.weights) weight /= kRebaseAbove;
-    window.newest_weight /= kRebaseAbove;
+  const size_t kept = window.recent.size();
+  double weight = kept == 0 ? 1.0
+                            : window.recent_weights[(window.next + kept - 1) % kept] *
+                                  std::exp2(1.0 / config_.half_life);
+  if (weight > kRebaseAbove) {
+    for (double& each : window.recent_weights) each /= kRebaseAbove;
+    for (double& each : window.weights) each /= kRebaseAbove;
+    weight /= kRebaseAbove;
   }
-  if (window.recent.size() < static_cast<size_t>(config_.history)) {
+  if (kept < static_cast<size_t>(config_.history)) {
     window.recent.push_back(micros);
-    window.recent_weights.push_back(window.newest_weight);
+    window.recent_weights.push_back(weight);
   } else {
     // The oldest leaves the sorted sample: its (size, weight) is unique, as
     // each weight is.
@@ -77,12 +79,11 @@ void RuntimePredictor::Add(const std::string& key, int64_t micros) {
     window.weights.erase(window.weights.begin() + (at - window.sorted.begin()));
     window.sorted.erase(at);
     window.recent[window.next] = micros;
-    window.recent_weights[window.next] = window.newest_weight;
+    window.recent_weights[window.next] = weight;
   }
   window.next = (window.next + 1) % static_cast<size_t>(config_.history);
   const auto at = std::upper_bound(window.sorted.begin(), window.sorted.end(), micros);
-  window.weights.insert(window.weights.begin() + (at - window.sorted.begin()),
-                        window.newest_weight);
+  window.weights.insert(window.weights.begin() + (at - window.sorted.begin()), weight);
   window.sorted.insert(at, micros);
 
   // The median of the latest `window` run times.

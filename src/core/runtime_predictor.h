@@ -90,7 +90,6 @@ class RuntimePredictor final : public RuntimeEstimator {
   struct Window {
     std::vector<int64_t> recent;         // ring of up to `history` run times, in microseconds
     std::vector<double> recent_weights;  // each one's weight (Add)
-    double newest_weight = 0;            // the latest one's
     size_t next = 0;                     // where the next one goes
     // The rest are kept current on every Observe.
     int64_t median = 0;           // of the latest `window` of `recent`

@@ -142,6 +142,11 @@ PredictorConfig Unweighted() {
   return config;
 }
 
+// `count` finished jobs of queue q, each run `seconds`.
+void ObserveRuns(RuntimePredictor& predictor, int count, int64_t seconds) {
+  for (int i = 0; i < count; ++i) predictor.Observe(NewJob(10 + i).Queue("q"), Secs(seconds));
+}
+
 void ObserveTwoPointClass(RuntimePredictor& predictor) {
   for (int i = 0; i < 3; ++i) {
     predictor.Observe(NewJob(10 + i).Queue("q"), Secs(100));
@@ -207,8 +212,8 @@ TEST(RuntimePredictorTest, MeanRemainingAveragesTheClassRunTimesItHasNotOutlived
 // need as long again, 500 s, and be stopped as if nearly done).
 TEST(RuntimePredictorTest, TheDistributionKeepsTheTailBeyondTheWindow) {
   RuntimePredictor predictor;
-  for (int i = 0; i < 5; ++i) predictor.Observe(NewJob(10 + i).Queue("q"), Secs(10000));
-  for (int i = 0; i < 25; ++i) predictor.Observe(NewJob(20 + i).Queue("q"), Secs(100));
+  ObserveRuns(predictor, 5, 10000);
+  ObserveRuns(predictor, 25, 100);
   Job job;
   job.spec = NewJob(1).Queue("q");
   EXPECT_EQ(predictor.Predict(job.spec), Secs(100));
@@ -223,14 +228,14 @@ TEST(RuntimePredictorTest, TheDistributionKeepsTheTailBeyondTheWindow) {
 // where counting all alike says 550.
 TEST(RuntimePredictorTest, OlderRunTimesWeighLessByTheHalfLife) {
   RuntimePredictor predictor;
-  for (int i = 0; i < 25; ++i) predictor.Observe(NewJob(10 + i).Queue("q"), Secs(1000));
-  for (int i = 0; i < 25; ++i) predictor.Observe(NewJob(40 + i).Queue("q"), Secs(100));
+  RuntimePredictor alike(Unweighted());
+  for (RuntimePredictor* each : {&predictor, &alike}) {
+    ObserveRuns(*each, 25, 1000);
+    ObserveRuns(*each, 25, 100);
+  }
   Job job;
   job.spec = NewJob(1).Queue("q");
   EXPECT_EQ(predictor.MeanRemaining(job, At(0)), Secs(400));
-  RuntimePredictor alike(Unweighted());
-  for (int i = 0; i < 25; ++i) alike.Observe(NewJob(10 + i).Queue("q"), Secs(1000));
-  for (int i = 0; i < 25; ++i) alike.Observe(NewJob(40 + i).Queue("q"), Secs(100));
   EXPECT_EQ(alike.MeanRemaining(job, At(0)), Secs(550));
 }
 
@@ -240,9 +245,8 @@ TEST(RuntimePredictorTest, ForgetsRunTimesBeyondTheHistory) {
   config.window = 3;
   config.history = 4;
   RuntimePredictor predictor(config);
-  for (int64_t seconds : {10000, 100, 100, 100, 100}) {
-    predictor.Observe(NewJob(1).Queue("q"), Secs(seconds));
-  }
+  ObserveRuns(predictor, 1, 10000);
+  ObserveRuns(predictor, 4, 100);
   Job job;
   job.spec = NewJob(1).Queue("q");
   job.executed = Secs(200);
