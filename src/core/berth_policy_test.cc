@@ -18,6 +18,7 @@ using testing::AddNodes;
 using testing::At;
 using ::testing::ElementsAre;
 using testing::Id;
+using testing::JobBuilder;
 using ::testing::IsEmpty;
 using testing::N;
 using testing::NewJob;
@@ -222,6 +223,68 @@ TEST(BerthPolicyTest, NeverStopsAJobBeforeItsMinimumRunOrOneNotPreemptible) {
   decision = Decide(state, At(3800 + 600), policy);
   ASSERT_EQ(decision.preemptions.size(), 1u);
   EXPECT_EQ(decision.preemptions[0].job, Id(2));
+}
+
+// Job 1 (4 GPUs on node 0, preemptible) was stopped three times; its
+// fourth run starts at `restart`.
+void StartStoppedThrice(ClusterState& state, JobBuilder job, Time restart) {
+  const JobSpec spec = job.Gpus(4).Preemptible();
+  StartOn(state, spec, N(0), 0x0f, At(0));
+  const Placement placement = state.Get(spec.id).placement;
+  for (int64_t stop : {1000, 2000, 3000}) {
+    state.Preempt(spec.id, At(stop));
+    state.Start(spec.id, placement, stop == 3000 ? restart : At(stop + 10));
+  }
+}
+
+// A run stopped before is protected for 10 min x 1.2 per earlier stop (3
+// stops: 1,036.8 s), so the least-loss victim is not the one job that
+// restarted last again and again. Not against a higher priority class, not
+// for a run that loses nothing when stopped.
+TEST(BerthPolicyTest, EachStopLengthensTheRunAJobIsGrantedBeforeTheNext) {
+  const Policy policy = Berth({{Id(1), Secs(90000)}, {Id(2), Secs(60)}});
+  ASSERT_EQ(policy.min_run_time, Duration::Minutes(10));
+  ASSERT_DOUBLE_EQ(policy.min_run_growth, 1.2);
+  const Time restart = At(10000);
+  auto decide_with = [&](JobBuilder victim, JobBuilder newcomer, Time now) {
+    ClusterState state;
+    AddNodes(state, 1, 4);
+    StartStoppedThrice(state, std::move(victim), restart);
+    const JobSpec spec = newcomer.Gpus(4).Submit(now.micros() / 1'000'000);
+    state.Submit(spec, now);
+    return Decide(state, now, policy);
+  };
+
+  EXPECT_THAT(decide_with(NewJob(1), NewJob(2), restart + Secs(1030)).preemptions, IsEmpty())
+      << "past the flat 10 min, within 1,036.8 s";
+  EXPECT_EQ(decide_with(NewJob(1), NewJob(2), restart + Secs(1040)).preemptions.size(), 1u);
+  EXPECT_EQ(decide_with(NewJob(1).SavesWhenStopped(), NewJob(2), restart + Secs(700))
+                .preemptions.size(),
+            1u)
+      << "a run that saves when stopped loses nothing: the flat minimum";
+  EXPECT_EQ(decide_with(NewJob(1), NewJob(2).Priority(1), restart + Secs(700)).preemptions.size(),
+            1u)
+      << "a higher priority class is an operator's word";
+}
+
+// The protection holds against the starving head too: its stops are what
+// stopped the same long runs over and over.
+TEST(BerthPolicyTest, AStarvingHeadWaitsForAProtectedRun) {
+  const Policy policy = Berth({{Id(1), Secs(900000)}, {Id(2), Secs(500000)}});
+  const BerthOrderConfig config;
+  const Time restart = At(0) + config.starvation_bound + Duration::Hours(1);
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  state.Submit(NewJob(2).Gpus(4).Submit(0), At(0));
+  StartStoppedThrice(state, NewJob(1).Submit(0), restart);
+
+  Decision decision = Decide(state, restart + Secs(700), policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+  ASSERT_EQ(decision.reservations.size(), 1u);
+  EXPECT_EQ(decision.reservations[0].job, Id(2));
+  decision = Decide(state, restart + Secs(1040), policy);
+  ASSERT_EQ(decision.preemptions.size(), 1u);
+  EXPECT_THAT(StartedIds(decision), ElementsAre(Id(2)));
 }
 
 TEST(BerthPolicyTest, AStarvingJobReachesTheHeadAndGetsItsRoom) {

@@ -49,6 +49,7 @@ Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const P
   policy.victim_choice = VictimChoice::kFewestLeastLoss;
   policy.fragmentation_aware = true;
   policy.min_run_time = c.berth_min_run_time;
+  policy.min_run_growth = c.berth_min_run_growth;
   policy.preemption_gain_ratio = c.berth_preemption_gain_ratio;
   policy.gain_from_mean = c.berth_gain_from_mean;
   return policy;

@@ -44,6 +44,20 @@ bool Fits(const Victim& victim, const PlacementRequest& request, const NodeTable
   return false;
 }
 
+// Whether the run is still within the protection its earlier stops earned
+// it (Policy::min_run_growth).
+bool ProtectedByItsStops(const Policy& policy, const Job& job, Time now) {
+  if (policy.min_run_growth <= 1 || job.preemptions == 0 || job.spec.saves_when_stopped) {
+    return false;
+  }
+  // Capped far beyond any run (a year), so the product stays in range.
+  const double protected_micros =
+      std::min(static_cast<double>(policy.min_run_time.micros()) *
+                   std::pow(policy.min_run_growth, job.preemptions),
+               static_cast<double>(Duration::Days(365).micros()));
+  return now - job.started < Duration::Micros(static_cast<int64_t>(protected_micros));
+}
+
 // The remaining time the gain rule weighs.
 Duration GainRemaining(const Cycle& cycle, const Job& job) {
   return cycle.policy.gain_from_mean ? cycle.policy.runtimes->MeanRemaining(job, cycle.now)
@@ -70,10 +84,17 @@ class Pays {
     }
   }
   bool operator()(const Victim& victim) {
-    if (!gated_ || victim.stopping) return true;
+    if (victim.stopping) return true;
     if (reclaims_ && cycle_.quota->Borrowing(victim.job->spec.queue)) return true;
     // A higher priority class is an operator's word, not a bet on sizes.
     if (candidate_priority_ < victim.key.primary) return true;
+    // Not even for the starving head: its victims' stops are what earned
+    // the protection.
+    if (ProtectedByItsStops(cycle_.policy, *victim.job, cycle_.now)) {
+      refused_ = true;
+      return false;
+    }
+    if (!gated_) return true;
     // A run that saves soon: waiting for its save costs the newcomer less
     // than stopping it now costs the victim (the work since its last save),
     // so the stop waits for the save, and the cycle asks to decide again

@@ -3,8 +3,9 @@
 //
 // Victims are whole jobs (every task of a gang is released), allowed by the
 // policy's PreemptionScope, running for at least the policy's minimum run
-// time (so nothing is stopped again right after a restart), not started in
-// this cycle, and ordered after the job they make room for.
+// time (so nothing is stopped again right after a restart; longer for a job
+// stopped before, Policy::min_run_growth), not started in this cycle, and
+// ordered after the job they make room for.
 //
 // Order says who should run; it does not say that stopping a run pays. With
 // Policy::preemption_gain_ratio set, a job may stop a victim only when
