@@ -64,10 +64,10 @@ struct PolicyConfig {
   BerthOrderConfig berth;
   // The Berth policy does not stop a job again before it ran this long.
   Duration berth_min_run_time = Duration::Minutes(10);
-  // ... and that times this for each time it was stopped before
-  // (Policy::min_run_growth). 1.2: a job stopped 20 times runs 6.4 h, 40
-  // times 10 days; 1.5 and 2 cost the crowded ITP clusters more than they
-  // saved Philly (docs/evaluation.md).
+  // Each earlier stop of a job multiplies that minimum by this
+  // (Policy::min_run_growth). 1.2: a job stopped 20 times is granted 6.4 h,
+  // 40 times 10 days; 1.5 and 2 cost the crowded ITP clusters more than
+  // they saved Philly (docs/evaluation.md).
   double berth_min_run_growth = 1.2;
   // The Berth policy stops a running job for a newcomer only when it pays
   // (victims.h, Policy::preemption_gain_ratio), weighing means over the

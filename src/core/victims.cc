@@ -64,7 +64,8 @@ Duration GainRemaining(const Cycle& cycle, const Job& job) {
                                      : cycle.policy.runtimes->Remaining(job, cycle.now);
 }
 
-// Which victims a candidate may stop (the gain rule, victims.h).
+// Which victims a candidate may stop: the protection earlier stops earn and
+// the gain rule (victims.h).
 class Pays {
  public:
   // A stop put off until its victim's save is recorded in `deferred_until`

@@ -22,7 +22,9 @@
 // under the starvation guarantee whose guarantee lapsed (berth_orderer.h,
 // overload) is stopped this way only where it loses no work. A higher
 // priority class, the starving head (Orderer::Guarantees) and quota reclaim
-// are promises, not gains: they stop victims without the rule.
+// are promises, not gains: they stop victims without the rule. The head
+// still waits for a run that its earlier stops protect
+// (Policy::min_run_growth); a higher class and reclaim do not.
 #pragma once
 
 #include <optional>
