@@ -18,8 +18,8 @@ using testing::AddNodes;
 using testing::At;
 using ::testing::ElementsAre;
 using testing::Id;
-using testing::JobBuilder;
 using ::testing::IsEmpty;
+using testing::JobBuilder;
 using testing::N;
 using testing::NewJob;
 using testing::Secs;
@@ -258,9 +258,9 @@ TEST(BerthPolicyTest, EachStopLengthensTheRunAJobIsGrantedBeforeTheNext) {
   EXPECT_THAT(decide_with(NewJob(1), NewJob(2), restart + Secs(1030)).preemptions, IsEmpty())
       << "past the flat 10 min, within 1,036.8 s";
   EXPECT_EQ(decide_with(NewJob(1), NewJob(2), restart + Secs(1040)).preemptions.size(), 1u);
-  EXPECT_EQ(decide_with(NewJob(1).SavesWhenStopped(), NewJob(2), restart + Secs(700))
-                .preemptions.size(),
-            1u)
+  EXPECT_EQ(
+      decide_with(NewJob(1).SavesWhenStopped(), NewJob(2), restart + Secs(700)).preemptions.size(),
+      1u)
       << "a run that saves when stopped loses nothing: the flat minimum";
   EXPECT_EQ(decide_with(NewJob(1), NewJob(2).Priority(1), restart + Secs(700)).preemptions.size(),
             1u)

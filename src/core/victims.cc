@@ -51,10 +51,9 @@ bool ProtectedByItsStops(const Policy& policy, const Job& job, Time now) {
     return false;
   }
   // Capped far beyond any run (a year), so the product stays in range.
-  const double protected_micros =
-      std::min(static_cast<double>(policy.min_run_time.micros()) *
-                   std::pow(policy.min_run_growth, job.preemptions),
-               static_cast<double>(Duration::Days(365).micros()));
+  const double protected_micros = std::min(static_cast<double>(policy.min_run_time.micros()) *
+                                               std::pow(policy.min_run_growth, job.preemptions),
+                                           static_cast<double>(Duration::Days(365).micros()));
   return now - job.started < Duration::Micros(static_cast<int64_t>(protected_micros));
 }
 
