@@ -55,7 +55,7 @@ std::vector<ClusterState::RunStart>::iterator RunStartOf(std::vector<ClusterStat
 
 }  // namespace
 
-void ClusterState::Submit(JobSpec spec, Time now) {
+void ClusterState::Submit(JobSpec spec, Time now, EarlierRuns earlier) {
   BERTH_CHECK(spec.tasks >= 1) << "job " << Value(spec.id) << " tasks " << spec.tasks;
   BERTH_CHECK(spec.task.valid()) << "job " << Value(spec.id) << " has an invalid task shape";
   if (spec.task_shapes) {
@@ -72,6 +72,8 @@ void ClusterState::Submit(JobSpec spec, Time now) {
   job.spec = std::move(spec);
   job.state = JobState::kPending;
   job.queued_since = now;
+  job.executed = earlier.executed;
+  job.preemptions = earlier.preemptions;
   auto [it, inserted] = jobs_.emplace(id, std::move(job));
   BERTH_CHECK(inserted) << "duplicate job id " << Value(id);
   AddPending(it->second);

@@ -35,6 +35,15 @@ struct ClusterOptions {
   Duration usage_half_life = Duration::Days(7);
 };
 
+// What an owner knew of a job's earlier runs before a ClusterState did (a
+// restarted server reads it back): their time, and how often the job was
+// stopped and queued again. Its wait, attained service and the protection
+// its stops earned (Policy::min_run_growth) go on from there.
+struct EarlierRuns {
+  Duration executed;
+  int32_t preemptions = 0;
+};
+
 class ClusterState {
  public:
   explicit ClusterState(ClusterOptions options = {});
@@ -77,7 +86,7 @@ class ClusterState {
 
   // --- jobs ---
   // REQUIRES: the id is new, the shape is valid and tasks >= 1.
-  void Submit(JobSpec spec, Time now);
+  void Submit(JobSpec spec, Time now, EarlierRuns earlier = {});
   // Held jobs stay in the state but are never started.
   void Hold(JobId id);
   void Release(JobId id);

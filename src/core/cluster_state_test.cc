@@ -120,6 +120,26 @@ TEST(ClusterStateTest, PreemptionRequeuesAndKeepsAttainedService) {
   EXPECT_EQ(state.Get(Id(7)).RunTime(At(600)), Secs(400));
 }
 
+// A restarted owner submits a job with what it knew of its earlier runs:
+// the job goes on from them as if this state had seen them.
+TEST(ClusterStateTest, AJobSubmittedWithItsEarlierRunsGoesOnFromThem) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec spec = NewJob(7).Gpus(2).Submit(0);
+  state.Submit(spec, At(1000), EarlierRuns{Secs(300), 2});
+
+  const Job& job = state.Get(Id(7));
+  EXPECT_EQ(job.preemptions, 2);
+  EXPECT_EQ(job.executed, Secs(300));
+  EXPECT_DOUBLE_EQ(job.AttainedGpuSeconds(At(1000)), 600.0);
+  ASSERT_EQ(state.pending_by_wait().size(), 1u);
+  EXPECT_EQ(state.pending_by_wait().begin()->origin, At(300)) << "its runs were not waiting";
+  state.Start(Id(7), PlaceOrDie(state, spec), At(1000));
+  state.Preempt(Id(7), At(1100));
+  EXPECT_EQ(state.Get(Id(7)).preemptions, 3);
+  EXPECT_EQ(state.Get(Id(7)).executed, Secs(400));
+}
+
 TEST(ClusterStateTest, HoldKeepsAJobOutOfThePendingSet) {
   ClusterState state;
   AddNodes(state, 1, 8);

@@ -250,8 +250,8 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
   return spec;
 }
 
-void Controller::AddToStateLocked(JobRecord& job) {
-  state_.Submit(JobSpecOf(job), Now());
+void Controller::AddToStateLocked(JobRecord& job, core::EarlierRuns earlier) {
+  state_.Submit(JobSpecOf(job), Now(), earlier);
   arrived_since_full_ = true;
   if (job.state == JobState::kHeld) state_.Hold(job.id);
 }

@@ -346,12 +346,13 @@ class Controller {
   Status CommitLocked(const std::vector<store::JobRecord*>& changed) {
     return QueueCommitLocked(changed).get();
   }
-  void AddToStateLocked(store::JobRecord& job);
+  void AddToStateLocked(store::JobRecord& job, core::EarlierRuns earlier = {});
   // The core's view of a job's record.
   static core::JobSpec JobSpecOf(const store::JobRecord& job);
   // Fair share's usage and the predictor's history from the runs the store
-  // holds, for a restarted controller (controller_history.cc).
-  Status ReadHistoryLocked(core::Time now);
+  // holds, for a restarted controller (controller_history.cc). `run_times`:
+  // each job's runs read, added up.
+  Status ReadHistoryLocked(core::Time now, std::map<core::JobId, core::Duration>& run_times);
   Status RelearnRunTimesLocked(const std::map<core::JobId, core::Duration>& run_times);
   // InvalidArgument saying why, when no registered node could ever host
   // the request (unless it, or the server, waits for nodes).

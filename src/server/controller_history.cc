@@ -24,10 +24,9 @@ constexpr int64_t kHistoryHalfLives = 10;
 
 }  // namespace
 
-Status Controller::ReadHistoryLocked(core::Time now) {
+Status Controller::ReadHistoryLocked(core::Time now, std::map<JobId, core::Duration>& run_times) {
   const core::Duration span = options_.cluster.usage_half_life * kHistoryHalfLives;
   BERTH_ASSIGN_OR_RETURN(std::vector<store::UsageRecord> runs, store_.ListUsage(now - span, now));
-  std::map<JobId, core::Duration> run_times;  // each job's runs added up
   for (const store::UsageRecord& run : runs) {
     state_.AddEndedRun(run.user, run.queue, run.gpus, run.start, run.end);
     core::Duration& total = run_times[run.job];

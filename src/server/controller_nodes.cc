@@ -1,6 +1,7 @@
 // Nodes and the agent protocol: registration, heartbeats that carry the
 // node's truth, and the desired state sent back; recovery after a restart.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -68,7 +69,10 @@ Status Controller::Recover() {
     const std::string name = record.name;
     nodes_[name] = NodeEntry{std::move(record), id};
   }
-  BERTH_RETURN_IF_ERROR(ReadHistoryLocked(now));
+  // Each job's runs that ended, added up: a live job's earlier runs (its
+  // attained service; those older than the history read are not counted).
+  std::map<JobId, core::Duration> run_times;
+  BERTH_RETURN_IF_ERROR(ReadHistoryLocked(now, run_times));
   // Ended jobs are not loaded; a retried submission of one is told by its id.
   BERTH_ASSIGN_OR_RETURN(ended_forgotten_up_to_, store_.LastJobId());
   store::JobFilter filter;
@@ -81,7 +85,9 @@ Status Controller::Recover() {
       const JobId id = record.id;
       JobRecord& job = jobs_[id] = std::move(record);
       AddLiveNameLocked(job);
-      AddToStateLocked(job);
+      const auto ran = run_times.find(id);
+      AddToStateLocked(
+          job, {ran == run_times.end() ? core::Duration::Zero() : ran->second, job.preemptions});
       if (job.state == JobState::kHeld && job.reason == JobReason::kDependency) {
         awaiting_dependencies_.insert(id);
       }

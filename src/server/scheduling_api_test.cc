@@ -166,6 +166,41 @@ TEST_F(PredictorApiTest, WhatThePredictorLearnedOutlivesARestart) {
   ExpectTrainGoesFirst(alice_again, agent_again);
 }
 
+// A job's earlier runs outlive a restart. With nothing learned the berth
+// policy expects a job to run 1 h, and one that ran 2 h as long again: a
+// fresh job goes first. A restart that forgot the 2 h would rank the
+// requeued job as fresh and, having waited longer, first.
+TEST_F(PredictorApiTest, AJobsEarlierRunsOutliveARestart) {
+  const std::string token = NewToken("alice", "user");
+  Client alice = As(token);
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t ran = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}}).body["id"];
+  const int32_t attempt = WaitForAssignment(n0, "n0", ran)["attempt"];
+  const std::vector<TaskReport> running = {
+      TaskReport{core::JobId{ran}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+  Heartbeat(n0, "n0", running);
+  WaitForState(alice, ran, "running");
+  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(2), running);
+  // n0 falls silent past its lease: the job goes back to the queue.
+  clock_.Advance(core::Duration::Seconds(50));
+  WaitForState(alice, ran, "pending");
+  const int64_t fresh =
+      alice.Post("/api/v1/jobs", json{{"command", {"y"}}, {"gpus", 8}}).body["id"];
+
+  server_.reset();
+  StartServer();
+  Client n0_again = RegisterAgent("n0", 8);
+  json assigned;
+  for (int i = 0; i < 300 && assigned.is_null(); ++i) {
+    Reply reply = Heartbeat(n0_again, "n0", {});
+    if (!reply.body["run"].empty()) assigned = reply.body["run"][0];
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(assigned.is_null()) << "n0 came back and nothing started";
+  EXPECT_EQ(assigned["job"], fresh);
+  EXPECT_EQ(As(token).Get("/api/v1/jobs/" + std::to_string(ran)).body["state"], "pending");
+}
+
 // A cycle's plan applied: the preemptible job is told to stop (its record
 // says why, its agent gets the stop), the job it makes room for waits until
 // the victim has exited, then starts; the victim waits to run again.
