@@ -90,7 +90,7 @@ class Pays {
     if (candidate_priority_ < victim.key.primary) return true;
     // Not even for the starving head: its victims' stops are what earned
     // the protection.
-    if (ProtectedByItsStops(cycle_.policy, *victim.job, cycle_.now)) {
+    if (victim.protected_by_stops) {
       refused_ = true;
       return false;
     }
@@ -254,6 +254,7 @@ VictimPool::VictimPool(const Cycle& cycle) : gpus_by_type_(cycle.work.nodes().ty
     if (!victim.stopping) {  // a job already stopping loses nothing more
       victim.loss = LossIfStopped(job, cycle.now);
       victim.next_checkpoint = NextCheckpoint(job, cycle.now);
+      victim.protected_by_stops = ProtectedByItsStops(cycle.policy, job, cycle.now);
       if (cycle.policy.preemption_gain_ratio > 0) {
         victim.remaining = GainRemaining(cycle, job);
         victim.restart = RestartCost(cycle.policy.restart_cost, job.spec.total_gpu());

@@ -46,7 +46,9 @@ struct Victim {
   std::optional<Time> next_checkpoint;  // its next save (checkpoint.h), if known
   Duration remaining;                   // its expected remaining run time (for the gain rule)
   Duration restart;                     // what restarting it costs
-  bool taken = false;                   // preempted earlier in this cycle
+  // Still within the run its earlier stops earned it (Policy::min_run_growth).
+  bool protected_by_stops = false;
+  bool taken = false;  // preempted earlier in this cycle
   // Asked to stop in an earlier cycle, still in its grace period: its GPUs
   // are already on their way back. It costs nothing more, so a candidate
   // claims it before stopping anyone else, and then waits for it.
