@@ -108,16 +108,23 @@ class PredictorApiTest : public ApiTest {
     StartServer();
   }
 
-  // Runs a job of this name on n0 to success, in `run_time`.
-  void RunToSuccess(Client& user, Client& agent, const std::string& name, core::Duration run_time) {
-    const int64_t id =
-        user.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+  // n0 starts job `id` and reports it running for `run_time` of the test's
+  // clock; returns the attempt.
+  int32_t RunOnN0(Client& user, Client& agent, int64_t id, core::Duration run_time) {
     const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
     const std::vector<TaskReport> running = {
         TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}};
     Heartbeat(agent, "n0", running);
     WaitForState(user, id, "running");
     AdvanceWithHeartbeats(agent, "n0", run_time, running);
+    return attempt;
+  }
+
+  // Runs a job of this name on n0 to success, in `run_time`.
+  void RunToSuccess(Client& user, Client& agent, const std::string& name, core::Duration run_time) {
+    const int64_t id =
+        user.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+    const int32_t attempt = RunOnN0(user, agent, id, run_time);
     Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
     WaitForState(user, id, "succeeded");
   }
@@ -175,12 +182,7 @@ TEST_F(PredictorApiTest, AJobsEarlierRunsOutliveARestart) {
   Client alice = As(token);
   Client n0 = RegisterAgent("n0", 8);
   const int64_t ran = alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 8}}).body["id"];
-  const int32_t attempt = WaitForAssignment(n0, "n0", ran)["attempt"];
-  const std::vector<TaskReport> running = {
-      TaskReport{core::JobId{ran}, 0, attempt, TaskPhase::kRunning, {}, {}}};
-  Heartbeat(n0, "n0", running);
-  WaitForState(alice, ran, "running");
-  AdvanceWithHeartbeats(n0, "n0", core::Duration::Hours(2), running);
+  RunOnN0(alice, n0, ran, core::Duration::Hours(2));
   // n0 falls silent past its lease: the job goes back to the queue.
   clock_.Advance(core::Duration::Seconds(50));
   WaitForState(alice, ran, "pending");
