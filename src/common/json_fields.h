@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/printable.h"
 #include "common/status.h"
 
 namespace berth {
@@ -109,7 +110,8 @@ class JsonFields {
     if (!object->is_object()) return InvalidArgument(Name(key) + "expected an object of strings");
     for (const auto& [name, value] : object->items()) {
       if (!value.is_string())
-        return InvalidArgument(Path(key) + "." + name + ": expected a string");
+        return InvalidArgument(Path(key) + "." + Printable(name, kMaxKeyChars) +
+                               ": expected a string");
       out[name] = value.get<std::string>();
     }
     return out;
@@ -130,7 +132,9 @@ class JsonFields {
   }
   Status Finish() const {
     for (const auto& [key, value] : body_.items()) {
-      if (!known_.contains(key)) return InvalidArgument(Name(key) + "unknown field");
+      if (!known_.contains(key)) {
+        return InvalidArgument(Name(Printable(key, kMaxKeyChars)) + "unknown field");
+      }
     }
     return Status::Ok();
   }
@@ -146,6 +150,9 @@ class JsonFields {
   }
 
  private:
+  // Keys come from the sender: messages quote them escaped and cut.
+  static constexpr size_t kMaxKeyChars = 64;
+
   // 30 rather than 30.0, for bounds in messages.
   static std::string Format(double number) {
     if (number > -1e15 && number < 1e15 &&

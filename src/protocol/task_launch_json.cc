@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/printable.h"
 #include "protocol/seconds_json.h"
 #include "protocol/signal_name.h"
 
@@ -13,6 +14,10 @@ using nlohmann::json;
 namespace {
 
 constexpr int64_t kMaxQuantity = int64_t{1} << 40;
+
+// A refused value comes back in the message escaped and cut: it may be a
+// user's bytes on their way to a terminal.
+constexpr size_t kMaxEchoChars = 64;
 
 json ContainerJson(const Container& container) {
   json mounts = json::array();
@@ -53,7 +58,7 @@ Result<Container> ParseContainer(const json& body, const std::string& path) {
     container.pull = ParseImagePull(pull);
     if (!container.pull) {
       return InvalidArgument(fields.Name("pull") + "expected missing, never or always, got '" +
-                             pull + "'");
+                             Printable(pull, kMaxEchoChars) + "'");
     }
   }
   BERTH_RETURN_IF_ERROR(fields.Finish());
@@ -141,8 +146,8 @@ Result<EarlySignal> ParseEarlySignal(const json& body, const std::string& path) 
   BERTH_RETURN_IF_ERROR(fields.Finish());
   std::optional<std::string> canonical = CanonicalSignalName(name);
   if (!canonical) {
-    return InvalidArgument(fields.Name("name") + "expected " + kSignalExpected + ", got '" + name +
-                           "'");
+    return InvalidArgument(fields.Name("name") + "expected " + kSignalExpected + ", got '" +
+                           Printable(name, kMaxEchoChars) + "'");
   }
   signal.name = *canonical;
   if (before) signal.before = *before;
@@ -189,7 +194,7 @@ Result<TaskLaunch> ParseTaskLaunch(JsonFields& entry) {
   BERTH_ASSIGN_OR_RETURN(std::string open_mode, entry.String("open_mode", false));
   if (!open_mode.empty() && open_mode != "append" && open_mode != "truncate") {
     return InvalidArgument(entry.Name("open_mode") + "expected append or truncate, got '" +
-                           open_mode + "'");
+                           Printable(open_mode, kMaxEchoChars) + "'");
   }
   launch.append_output = open_mode == "append";
   BERTH_ASSIGN_OR_RETURN(int64_t array_job, entry.Int("array_job", 0, 1, INT64_MAX));

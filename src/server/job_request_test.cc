@@ -592,5 +592,15 @@ TEST(ParseSubmission, MessagesEscapeWhatTheyQuote) {
   EXPECT_THAT(message, StartsWith("unknown field 'a\\x07\\xc3\\xa9'"));
 }
 
+TEST(ParseSubmission, TimeLimitSignalMessagesEscapeWhatTheyQuote) {
+  // time_limit_signal is read by the agents' protocol reader; what it
+  // refuses, it quotes escaped too (the fuzzer found a raw \x01 here).
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "time_limit_signal": {"name": "U\u0001"}})"),
+            "time_limit_signal.name: expected a signal name (USR1, SIGUSR1) or number (10), got "
+            "'U\\x01'");
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "time_limit_signal": {"name": "USR1", "\u00e9": 1}})"),
+            "time_limit_signal.\\xc3\\xa9: unknown field");
+}
+
 }  // namespace
 }  // namespace berth::server
