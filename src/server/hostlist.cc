@@ -3,8 +3,13 @@
 #include <set>
 #include <utility>
 
+#include "server/spec_text.h"
+
 namespace berth::server {
 namespace {
+
+// The field's text comes back escaped and cut: it may hold any bytes.
+using spec_text::Quote;
 
 // One bracket's numbers: [lo, hi] each, printed with `width` digits (0: as is).
 struct BracketRange {
@@ -40,11 +45,11 @@ class Expander {
 
  private:
   Status Entry(std::string_view entry) {
-    if (entry.empty()) return Error("an empty name in '" + std::string(text_) + "'");
+    if (entry.empty()) return Error("an empty name in " + Quote(text_));
     std::vector<Part> parts;
     size_t i = 0;
     while (i < entry.size()) {
-      if (entry[i] == ']') return Error("unmatched ']' in '" + std::string(entry) + "'");
+      if (entry[i] == ']') return Error("unmatched ']' in " + Quote(entry));
       if (entry[i] != '[') {
         const size_t end = entry.find_first_of("[]", i);
         parts.push_back(Part{std::string(entry.substr(i, end == entry.npos ? end : end - i)), {}});
@@ -52,7 +57,7 @@ class Expander {
         continue;
       }
       const size_t close = entry.find(']', i);
-      if (close == entry.npos) return Error("unclosed '[' in '" + std::string(entry) + "'");
+      if (close == entry.npos) return Error("unclosed '[' in " + Quote(entry));
       BERTH_ASSIGN_OR_RETURN(std::vector<BracketRange> ranges,
                              Ranges(entry.substr(i + 1, close - i - 1)));
       parts.push_back(Part{"", std::move(ranges)});
@@ -99,7 +104,7 @@ class Expander {
   }
 
   Status Add(const std::string& name) {
-    if (name.size() > 64) return Error("'" + name + "' is longer than 64 characters");
+    if (name.size() > 64) return Error(Quote(name) + " is longer than 64 characters");
     for (char c : name) {
       if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) {
         return Error("names must not contain spaces or control characters");
@@ -122,7 +127,7 @@ class Expander {
       const std::string_view hi_text = dash == item.npos ? lo_text : item.substr(dash + 1);
       BERTH_ASSIGN_OR_RETURN(int64_t lo, Number(lo_text, inside));
       BERTH_ASSIGN_OR_RETURN(int64_t hi, Number(hi_text, inside));
-      if (hi < lo) return Error("range '" + std::string(item) + "' runs backwards");
+      if (hi < lo) return Error("range " + Quote(item) + " runs backwards");
       const size_t width = lo_text.size() > 1 && lo_text.front() == '0' ? lo_text.size() : 0;
       ranges.push_back(BracketRange{lo, hi, width});
     }
@@ -131,13 +136,12 @@ class Expander {
 
   Result<int64_t> Number(std::string_view digits, std::string_view inside) {
     if (digits.empty() || digits.size() > 9) {
-      return Error("expected numbers or ranges like 01-04 inside '[" + std::string(inside) + "]'");
+      return NotANumber(inside);
     }
     int64_t value = 0;
     for (char c : digits) {
       if (c < '0' || c > '9') {
-        return Error("expected numbers or ranges like 01-04 inside '[" + std::string(inside) +
-                     "]'");
+        return NotANumber(inside);
       }
       value = value * 10 + (c - '0');
     }
@@ -145,9 +149,13 @@ class Expander {
   }
 
   Status TooMany() {
-    return Error("more than " + std::to_string(max_names_) + " names in '" +
-                 std::string(text_.substr(0, 64)) + "'");
+    return Error("more than " + std::to_string(max_names_) + " names in " + Quote(text_));
   }
+  Status NotANumber(std::string_view inside) {
+    return Error("expected numbers or ranges like 01-04 inside " +
+                 Quote("[" + std::string(inside) + "]"));
+  }
+
   Status Error(const std::string& what) {
     return InvalidArgument(std::string(field_) + ": " + what);
   }

@@ -40,7 +40,19 @@ TEST(HostlistTest, ErrorsSayWhatIsWrong) {
   EXPECT_EQ(ErrorOf("n[a-b]"), "nodelist: expected numbers or ranges like 01-04 inside '[a-b]'");
   EXPECT_EQ(ErrorOf("n 1"), "nodelist: names must not contain spaces or control characters");
   EXPECT_EQ(ErrorOf(std::string(65, 'x')),
-            "nodelist: '" + std::string(65, 'x') + "' is longer than 64 characters");
+            "nodelist: '" + std::string(64, 'x') + "...' is longer than 64 characters");
+}
+
+TEST(HostlistTest, ErrorsQuoteTheTextEscaped) {
+  // The text is a user's bytes on their way to a terminal (the fuzzer found
+  // a raw UTF-8 name in a message).
+  EXPECT_EQ(ErrorOf("gpu[02-04,0\xd2\xa2"), "nodelist: unclosed '[' in 'gpu[02-04,0\\xd2\\xa2'");
+  EXPECT_EQ(ErrorOf("n[\x01]"), "nodelist: expected numbers or ranges like 01-04 inside '[\\x01]'");
+  EXPECT_EQ(ErrorOf("n1,,\x7f"), "nodelist: an empty name in 'n1,,\\x7f'");
+  std::string escaped;  // 64 characters: 16 bytes written as \xNN
+  for (int i = 0; i < 16; ++i) escaped += "\\xc3";
+  EXPECT_EQ(ErrorOf(std::string(65, '\xc3')),
+            "nodelist: '" + escaped + "...' is longer than 64 characters");
 }
 
 TEST(HostlistTest, HugeExpansionsAreRefusedBeforeBuildingThem) {
