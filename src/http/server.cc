@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/printable.h"
+
 namespace berth::http {
 
 namespace asio = boost::asio;
@@ -40,6 +42,9 @@ constexpr std::string_view kBusy =
 // time and bytes, and it holds no memory but one small buffer.
 constexpr std::chrono::milliseconds kLingerTime{2000};
 constexpr size_t kLingerBytes = 4 << 20;
+
+// How much of a path without a route its 404 or 405 repeats.
+constexpr size_t kMaxPathInAnswer = 256;
 
 // Descriptors kept beside the connections: the store, logs, agents' tasks.
 constexpr rlim_t kSpareDescriptors = 512;
@@ -224,9 +229,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     // when there is no body to skip.
     const bool keep_alive = head.keep_alive() && parser_->is_done();
     if (found.route == nullptr) {
+      // The decoded path may hold any bytes; the answer quotes it escaped.
+      const std::string path = Printable(request_.path, kMaxPathInAnswer);
       return found.path_known
-                 ? Answer(405, request_.method + " is not allowed on " + request_.path, keep_alive)
-                 : Answer(404, "no route " + request_.method + " " + request_.path, keep_alive);
+                 ? Answer(405, request_.method + " is not allowed on " + path, keep_alive)
+                 : Answer(404, "no route " + request_.method + " " + path, keep_alive);
     }
     route_ = found.route;
     admitted_ = !route_->admit;

@@ -4,8 +4,11 @@
 
 #include "common/json_fields.h"
 #include "common/time_format.h"
+#include "server/spec_text.h"
 
 namespace berth::server {
+
+using spec_text::Quote;
 
 using nlohmann::json;
 
@@ -315,7 +318,7 @@ Result<JobListQuery> ParseJobListQuery(const std::multimap<std::string, std::str
   for (const auto& [key, value] : params) {
     if (key == "state") {
       std::optional<core::JobState> state = core::ParseJobState(value);
-      if (!state) return InvalidArgument("state: unknown job state '" + value + "'");
+      if (!state) return InvalidArgument("state: unknown job state " + Quote(value));
       filter.state = state;
     } else if (key == "user") {
       filter.user = value;
@@ -330,7 +333,7 @@ Result<JobListQuery> ParseJobListQuery(const std::multimap<std::string, std::str
       int64_t number = 0;
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
       if (error != std::errc() || end != value.data() + value.size() || number < 0) {
-        return InvalidArgument(key + ": expected a non-negative integer, got '" + value + "'");
+        return InvalidArgument(key + ": expected a non-negative integer, got " + Quote(value));
       }
       if (key == "after") {
         filter.after = static_cast<core::JobId>(number);
@@ -339,8 +342,8 @@ Result<JobListQuery> ParseJobListQuery(const std::multimap<std::string, std::str
         filter.limit = static_cast<int32_t>(number);
       }
     } else {
-      return InvalidArgument("unknown query parameter '" + key +
-                             "' (known: state, user, queue, live, after, limit, steps)");
+      return InvalidArgument("unknown query parameter " + Quote(key) +
+                             " (known: state, user, queue, live, after, limit, steps)");
     }
   }
   return query;

@@ -149,6 +149,17 @@ TEST_F(ApiTest, BadInputIsA4xxNamingTheFieldAndChangesNothing) {
   EXPECT_EQ(nowhere.status, 404);
   EXPECT_THAT(nowhere.body["error"]["message"].get<std::string>(), HasSubstr("/api/v1/jbos"));
   EXPECT_EQ(alice.Get("/api/v1/jobs?colour=red").status, 400);
+  // What the request said comes back escaped: the message may reach a terminal.
+  Reply control = alice.Get("/api/v1/jobs?col%01our=red");
+  EXPECT_EQ(control.status, 400);
+  EXPECT_THAT(control.body["error"]["message"].get<std::string>(),
+              HasSubstr("unknown query parameter 'col\\x01our'"));
+  Reply id = alice.Get("/api/v1/jobs/99999999999999999999");
+  EXPECT_EQ(id.status, 400);
+  EXPECT_EQ(id.body["error"]["message"], "id: expected a job id, got '99999999999999999999'");
+  Reply path = alice.Get("/api/v1/jobs/7%C3%A9%0A");
+  EXPECT_EQ(path.status, 404);
+  EXPECT_EQ(path.body["error"]["message"], "no route GET /api/v1/jobs/7\\xc3\\xa9\\x0a");
   EXPECT_TRUE(alice.Get("/api/v1/jobs").body["jobs"].empty()) << "nothing was accepted";
 }
 

@@ -8,8 +8,11 @@
 
 #include "common/check.h"
 #include "common/time_format.h"
+#include "server/spec_text.h"
 
 namespace berth::server {
+
+using spec_text::Quote;
 namespace {
 
 constexpr std::string_view kPrefix = "berth_";
@@ -86,11 +89,11 @@ std::optional<store::Role> ParseRole(std::string_view name) {
 Result<IssuedToken> IssueToken(std::string user, store::Role role, std::string node,
                                core::Time now) {
   if (!ValidUser(user)) {
-    return InvalidArgument("user: 1..64 characters of letters, digits and . _ - @, got '" + user +
-                           "'");
+    return InvalidArgument("user: 1..64 characters of letters, digits and . _ - @, got " +
+                           Quote(user));
   }
   if (role == store::Role::kAgent && !ValidUser(node)) {
-    return InvalidArgument("node: an agent token needs the node's name, got '" + node + "'");
+    return InvalidArgument("node: an agent token needs the node's name, got " + Quote(node));
   }
   Result<std::string> id = RandomHex(6);
   Result<std::string> secret = RandomHex(32);

@@ -15,8 +15,12 @@
 #include "protocol/seconds_json.h"
 #include "protocol/signal_name.h"
 #include "server/api_json.h"
+#include "server/spec_text.h"
 
 namespace berth::server {
+
+using spec_text::kQuotedChars;
+using spec_text::Quote;
 
 using nlohmann::json;
 
@@ -31,7 +35,7 @@ Result<core::JobId> JobIdFrom(const http::Request& request) {
   int64_t id = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (error != std::errc() || end != text.data() + text.size() || id < 1) {
-    return InvalidArgument("id: expected a job id, got '" + text + "'");
+    return InvalidArgument("id: expected a job id, got " + Quote(text));
   }
   return static_cast<core::JobId>(id);
 }
@@ -42,7 +46,7 @@ Result<int32_t> StepIdFrom(const http::Request& request) {
   int32_t id = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (error != std::errc() || end != text.data() + text.size() || id < 0) {
-    return InvalidArgument("step: expected a step id, got '" + text + "'");
+    return InvalidArgument("step: expected a step id, got " + Quote(text));
   }
   return id;
 }
@@ -61,7 +65,8 @@ Result<int64_t> IntParam(const http::Request& request, const std::string& key, i
   int64_t number = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (error != std::errc() || end != value.data() + value.size() || number < min || number > max) {
-    return InvalidArgument(key + ": expected " + what + ", got '" + value + "'");
+    return InvalidArgument(Printable(key, kQuotedChars) + ": expected " + what + ", got " +
+                           Quote(value));
   }
   return number;
 }
@@ -90,8 +95,8 @@ Result<SignalBody> ReadSignalBody(const http::Request& request) {
   BERTH_RETURN_IF_ERROR(fields.Finish());
   std::optional<std::string> canonical = protocol::CanonicalSignalName(name);
   if (!canonical) {
-    return InvalidArgument(std::string("signal: expected ") + protocol::kSignalExpected +
-                           ", got '" + name + "'");
+    return InvalidArgument(std::string("signal: expected ") + protocol::kSignalExpected + ", got " +
+                           Quote(name));
   }
   out.signal = *canonical;
   return out;

@@ -6,8 +6,11 @@
 
 #include "common/time_format.h"
 #include "server/http_api.h"
+#include "server/spec_text.h"
 
 namespace berth::server {
+
+using spec_text::Quote;
 
 using nlohmann::json;
 
@@ -65,7 +68,7 @@ Result<TokenRequest> ParseTokenRequest(const std::string& text) {
   }
   std::optional<store::Role> role = ParseRole(role_name);
   if (!role)
-    return InvalidArgument("role: expected admin, user, agent or metrics, got '" + role_name + "'");
+    return InvalidArgument("role: expected admin, user, agent or metrics, got " + Quote(role_name));
   request.role = *role;
   return request;
 }
