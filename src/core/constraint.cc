@@ -109,9 +109,20 @@ class FeatureExpression::Parser {
 
   Status Error(const std::string& what) {
     return InvalidArgument(std::string(field_) + ": " + what + " at position " +
-                           std::to_string(pos_ + 1) + " of '" + Printable(text_, 4 * kMaxLength) +
-                           "'");
+                           std::to_string(pos_ + 1) + " of '" + Around() + "'");
   }
+
+  // The text, or where it is long the part around the position: a message
+  // stays short whatever was sent (at most 1024 bytes, each written as
+  // \xNN at worst).
+  std::string Around() const {
+    if (text_.size() <= kQuotedBytes) return Printable(text_, 4 * kQuotedBytes);
+    const size_t start = pos_ > kQuotedBytes / 2 ? pos_ - kQuotedBytes / 2 : 0;
+    const std::string_view part = text_.substr(start, kQuotedBytes);
+    return (start > 0 ? "..." : "") + Printable(part, 4 * kQuotedBytes) +
+           (start + part.size() < text_.size() ? "..." : "");
+  }
+  static constexpr size_t kQuotedBytes = 64;
 
   std::string_view text_;
   std::string_view field_;

@@ -93,6 +93,20 @@ TEST(FeatureExpressionTest, BytesThatAreNotPrintableAreEscapedInTheMessage) {
             "'ib&\\xdf\\x93low'");
 }
 
+TEST(FeatureExpressionTest, ALongTextIsQuotedAroundThePosition) {
+  // Found by the fuzzer: 1,000 bytes written as \xNN made a 4 KiB message.
+  // 64 bytes are quoted, from 32 before the position.
+  std::string escaped;
+  for (int i = 0; i < 31; ++i) escaped += "\\x01";
+  const std::string message = ErrorOf(std::string(100, 'a') + ")" + std::string(900, '\x01'));
+  EXPECT_EQ(message, "constraint: expected '&', '|' or the end, found ')' at position 101 of '..." +
+                         std::string(32, 'a') + ")" + escaped + "...'");
+  EXPECT_LE(message.size(), 512u);
+  EXPECT_EQ(ErrorOf(std::string(64, 'a') + ")"),
+            "constraint: expected '&', '|' or the end, found ')' at position 65 of '..." +
+                std::string(32, 'a') + ")'");
+}
+
 TEST(FeatureExpressionTest, HostileInputIsBounded) {
   EXPECT_THAT(ErrorOf(std::string(200, '(') + "a" + std::string(200, ')')),
               HasSubstr("nested too deeply"));
