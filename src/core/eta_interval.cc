@@ -14,17 +14,26 @@ Duration Scaled(Duration scale, double factor) {
 
 }  // namespace
 
-EtaCalibrator::EtaCalibrator(EtaCalibratorConfig config) : config_(config) {
+EtaCalibrator::EtaCalibrator(EtaCalibratorConfig config)
+    : config_(config), miscoverage_(1.0 - config.coverage) {
   BERTH_CHECK(config_.window >= 1 && config_.min_samples >= 1 && config_.coverage > 0 &&
-              config_.coverage < 1 && config_.min_scale > Duration::Zero());
+              config_.coverage < 1 && config_.min_scale > Duration::Zero() &&
+              config_.adapt_step >= 0);
 }
 
 Duration EtaCalibrator::Scale(Time given_at, Time eta) const {
   return Max(eta - given_at, config_.min_scale);
 }
 
-void EtaCalibrator::Observe(Time given_at, Time eta, Time started) {
+void EtaCalibrator::Observe(Time given_at, Time eta, Time started,
+                            std::optional<EtaInterval> given) {
   BERTH_CHECK(eta >= given_at);
+  // Gibbs and Candes (2021): miscoverage += step x (target - missed).
+  if (given && errors_.size() >= static_cast<size_t>(config_.min_samples)) {
+    const double missed = given->Contains(started) ? 0.0 : 1.0;
+    miscoverage_ = std::clamp(
+        miscoverage_ + config_.adapt_step * ((1.0 - config_.coverage) - missed), 0.0, 1.0);
+  }
   const double error = static_cast<double>((started - eta).micros()) /
                        static_cast<double>(Scale(given_at, eta).micros());
   if (errors_.size() < static_cast<size_t>(config_.window)) {
@@ -45,7 +54,7 @@ EtaInterval EtaCalibrator::Interval(Time given_at, Time eta) const {
   if (errors_.size() < static_cast<size_t>(config_.min_samples)) {
     return EtaInterval{given_at, eta + (eta - given_at)};
   }
-  const double tail = (1.0 - config_.coverage) / 2.0;
+  const double tail = miscoverage_ / 2.0;
   const Time low = Max(given_at, eta + Scaled(scale, Quantile(tail)));
   const Time high = Max(low, eta + Scaled(scale, Quantile(1.0 - tail)));
   return EtaInterval{low, high};

@@ -11,8 +11,11 @@
 // and answers a new plan's ETA with
 // - the interval between the errors' 10th and 90th percentiles scaled by
 //   its own promised wait: if the recent past is like the near future, 80%
-//   of starts fall inside. Starts before the ETA was given are impossible,
-//   so the interval never begins before `given_at`;
+//   of starts fall inside. Where it is not (the errors drift with the
+//   load), each judged interval moves the two percentiles (adaptive
+//   conformal inference): a miss widens, a hit narrows, and the share held
+//   returns to 80%. Starts before the ETA was given are impossible, so the
+//   interval never begins before `given_at`;
 // - the point most likely to be right within a quarter of the wait it
 //   promises: the plan's wait times the factor k for which the most recent
 //   starts fell within [0.75 k, 1.25 k] of their plan's wait (at the
@@ -51,6 +54,14 @@ struct EtaCalibratorConfig {
   // turns into 3 min is not an error of 18x.
   Duration min_scale = Duration::Minutes(10);
   double coverage = 0.8;  // the share of starts the interval aims to hold
+  // How far each judged interval moves the tails (adaptive conformal
+  // inference's step, Gibbs and Candes 2021): a miss widens the next
+  // intervals, a hit narrows them, so that the share held stays near
+  // `coverage` where the errors drift (a crowded cluster's waits change
+  // with its load; the window of errors lags). 0: fixed tails. 0.002, not
+  // the paper's 0.005: a start judges an interval given a wait earlier, and
+  // larger steps overshot on that late feedback (docs/evaluation.md).
+  double adapt_step = 0.002;
 };
 
 class EtaCalibrator {
@@ -58,8 +69,10 @@ class EtaCalibrator {
   explicit EtaCalibrator(EtaCalibratorConfig config = {});
 
   // An ETA given at `given_at` for `eta` was judged: the job started at
-  // `started`. REQUIRES: eta >= given_at.
-  void Observe(Time given_at, Time eta, Time started);
+  // `started`; `given` is the interval told then, when it came from this
+  // calibrator's errors (it moves the tails). REQUIRES: eta >= given_at.
+  void Observe(Time given_at, Time eta, Time started,
+               std::optional<EtaInterval> given = std::nullopt);
 
   // The interval for an ETA given at `given_at` for `eta`.
   // REQUIRES: eta >= given_at.
@@ -78,6 +91,9 @@ class EtaCalibrator {
   double LikeliestFactor() const;
 
   EtaCalibratorConfig config_;
+  // The share of starts the tails leave out, both together: 1 - coverage,
+  // moved by each judged interval (Observe), within [0, 1].
+  double miscoverage_;
   std::vector<double> errors_;  // a ring of relative errors
   size_t next_ = 0;
   std::vector<double> sorted_;            // errors_ in ascending order

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/test_builders.h"
 
 namespace berth::core {
@@ -114,6 +116,41 @@ TEST(EtaIntervalTest, ThePointIsTheWaitMostLikelyRightWithinAQuarter) {
   for (int i = 0; i < 100; ++i) calibrator.Observe(At(0), At(1000), At(1000));
   EXPECT_EQ(calibrator.Expected(At(1000), At(4000)), At(4000))
       << "once the plan is right again, the window says so";
+}
+
+// The share of `count` starts that fell inside the intervals given for them,
+// each told before its start and judged at it. Errors (start - eta, in
+// promised waits of 1000 s) run through -spread..spread in a fixed order.
+double Judge(EtaCalibrator& calibrator, int count, double spread) {
+  int inside = 0;
+  for (int i = 0; i < count; ++i) {
+    const double error = spread * static_cast<double>((i * 37) % 201 - 100) / 100.0;
+    const EtaInterval given = calibrator.Interval(At(0), At(1000));
+    const Time started = At(1000) + Duration::Micros(std::llround(error * 1e9));
+    inside += given.Contains(started) ? 1 : 0;
+    calibrator.Observe(At(0), At(1000), started, given);
+  }
+  return static_cast<double>(inside) / count;
+}
+
+// Adaptive conformal inference: when the errors widen, the window of past
+// errors lags (here it is mostly the narrow ones for the whole second
+// phase) and fixed tails hold far fewer than 80% of the starts; moving the
+// tails by each judged interval brings the share back near 80%.
+TEST(EtaIntervalTest, TheIntervalWidensWhenItsStartsFallOutside) {
+  EtaCalibratorConfig fixed = Config(2000, 50);
+  fixed.adapt_step = 0;
+  EtaCalibratorConfig adaptive = Config(2000, 50);
+  ASSERT_GT(adaptive.adapt_step, 0);
+  EtaCalibrator still(fixed);
+  EtaCalibrator moving(adaptive);
+  EXPECT_NEAR(Judge(still, 1000, 0.1), 0.8, 0.05);
+  EXPECT_NEAR(Judge(moving, 1000, 0.1), 0.8, 0.05) << "steady errors: both hold 80%";
+  const double held_still = Judge(still, 1000, 0.5);
+  const double held_moving = Judge(moving, 1000, 0.5);
+  EXPECT_LT(held_still, 0.6);
+  EXPECT_GT(held_moving, held_still + 0.1);
+  EXPECT_NEAR(Judge(moving, 1000, 0.5), 0.8, 0.05) << "then about 80% again";
 }
 
 // Issue 30 (live): an ETA that has passed while the job still waits is

@@ -36,7 +36,7 @@ void EtaBook::Judge(core::JobId job, core::Time started) {
   if (given == nullptr || given->judged) return;
   given->judged = true;
   // The calibrator learns the plan's own error: it widens the plan's ETA.
-  calibrator_.Observe(given->given_at, given->planned, started);
+  calibrator_.Observe(given->given_at, given->planned, started, given->first.interval);
   const bool covered = given->first.interval.Contains(started);
   ++accuracy_.judged;
   accuracy_.covered += covered ? 1 : 0;

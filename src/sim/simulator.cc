@@ -203,7 +203,7 @@ void Simulation::Start(const core::JobStart& start, Time now) {
   if (!run.started) {
     outcome.first_start = now;
     if (plan_etas_[i]) {
-      eta_calibrator_.Observe(outcome.submit, *plan_etas_[i], now);
+      eta_calibrator_.Observe(outcome.submit, *plan_etas_[i], now, outcome.first_eta_interval);
     }
   }
   run.run_overhead = run.started ? core::RestartCost(options_.restart_cost, job.spec.total_gpu())
