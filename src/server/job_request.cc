@@ -416,7 +416,13 @@ class RequestReader {
         Range(-limits_.max_priority, limits_.max_priority) + " or one of low, normal, high";
     if (const auto* name = value.get_ptr<const Json::string_t*>()) {
       for (const auto& [class_name, priority] : kClasses) {
-        if (*name == class_name) return priority;
+        if (*name != class_name) continue;
+        // A class is a number too: the operator's limit binds it as well.
+        if (std::abs(priority) > limits_.max_priority) {
+          return RangeError("priority", range,
+                            Quote(*name) + " (" + std::to_string(priority) + ")");
+        }
+        return priority;
       }
       return RangeError("priority", range, Quote(*name));
     }

@@ -243,6 +243,17 @@ TEST(ParseSubmission, PriorityClassesAndNumbers) {
   }
 }
 
+TEST(ParseSubmission, APriorityClassIsBoundByTheLimitAsItsNumberIs) {
+  // Found by the fuzzer: "high" (100) passed a limit of 10.
+  SubmissionLimits limits;
+  limits.max_priority = 10;
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "priority": "high"})", limits),
+            "priority: must be -10..10 or one of low, normal, high, got 'high' (100)");
+  EXPECT_EQ(Rejection(R"({"command": ["x"], "priority": "low"})", limits),
+            "priority: must be -10..10 or one of low, normal, high, got 'low' (-100)");
+  EXPECT_EQ(ParseOne(R"({"command": ["x"], "priority": "normal"})", limits).priority, 0);
+}
+
 TEST(ParseSubmission, NullCountsAsAbsent) {
   const JobRequest request =
       ParseOne(R"({"command": ["x"], "script": null, "gpus": null, "name": null, "array": null})");
