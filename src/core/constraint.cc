@@ -112,9 +112,9 @@ class FeatureExpression::Parser {
                            std::to_string(pos_ + 1) + " of '" + Around() + "'");
   }
 
-  // The text, or where it is long the part around the position: a message
-  // stays short whatever was sent (at most 1024 bytes, each written as
-  // \xNN at worst).
+  // The text, or where it is long the 64 bytes around the position: a
+  // message stays short whatever was sent (each byte may be written as
+  // \xNN).
   std::string Around() const {
     if (text_.size() <= kQuotedBytes) return Printable(text_, 4 * kQuotedBytes);
     const size_t start = pos_ > kQuotedBytes / 2 ? pos_ - kQuotedBytes / 2 : 0;

@@ -69,8 +69,8 @@ class EtaCalibrator {
   explicit EtaCalibrator(EtaCalibratorConfig config = {});
 
   // An ETA given at `given_at` for `eta` was judged: the job started at
-  // `started`; `given` is the interval told then, when it came from this
-  // calibrator's errors (it moves the tails). REQUIRES: eta >= given_at.
+  // `started`; `given`, the interval told then, moves the tails once the
+  // intervals come from judged errors. REQUIRES: eta >= given_at.
   void Observe(Time given_at, Time eta, Time started,
                std::optional<EtaInterval> given = std::nullopt);
 
