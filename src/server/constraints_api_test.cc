@@ -81,6 +81,26 @@ TEST_F(ConstraintsApiTest, AJobThatMayWaitForNodesStartsWhenOneRegisters) {
   EXPECT_EQ(AssignedNode(agents, id), "big");
 }
 
+TEST_F(ConstraintsApiTest, WhatAnAgentSentComesBackEscapedWhenRefused) {
+  Client agent = RegisterAgent("n0", 1);
+  NodeRegistration registration;
+  registration.node = "n0";
+  registration.gpu_type = "H100";
+  registration.gpus.push_back(GpuReport{0, 0, true});
+  registration.features = {"i\x1b[2Jb"};
+  const Reply feature =
+      agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration));
+  EXPECT_EQ(feature.status, 400);
+  EXPECT_THAT(feature.body["error"]["message"].get<std::string>(),
+              HasSubstr("features: 'i\\x1b[2Jb' is not a feature name"));
+  registration.features = {};
+  registration.node = "n\x07";
+  const Reply foreign =
+      agent.Post("/api/v1/agent/register", protocol::RegistrationJson(registration));
+  EXPECT_EQ(foreign.status, 403);
+  EXPECT_EQ(foreign.body["error"]["message"], "this agent's token is for node 'n0', not 'n\\x07'");
+}
+
 TEST_F(ConstraintsApiTest, FeaturesANodeGainsOnRegisteringAgainCountFromTheNextCycle) {
   Client alice = As(NewToken("alice", "user"));
   std::map<std::string, Client> agents;

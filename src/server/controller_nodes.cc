@@ -12,9 +12,13 @@
 #include "server/master_port.h"
 #include "server/queue_admission.h"
 #include "server/run_outcome.h"
+#include "server/spec_text.h"
 #include "server/task_launch.h"
 
 namespace berth::server {
+
+// What an agent sent comes back escaped in messages.
+using spec_text::Quote;
 
 using core::JobId;
 using core::JobReason;
@@ -124,8 +128,9 @@ Result<core::Duration> Controller::RegisterNode(const Principal& agent,
     return Status(StatusCode::kPermissionDenied, "only agents register nodes");
   }
   if (agent.role == store::Role::kAgent && agent.node != registration.node) {
-    return Status(StatusCode::kPermissionDenied, "this agent's token is for node '" + agent.node +
-                                                     "', not '" + registration.node + "'");
+    return Status(StatusCode::kPermissionDenied, "this agent's token is for node " +
+                                                     Quote(agent.node) + ", not " +
+                                                     Quote(registration.node));
   }
   if (registration.gpus.size() > static_cast<size_t>(core::kMaxGpusPerNode)) {
     return InvalidArgument("gpus: at most " + std::to_string(core::kMaxGpusPerNode));
@@ -139,8 +144,8 @@ Result<core::Duration> Controller::RegisterNode(const Principal& agent,
   if (registration.features.size() > 64) return InvalidArgument("features: at most 64");
   for (const std::string& feature : registration.features) {
     if (!core::IsFeatureName(feature)) {
-      return InvalidArgument("features: '" + feature +
-                             "' is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
+      return InvalidArgument("features: " + Quote(feature) +
+                             " is not a feature name (1..64 of A-Z a-z 0-9 _ - . : / + =)");
     }
   }
   std::lock_guard lock(mutex_);
@@ -425,7 +430,7 @@ DesiredState Controller::DesiredForLocked(const std::string& node) const {
 Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbeat heartbeat) {
   if (agent.role != store::Role::kAgent || agent.node != heartbeat.node) {
     return Status(StatusCode::kPermissionDenied,
-                  "only the agent of node '" + heartbeat.node + "' may report for it");
+                  "only the agent of node " + Quote(heartbeat.node) + " may report for it");
   }
   DesiredState wanted;
   std::shared_future<Status> durable;
@@ -451,7 +456,7 @@ Result<DesiredState> Controller::HandleHeartbeat(const Principal& agent, Heartbe
 Result<DesiredState> Controller::HeartbeatLocked(const Heartbeat& heartbeat) {
   auto it = nodes_.find(heartbeat.node);
   if (it == nodes_.end()) {
-    return NotFound("node '" + heartbeat.node + "' is not registered; register first");
+    return NotFound("node " + Quote(heartbeat.node) + " is not registered; register first");
   }
   NodeEntry& entry = it->second;
   // Heard at our monotonic now (Now()): the node's lease, counted from

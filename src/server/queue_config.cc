@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "server/spec_text.h"
 #include "server/toml_read.h"
 
 namespace berth::server {
@@ -100,7 +101,7 @@ Result<core::ClusterState::UserShares> ParseUserArray(const toml::array& array) 
                            OptionalInteger(*table, path, "shares", 1, kMaxShares));
     if (!user_shares) return InvalidArgument(path + "shares: required");
     if (!shares.emplace(name, *user_shares).second) {
-      return InvalidArgument(path + "name: user '" + name + "' is listed twice");
+      return InvalidArgument(path + "name: user " + spec_text::Quote(name) + " is listed twice");
     }
   }
   return shares;
