@@ -7,6 +7,7 @@
 
 #include "common/listen_address.h"
 #include "server/queue_config.h"
+#include "server/spec_text.h"
 #include "server/toml_read.h"
 
 namespace berth::server {
@@ -146,7 +147,8 @@ Result<ServerConfig> ParseConfig(std::string_view toml_text, const std::string& 
                          toml_read::Strings(root, "", "container_mount_allow"));
   for (const std::string& path : server.controller.limits.container_mounts.paths) {
     if (!path.starts_with('/')) {
-      return InvalidArgument("container_mount_allow: expected absolute paths, got '" + path + "'");
+      return InvalidArgument("container_mount_allow: expected absolute paths, got " +
+                             spec_text::Quote(path));
     }
   }
   if (server.data_dir.empty() && server.postgres_url.empty()) {

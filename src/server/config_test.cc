@@ -109,6 +109,11 @@ TEST(ConfigTest, ContainerMountAllowList) {
   EXPECT_THAT(
       ParseConfig("data_dir = \"/x\"\ncontainer_mount_allow = [\"data\"]", "t").status().message(),
       ::testing::HasSubstr("container_mount_allow: expected absolute paths"));
+  EXPECT_EQ(ParseConfig("data_dir = \"/x\"\ncontainer_mount_allow = [\"d\\u001b\"]", "t")
+                .status()
+                .message(),
+            "container_mount_allow: expected absolute paths, got 'd\\x1b'")
+      << "the refused path is quoted escaped";
 }
 
 TEST(ConfigTest, MistakesAreErrorsNamingTheKey) {
