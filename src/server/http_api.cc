@@ -2,25 +2,19 @@
 
 #include <httplib.h>
 
-#include <charconv>
 #include <chrono>
 #include <optional>
 #include <string>
 
-#include "common/json_fields.h"
 #include "common/time_format.h"
 #include "common/unix_account.h"
 #include "protocol/desired_json.h"
 #include "protocol/report_json.h"
 #include "protocol/seconds_json.h"
-#include "protocol/signal_name.h"
 #include "server/api_json.h"
-#include "server/spec_text.h"
+#include "server/request_params.h"
 
 namespace berth::server {
-
-using spec_text::kQuotedChars;
-using spec_text::Quote;
 
 using nlohmann::json;
 
@@ -28,78 +22,6 @@ namespace {
 
 Reader ReaderOf(const Principal& who, const std::string& owner) {
   return who.admin() || who.user == owner ? Reader::kOwnerOrAdmin : Reader::kOther;
-}
-
-Result<core::JobId> JobIdFrom(const http::Request& request) {
-  const std::string& text = request.matches[1];
-  int64_t id = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (error != std::errc() || end != text.data() + text.size() || id < 1) {
-    return InvalidArgument("id: expected a job id, got " + Quote(text));
-  }
-  return static_cast<core::JobId>(id);
-}
-
-// A step id from the path (its second match).
-Result<int32_t> StepIdFrom(const http::Request& request) {
-  const std::string& text = request.matches[2];
-  int32_t id = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (error != std::errc() || end != text.data() + text.size() || id < 0) {
-    return InvalidArgument("step: expected a step id, got " + Quote(text));
-  }
-  return id;
-}
-
-Result<json> Body(const http::Request& request) {
-  json body = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return InvalidArgument("body: invalid JSON");
-  return body;
-}
-
-// An integer query parameter in [min, max]; `fallback` when absent.
-Result<int64_t> IntParam(const http::Request& request, const std::string& key, int64_t fallback,
-                         int64_t min, int64_t max, const std::string& what) {
-  if (!request.HasParam(key)) return fallback;
-  const std::string value = request.Param(key);
-  int64_t number = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-  if (error != std::errc() || end != value.data() + value.size() || number < min || number > max) {
-    return InvalidArgument(Printable(key, kQuotedChars) + ": expected " + what + ", got " +
-                           Quote(value));
-  }
-  return number;
-}
-
-// "from"/"to" query parameters: unix seconds.
-Result<core::Time> TimeParam(const http::Request& request, const std::string& key,
-                             core::Time fallback) {
-  BERTH_ASSIGN_OR_RETURN(int64_t seconds,
-                         IntParam(request, key, fallback.micros() / 1000000, INT64_MIN / 1000000,
-                                  INT64_MAX / 1000000, "unix seconds"));
-  return core::Time::FromSeconds(seconds);
-}
-
-struct SignalBody {
-  std::string signal;  // canonical
-  bool batch_only = false;
-};
-
-Result<SignalBody> ReadSignalBody(const http::Request& request) {
-  BERTH_ASSIGN_OR_RETURN(json body, Body(request));
-  JsonFields fields(body, "");
-  BERTH_RETURN_IF_ERROR(fields.CheckObject());
-  SignalBody out;
-  BERTH_ASSIGN_OR_RETURN(std::string name, fields.String("signal", true));
-  BERTH_ASSIGN_OR_RETURN(out.batch_only, fields.Bool("batch_only", false));
-  BERTH_RETURN_IF_ERROR(fields.Finish());
-  std::optional<std::string> canonical = protocol::CanonicalSignalName(name);
-  if (!canonical) {
-    return InvalidArgument(std::string("signal: expected ") + protocol::kSignalExpected + ", got " +
-                           Quote(name));
-  }
-  out.signal = *canonical;
-  return out;
 }
 
 }  // namespace
