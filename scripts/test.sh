@@ -70,21 +70,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 phase fuzz
 echo "== fuzz: the job submission parser (libFuzzer + ASan + UBSan, 30 s)"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-  -DBERTH_FUZZ=ON -DBERTH_BUILD_BENCH=OFF -DBERTH_WERROR=ON >/dev/null
-cmake --build build-fuzz --target job_request_fuzz -j "$jobs"
-# On a copy of the seed corpus in a temporary directory: libFuzzer adds the
-# inputs it finds to its corpus and writes findings to -artifact_prefix.
-fuzz_dir=$(mktemp -d)
-cp -r fuzz/corpus/job_request "$fuzz_dir/corpus"
-if ! build-fuzz/fuzz/job_request_fuzz -max_total_time=30 -timeout=10 -rss_limit_mb=2048 \
-  -print_final_stats=1 -artifact_prefix="$fuzz_dir/" "$fuzz_dir/corpus" >"$fuzz_dir/log" 2>&1; then
-  tail -n 60 "$fuzz_dir/log"
-  echo "fuzz: a finding; the input and the log are in $fuzz_dir" >&2
-  exit 1
-fi
-grep -E 'DONE|number_of_executed_units' "$fuzz_dir/log" || true
-rm -rf "$fuzz_dir"
+bash scripts/fuzz.sh 30
 
 phase done
 echo "== all tests passed; seconds per phase:${timings%,}"
