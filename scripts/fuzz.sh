@@ -38,8 +38,8 @@ if ((workers > 1)); then flags+=(-jobs="$workers" -workers="$workers"); fi
 status=0
 (cd "$fuzz_dir" && "$fuzzer" "${flags[@]}" corpus >log 2>&1) || status=$?
 # A worker's finding need not fail the parent: the artifacts decide too.
-findings=$(find "$fuzz_dir" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'leak-*' \
-  -o -maxdepth 1 -name 'timeout-*' -o -maxdepth 1 -name 'oom-*' | head -n 5)
+findings=$(find "$fuzz_dir" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
+  -o -name 'oom-*' \) | head -n 5)
 if ((status != 0)) || [[ -n "$findings" ]]; then
   tail -n 60 "$fuzz_dir"/log "$fuzz_dir"/fuzz-*.log 2>/dev/null || true
   echo "fuzz: a finding (${findings:-exit status $status}); inputs and logs are in $fuzz_dir" >&2
