@@ -13,7 +13,6 @@ namespace berth::server {
 using nlohmann::json;
 using spec_text::Quote;
 
-// A job id from the path (its first match).
 Result<core::JobId> JobIdFrom(const http::Request& request) {
   const std::string& text = request.matches[1];
   int64_t id = 0;
@@ -24,7 +23,6 @@ Result<core::JobId> JobIdFrom(const http::Request& request) {
   return static_cast<core::JobId>(id);
 }
 
-// A step id from the path (its second match).
 Result<int32_t> StepIdFrom(const http::Request& request) {
   const std::string& text = request.matches[2];
   int32_t id = 0;
@@ -41,7 +39,6 @@ Result<json> Body(const http::Request& request) {
   return body;
 }
 
-// An integer query parameter in [min, max]; `fallback` when absent.
 Result<int64_t> IntParam(const http::Request& request, const std::string& key, int64_t fallback,
                          int64_t min, int64_t max, const std::string& what) {
   if (!request.HasParam(key)) return fallback;
@@ -54,7 +51,6 @@ Result<int64_t> IntParam(const http::Request& request, const std::string& key, i
   return number;
 }
 
-// "from"/"to" query parameters: unix seconds.
 Result<core::Time> TimeParam(const http::Request& request, const std::string& key,
                              core::Time fallback) {
   BERTH_ASSIGN_OR_RETURN(int64_t seconds,
