@@ -31,8 +31,8 @@ import sys
 import tempfile
 import time
 
-POLICIES = ["fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth"]
-ORACLES = {"sjf-oracle", "srtf-oracle"}
+POLICIES = ["fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth", "berth-oracle"]
+ORACLES = {"sjf-oracle", "srtf-oracle", "berth-oracle"}
 QUOTA_POLICIES = ["berth", "slurm"]
 NOTES_BEGIN = "<!-- notes:begin -->"
 NOTES_END = "<!-- notes:end -->"
@@ -407,12 +407,15 @@ def render_page(ctx):
     w("- `pred. MdAPE` is the median absolute percentage error of the runtime predictor "
       "(`prediction_mdape`, policies that predict); `ETA ±25%` is the share of jobs that "
       "started within ±25% (or ±10 min) of the first ETA they were given (`eta_within_25pct`, "
-      "`berth` only). `ETA p80 cov.` is the share of the same jobs whose start fell inside the "
-      "80% interval given with that ETA (`eta_p80_coverage`; 80% when calibrated). "
+      "`berth` and `berth-oracle`). `ETA p80 cov.` is the share of the same jobs whose start "
+      "fell inside the 80% interval given with that ETA (`eta_p80_coverage`; 80% when "
+      "calibrated). "
       "`—`: the run does not report the field.\n")
-    w("- † reads the future (true durations): a reference, not a contender. `sim (s)` is the "
-      "wall time of one policy's simulation on this machine, the only field that varies "
-      "between runs.\n")
+    w("- † reads the future (true durations): a reference, not a contender. `berth-oracle` "
+      "is `berth` told every job's true size: what lies between it and `srtf-oracle` is what "
+      "berth's rules cost (starvation bounds, aging, the gain rule), what lies between it and "
+      "`berth` is what predicting sizes costs. `sim (s)` is the wall time of one policy's "
+      "simulation on this machine, the only field that varies between runs.\n")
     w("- Definitions: [docs/simulator.md](simulator.md). Every number below is copied from "
       "`berth sim --json`; nothing is edited by hand.\n\n")
 

@@ -113,7 +113,7 @@ sim::SimResult RunPolicy(const sim::WorkloadSet& set, const std::string& policy,
   // ETAs are what the Berth policy promises users, so its promises are
   // measured; a full explanation pass at every arrival would only slow the
   // reference policies down.
-  options.measure_eta = policy == "berth" || policy == "berth-gittins";
+  options.measure_eta = policy == "berth" || policy == "berth-gittins" || policy == "berth-oracle";
   std::vector<sim::SimResult> parts;
   for (const sim::Workload& workload : set.workloads) {
     parts.push_back(OrFail(sim::Simulate(workload, policy, options)));

@@ -42,10 +42,11 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
 
 // The Berth policy: its orderer, preemption with EASY backfill, least-loss
 // victims, fragmentation-aware placement, a minimum run before a preemption.
-Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const PolicyConfig& c) {
+Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const PolicyConfig& c,
+                   RuntimeKnowledge knowledge = RuntimeKnowledge::kPredicted) {
   Policy policy =
-      Build(name, std::make_unique<BerthOrderer>(order), Discipline::kPreemptiveBackfill,
-            RuntimeKnowledge::kPredicted, PreemptionScope::kPreemptibleOnly, c);
+      Build(name, std::make_unique<BerthOrderer>(order), Discipline::kPreemptiveBackfill, knowledge,
+            PreemptionScope::kPreemptibleOnly, c);
   policy.victim_choice = VictimChoice::kFewestLeastLoss;
   policy.fragmentation_aware = true;
   policy.min_run_time = c.berth_min_run_time;
@@ -55,11 +56,11 @@ Policy BerthPolicy(std::string_view name, const BerthOrderConfig& order, const P
   return policy;
 }
 
-const std::array<PolicyEntry, 8>& Table() {
+const std::array<PolicyEntry, 9>& Table() {
   using D = Discipline;
   using K = RuntimeKnowledge;
   using S = PreemptionScope;
-  static const std::array<PolicyEntry, 8> kTable = {{
+  static const std::array<PolicyEntry, 9> kTable = {{
       {"fifo", Runs::kAnywhere,
        [](const PolicyConfig& c) {
          return Build("fifo", std::make_unique<FifoOrderer>(), D::kStrict, K::kUserLimits,
@@ -111,6 +112,14 @@ const std::array<PolicyEntry, 8>& Table() {
          BerthOrderConfig order = c.berth;
          order.size = SizeMeasure::kGittinsRank;
          return BerthPolicy("berth-gittins", order, c);
+       }},
+      {"berth-oracle", Runs::kSimulationOnly,
+       [](const PolicyConfig& c) {
+         // Berth's rules told every job's true size: what is left between
+         // it and srtf-oracle is what the rules cost (starvation bounds,
+         // aging, the gain rule); between it and berth, what predicting
+         // sizes costs (docs/evaluation.md).
+         return BerthPolicy("berth-oracle", c.berth, c, K::kOracle);
        }},
   }};
   return kTable;

@@ -14,7 +14,7 @@ using ::testing::Not;
 // Issue 30, item 4: oracle policies read true durations, so a server (the
 // default deployment) cannot run them; the message names the live ones.
 TEST(PolicyTest, LiveRefusesOraclePoliciesNamingTheLiveOnes) {
-  for (std::string_view name : {"sjf-oracle", "srtf-oracle"}) {
+  for (std::string_view name : {"sjf-oracle", "srtf-oracle", "berth-oracle"}) {
     Result<Policy> live = MakePolicy(name);
     ASSERT_FALSE(live.ok()) << name;
     EXPECT_THAT(live.status().message(), HasSubstr("'" + std::string(name) + "'"));
@@ -25,7 +25,7 @@ TEST(PolicyTest, LiveRefusesOraclePoliciesNamingTheLiveOnes) {
   }
   EXPECT_THAT(PolicyNames(Deployment::kLive),
               ElementsAre("fifo", "las", "slurm", "qssf", "berth", "berth-gittins"));
-  EXPECT_EQ(PolicyNames().size(), 8u);
+  EXPECT_EQ(PolicyNames().size(), 9u);
 }
 
 // Issue 30, item 4: whatever scope a reference policy has in simulation,

@@ -149,8 +149,8 @@ TEST(SimulatorTest, SameInputSameResult) {
   std::stable_sort(trace.begin(), trace.end(),
                    [](const TraceJob& a, const TraceJob& b) { return a.submit < b.submit; });
   const Workload workload = Pool(3, 8, trace);
-  for (const char* policy :
-       {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth", "berth-gittins"}) {
+  for (const char* policy : {"fifo", "sjf-oracle", "srtf-oracle", "las", "slurm", "qssf", "berth",
+                             "berth-gittins", "berth-oracle"}) {
     const SimResult a = Simulate(workload, policy).value();
     const SimResult b = Simulate(workload, policy).value();
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
@@ -160,6 +160,19 @@ TEST(SimulatorTest, SameInputSameResult) {
     }
     EXPECT_EQ(a.events, b.events);
   }
+}
+
+// berth-oracle is berth told the true sizes. Two jobs of one class wait
+// behind a run of 500 s: berth cannot tell them apart and starts the
+// earlier; told that the later one runs 100 s, berth-oracle starts it first.
+TEST(SimulatorTest, BerthOracleRanksByTrueSizes) {
+  const Workload workload = Pool(1, 8, {Row(0, 500, 8), Row(10, 5000, 8), Row(20, 100, 8)});
+  const SimResult told = Simulate(workload, "berth-oracle").value();
+  EXPECT_EQ(Outcome(told, 3).first_start, Time::FromSeconds(500));
+  EXPECT_EQ(Outcome(told, 2).first_start, Time::FromSeconds(600));
+  const SimResult predicted = Simulate(workload, "berth").value();
+  EXPECT_EQ(Outcome(predicted, 2).first_start, Time::FromSeconds(500));
+  EXPECT_EQ(Outcome(predicted, 3).first_start, Time::FromSeconds(5500));
 }
 
 // Issue 3: no future leakage. Two traces differ only in how long job 1 really
