@@ -91,7 +91,7 @@ TEST_P(DeterminismTest, SameInputSameDecisionWhateverTheSubmitOrder) {
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, DeterminismTest,
                          ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm",
-                                           "qssf", "berth", "berth-gittins"));
+                                           "qssf", "berth", "berth-gittins", "berth-oracle"));
 
 }  // namespace
 }  // namespace berth::core

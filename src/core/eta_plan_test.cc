@@ -153,7 +153,7 @@ TEST(EtaPlanBoundTest, TimeLimitsBoundTheStartsOfTheJobsBehindThem) {
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, EtaPlanTest,
                          ::testing::Values("fifo", "sjf-oracle", "srtf-oracle", "las", "slurm",
-                                           "qssf", "berth", "berth-gittins"));
+                                           "qssf", "berth", "berth-gittins", "berth-oracle"));
 
 }  // namespace
 }  // namespace berth::core
