@@ -13,15 +13,19 @@
 namespace berth::core {
 namespace {
 
+std::string BurstKey(BurstId burst) { return "b|" + std::to_string(burst); }
+
 // The key of `spec` at `level` (0 = most specific), or "" when the job lacks
-// what that level needs.
-std::string KeyAt(const JobSpec& spec, int level) {
+// what that level needs. Level 0 is a named job's name and GPUs, or an
+// unnamed one's burst.
+std::string KeyAt(const JobSpec& spec, int level, std::optional<BurstId> burst) {
   const std::string gpus = std::to_string(spec.total_gpu().value());
   const bool user = !spec.user.empty();
   const bool name = user && !spec.name.empty();
   switch (level) {
     case 0:
-      return name ? "ung|" + spec.user + '|' + spec.name + '|' + gpus : "";
+      if (name) return "ung|" + spec.user + '|' + spec.name + '|' + gpus;
+      return burst ? BurstKey(*burst) : "";
     case 1:
       return name ? "un|" + spec.user + '|' + spec.name : "";
     case 2:
@@ -41,10 +45,23 @@ std::string KeyAt(const JobSpec& spec, int level) {
 
 }  // namespace
 
-RuntimePredictor::RuntimePredictor(PredictorConfig config) : config_(config) {
+RuntimePredictor::RuntimePredictor(PredictorConfig config)
+    : config_(config), bursts_(config.bursts) {
   BERTH_CHECK(config_.window >= 1 && config_.min_samples >= 1 &&
               config_.min_samples <= config_.window && config_.history >= config_.window &&
-              config_.half_life >= 1);
+              config_.half_life >= 1 && config_.probe >= Duration::Zero());
+}
+
+void RuntimePredictor::Submitted(const JobSpec& spec) { Drop(bursts_.Submitted(spec)); }
+
+void RuntimePredictor::Started(JobId job, Time now) { bursts_.Started(job, now); }
+
+void RuntimePredictor::Forget(JobId job) { Drop(bursts_.Ended(job)); }
+
+void RuntimePredictor::Drop(const std::vector<BurstId>& gone) {
+  for (BurstId burst : gone) {
+    if (windows_.erase(BurstKey(burst)) > 0) ++generation_;
+  }
 }
 
 void RuntimePredictor::Add(const std::string& key, int64_t micros) {
@@ -103,26 +120,40 @@ void RuntimePredictor::Add(const std::string& key, int64_t micros) {
 
 void RuntimePredictor::Observe(const JobSpec& spec, Duration run_time) {
   const int64_t micros = std::max<int64_t>(run_time.micros(), 0);
+  const std::optional<BurstId> burst = bursts_.Of(spec.id);
   for (int level = 0; level < kLevels; ++level) {
-    const std::string key = KeyAt(spec, level);
+    const std::string key = KeyAt(spec, level, burst);
     if (!key.empty()) Add(key, micros);
   }
   ++observations_;
+  Drop(bursts_.Ended(spec.id));
 }
 
 RuntimePredictor::Windows RuntimePredictor::WindowsOf(const JobSpec& spec) const {
   Windows windows{};
+  const std::optional<BurstId> burst = bursts_.Of(spec.id);
   for (int level = 0; level < kLevels; ++level) {
-    const std::string key = KeyAt(spec, level);
+    const std::string key = KeyAt(spec, level, burst);
     auto it = key.empty() ? windows_.end() : windows_.find(key);
     if (it != windows_.end()) windows[static_cast<size_t>(level)] = &it->second;
   }
   return windows;
 }
 
-const RuntimePredictor::Window* RuntimePredictor::Answering(const Windows& windows) const {
-  for (const void* ref : windows) {
-    const auto* window = static_cast<const Window*>(ref);
+const RuntimePredictor::Window* RuntimePredictor::Answering(const JobSpec& spec,
+                                                            const Windows& windows,
+                                                            std::optional<Time> now) const {
+  // A burst answers from its first finished member, unless a member still
+  // running has outrun every finished one: then they were its quick ends.
+  if (const auto* burst = static_cast<const Window*>(windows[0]);
+      burst != nullptr && spec.name.empty() && !burst->sorted.empty()) {
+    const std::optional<BurstId> id = bursts_.Of(spec.id);
+    const bool outrun =
+        id && now && bursts_.LongestRunning(*id, *now).micros() > burst->sorted.back();
+    if (!outrun) return burst;
+  }
+  for (size_t level = spec.name.empty() ? 1 : 0; level < windows.size(); ++level) {
+    const auto* window = static_cast<const Window*>(windows[level]);
     if (window != nullptr && window->recent.size() >= static_cast<size_t>(config_.min_samples)) {
       return window;
     }
@@ -130,13 +161,15 @@ const RuntimePredictor::Window* RuntimePredictor::Answering(const Windows& windo
   return nullptr;
 }
 
-int64_t RuntimePredictor::FromHistory(const Windows& windows) const {
-  const Window* window = Answering(windows);
+int64_t RuntimePredictor::FromHistory(const JobSpec& spec, const Windows& windows,
+                                      std::optional<Time> now) const {
+  const Window* window = Answering(spec, windows, now);
   return window != nullptr ? std::max<int64_t>(window->median, 1) : 0;
 }
 
-Duration RuntimePredictor::Predict(const JobSpec& spec, const Windows& windows) const {
-  const int64_t history = FromHistory(windows);
+Duration RuntimePredictor::Predict(const JobSpec& spec, const Windows& windows,
+                                   std::optional<Time> now) const {
+  const int64_t history = FromHistory(spec, windows, now);
   int64_t prediction = history > 0 ? history : config_.cold_start.micros();
   if (spec.estimate && spec.estimate->micros() > 0) {
     const int64_t estimate = spec.estimate->micros();
@@ -148,7 +181,9 @@ Duration RuntimePredictor::Predict(const JobSpec& spec, const Windows& windows) 
   return Duration::Micros(prediction);
 }
 
-Duration RuntimePredictor::Expected(const Job& job) const {
+Duration RuntimePredictor::Expected(const Job& job) const { return ExpectedAt(job, std::nullopt); }
+
+Duration RuntimePredictor::ExpectedAt(const Job& job, std::optional<Time> now) const {
   EstimatorMemo& memo = job.estimator_memo;
   // Same owner, compared without touching reference counts.
   const bool mine = !memo.owner.owner_before(token_) && !token_.owner_before(memo.owner);
@@ -157,11 +192,18 @@ Duration RuntimePredictor::Expected(const Job& job) const {
     memo.owner = token_;
     memo.generation = generation_;
   }
-  return Predict(job.spec, memo.refs);
+  return Predict(job.spec, memo.refs, now);
+}
+
+std::optional<Duration> RuntimePredictor::Probe(const Job& job, Time now) const {
+  if (config_.probe == Duration::Zero() || job.RunTime(now) > Duration::Zero()) return std::nullopt;
+  const std::optional<BurstId> burst = bursts_.Of(job.spec.id);
+  if (!burst || bursts_.Probed(*burst)) return std::nullopt;
+  return job.spec.time_limit ? Min(config_.probe, *job.spec.time_limit) : config_.probe;
 }
 
 Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
-  const Duration predicted = Expected(job);
+  const Duration predicted = ExpectedAt(job, now);
   const Duration ran = job.RunTime(now);
   Duration remaining = predicted > ran ? predicted - ran : ran;  // proved wrong: as long again
   if (job.spec.time_limit)
@@ -170,8 +212,9 @@ Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
 }
 
 Duration RuntimePredictor::Rank(const Job& job, Time now) const {
+  if (const std::optional<Duration> probe = Probe(job, now)) return *probe;
   Expected(job);  // brings the job's memo up to date
-  const Window* window = Answering(job.estimator_memo.refs);
+  const Window* window = Answering(job.spec, job.estimator_memo.refs, now);
   const Duration ran = job.RunTime(now);
   std::optional<Duration> rank;
   if (window != nullptr) {
@@ -181,7 +224,7 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
     // times its index at a / s).
     double scale = 1.0;
     if (job.spec.estimate && job.spec.estimate->micros() > 0) {
-      scale = static_cast<double>(Predict(job.spec, job.estimator_memo.refs).micros()) /
+      scale = static_cast<double>(Predict(job.spec, job.estimator_memo.refs, now).micros()) /
               static_cast<double>(std::max<int64_t>(window->median, 1));
     }
     rank = ran == Duration::Zero()
@@ -197,8 +240,9 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
 }
 
 Duration RuntimePredictor::MeanRemaining(const Job& job, Time now) const {
+  if (const std::optional<Duration> probe = Probe(job, now)) return *probe;
   Expected(job);  // brings the job's memo up to date
-  const Window* window = Answering(job.estimator_memo.refs);
+  const Window* window = Answering(job.spec, job.estimator_memo.refs, now);
   if (window == nullptr) return Remaining(job, now);
   const Duration ran = job.RunTime(now);
   std::optional<Duration> mean = ran == Duration::Zero()

@@ -21,6 +21,12 @@
 // `half_life` run times of its key observed after it, so the shape still
 // follows a class that changes.
 //
+// Jobs without a name are also grouped by how they arrive (bursts.h): a
+// burst's finished members are the most specific key of the rest, asked
+// from one finished member on, while no running member has outrun them.
+// Until a member of a burst has started, its pending members rank as jobs
+// of `probe` (config), so that one starts early and tells the rest.
+//
 // A job that has run past its prediction has proved it wrong; its remaining
 // time is then taken to be as long again as it has run so far (capped by its
 // time limit), so ordering falls back to least attained service for it.
@@ -39,6 +45,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/bursts.h"
 #include "core/job.h"
 #include "core/runtime_estimator.h"
 
@@ -55,6 +62,11 @@ struct PredictorConfig {
   // In run times of the key, at least 1; infinity counts every kept run
   // time alike.
   double half_life = 25;
+  BurstConfig bursts = {};
+  // What a pending member of a burst none of whose members has started
+  // ranks as, and weighs in the gain rule (victims.h): a quantum whose run
+  // tells the burst's size. Zero: no probing.
+  Duration probe = Duration::Minutes(10);
 };
 
 class RuntimePredictor final : public RuntimeEstimator {
@@ -64,12 +76,20 @@ class RuntimePredictor final : public RuntimeEstimator {
   RuntimePredictor(const RuntimePredictor&) = delete;
   RuntimePredictor& operator=(const RuntimePredictor&) = delete;
 
+  // The owner reports each job's life (the simulator and the server alike):
+  // its submission (in submit order), its first start, and its end: finished
+  // (Observe) or gone without a run time to learn from (Forget).
+  void Submitted(const JobSpec& spec);
+  void Started(JobId job, Time now);
+  void Forget(JobId job);
   // Learns from a finished job. `run_time` is its real run time, without
   // time lost to restarts.
   void Observe(const JobSpec& spec, Duration run_time);
 
   // The predicted run time of the whole job.
-  Duration Predict(const JobSpec& spec) const { return Predict(spec, WindowsOf(spec)); }
+  Duration Predict(const JobSpec& spec) const {
+    return Predict(spec, WindowsOf(spec), std::nullopt);
+  }
 
   // The same, with which windows answer the job kept in its EstimatorMemo.
   Duration Expected(const Job& job) const override;
@@ -85,6 +105,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   Duration MeanRemaining(const Job& job, Time now) const override;
 
   int64_t observations() const { return observations_; }
+  size_t bursts() const { return bursts_.size(); }  // remembered (bounded)
+  size_t keys() const { return windows_.size(); }   // with history (bounded)
 
  private:
   struct Window {
@@ -107,12 +129,20 @@ class RuntimePredictor final : public RuntimeEstimator {
   static_assert(std::tuple_size_v<decltype(EstimatorMemo::refs)> == kLevels);
 
   Windows WindowsOf(const JobSpec& spec) const;
-  Duration Predict(const JobSpec& spec, const Windows& windows) const;
+  // `now`, where known, lets a burst's running members judge its finished
+  // ones.
+  Duration Predict(const JobSpec& spec, const Windows& windows, std::optional<Time> now) const;
   // The history answer, or 0 when no key has enough samples.
-  int64_t FromHistory(const Windows& windows) const;
+  int64_t FromHistory(const JobSpec& spec, const Windows& windows, std::optional<Time> now) const;
   // The first window with enough samples, or null.
-  const Window* Answering(const Windows& windows) const;
+  const Window* Answering(const JobSpec& spec, const Windows& windows,
+                          std::optional<Time> now) const;
+  // Expected, judged at `now` where known.
+  Duration ExpectedAt(const Job& job, std::optional<Time> now) const;
+  // The rank and weight of a pending member of a burst not yet probed.
+  std::optional<Duration> Probe(const Job& job, Time now) const;
   void Add(const std::string& key, int64_t micros);
+  void Drop(const std::vector<BurstId>& gone);
 
   PredictorConfig config_;
   // Names this predictor in jobs' memos (EstimatorMemo::owner): unlike the
@@ -120,10 +150,12 @@ class RuntimePredictor final : public RuntimeEstimator {
   const std::shared_ptr<const void> token_ = std::make_shared<const int>(0);
   // unordered_map nodes do not move, so jobs' memos may point at them.
   std::unordered_map<std::string, Window> windows_;
-  // Bumps whenever a key is seen for the first time: a memo written before
-  // may miss a window and is rebuilt.
+  // Bumps whenever a key is seen for the first time or a burst's window is
+  // dropped: a memo written before may miss a window, or point at a dropped
+  // one, and is rebuilt.
   int64_t generation_ = 0;
   int64_t observations_ = 0;
+  Bursts bursts_;
 };
 
 }  // namespace berth::core

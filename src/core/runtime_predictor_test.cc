@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
 #include <memory>
 
 #include "core/test_builders.h"
@@ -252,6 +253,76 @@ TEST(RuntimePredictorTest, ForgetsRunTimesBeyondTheHistory) {
   job.executed = Secs(200);
   EXPECT_EQ(predictor.MeanRemaining(job, At(0)), predictor.Remaining(job, At(0)))
       << "the 10,000 s run fell off: the job outlived what is kept";
+}
+
+// Bursts (bursts.h): unnamed jobs of one user, queue and GPU count that
+// arrive together. The class (queue "q", 1 GPU) has run 10,000 s three
+// times; a burst of three whose first member ended after 100 s.
+class BurstPredictorTest : public ::testing::Test {
+ protected:
+  BurstPredictorTest() : predictor_(Config()) {
+    for (int64_t id = 101; id <= 103; ++id) predictor_.Observe(Member(id, 0), Secs(10000));
+    for (int64_t id = 1; id <= 3; ++id) {
+      jobs_[id].spec = Member(id, id * 10);
+      predictor_.Submitted(jobs_[id].spec);
+    }
+  }
+  static PredictorConfig Config() {
+    PredictorConfig config;
+    config.bursts.gap = Secs(300);
+    config.probe = Secs(600);
+    return config;
+  }
+  static JobSpec Member(int64_t id, int64_t submit_s) {
+    return NewJob(id).User("u").Queue("q").Gpus(1).Submit(submit_s);
+  }
+  RuntimePredictor predictor_;
+  std::map<int64_t, Job> jobs_;
+};
+
+TEST_F(BurstPredictorTest, UntilAMemberStartsItsBurstRanksAsTheProbe) {
+  EXPECT_EQ(predictor_.Rank(jobs_[2], At(100)), Secs(600));
+  EXPECT_EQ(predictor_.MeanRemaining(jobs_[2], At(100)), Secs(600));
+  EXPECT_EQ(predictor_.Remaining(jobs_[2], At(100)), Secs(10000)) << "the plan reads the class";
+  predictor_.Started(jobs_[1].spec.id, At(100));
+  EXPECT_EQ(predictor_.Rank(jobs_[2], At(200)), Secs(10000)) << "probed: the class answers";
+}
+
+TEST_F(BurstPredictorTest, ItsFinishedMembersAnswerForTheRestFromTheFirst) {
+  predictor_.Started(jobs_[1].spec.id, At(100));
+  predictor_.Observe(jobs_[1].spec, Secs(100));
+  EXPECT_EQ(predictor_.Predict(jobs_[2].spec), Secs(100));
+  EXPECT_EQ(predictor_.Rank(jobs_[2], At(300)), Secs(100));
+  EXPECT_EQ(predictor_.Predict(Member(104, 5000)), Secs(10000)) << "not a member";
+}
+
+TEST_F(BurstPredictorTest, ARunningMemberThatOutranTheFinishedOnesSilencesThem) {
+  predictor_.Started(jobs_[1].spec.id, At(100));
+  predictor_.Started(jobs_[3].spec.id, At(100));
+  predictor_.Observe(jobs_[1].spec, Secs(100));  // ended at 200
+  EXPECT_EQ(predictor_.Remaining(jobs_[2], At(200)), Secs(100)) << "member 3 has run 100 s";
+  EXPECT_EQ(predictor_.Remaining(jobs_[2], At(250)), Secs(10000)) << "150 s: outran it";
+  Job outsider;
+  outsider.spec = Member(104, 0);
+  EXPECT_EQ(predictor_.Rank(jobs_[2], At(250)), predictor_.Rank(outsider, At(250)))
+      << "ranked by its class, as a job of no burst";
+  EXPECT_GT(predictor_.Rank(jobs_[2], At(250)), Secs(100));
+}
+
+TEST_F(BurstPredictorTest, ABurstsWindowGoesWithTheBurst) {
+  for (int64_t id = 1; id <= 3; ++id) {
+    predictor_.Started(jobs_[id].spec.id, At(100));
+    predictor_.Observe(jobs_[id].spec, Secs(100));
+  }
+  EXPECT_EQ(predictor_.bursts(), 1u) << "still open";
+  const size_t keys = predictor_.keys();
+  for (int64_t id = 4; id < 1004; ++id) {
+    const JobSpec spec = Member(id, id * 1000);
+    predictor_.Submitted(spec);
+    predictor_.Observe(spec, Secs(5));
+  }
+  EXPECT_EQ(predictor_.bursts(), 1u) << "each closed and empty burst is dropped";
+  EXPECT_EQ(predictor_.keys(), keys) << "and its window with it";
 }
 
 }  // namespace

@@ -251,9 +251,22 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
 }
 
 void Controller::AddToStateLocked(JobRecord& job, core::EarlierRuns earlier) {
-  state_.Submit(JobSpecOf(job), Now(), earlier);
+  const core::JobSpec spec = JobSpecOf(job);
+  if (policy_.predictor) {
+    // In submit order: live jobs are added as they arrive, and on recovery
+    // in id order. A job that ran before has probed its burst (its current
+    // run's start stands for its first after a restart).
+    policy_.predictor->Submitted(spec);
+    if (job.start_time) policy_.predictor->Started(job.id, *job.start_time);
+  }
+  state_.Submit(spec, Now(), earlier);
   arrived_since_full_ = true;
   if (job.state == JobState::kHeld) state_.Hold(job.id);
+}
+
+void Controller::LeaveCoreLocked(JobId id, core::Time now) {
+  if (state_.Find(id) != nullptr) state_.Cancel(id, now);
+  if (policy_.predictor) policy_.predictor->Forget(id);
 }
 
 Result<JobRecord*> Controller::FindLiveLocked(JobId id) {
@@ -447,7 +460,7 @@ Status Controller::Cancel(const Principal& who, JobId id) {
   BERTH_RETURN_IF_ERROR(PersistLocked(changed));
   if (job.state == JobState::kCompleting) WakeAgentsLocked(job);
   if (job.state == JobState::kCancelled) {
-    state_.Cancel(id, Now());
+    LeaveCoreLocked(id, Now());
     RememberEndedLocked(id, job.state);
     explained_.erase(id);
     eta_book_.Forget(id);

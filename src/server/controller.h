@@ -347,6 +347,9 @@ class Controller {
     return QueueCommitLocked(changed).get();
   }
   void AddToStateLocked(store::JobRecord& job, core::EarlierRuns earlier = {});
+  // The job has ended (or will never run): the core and the predictor's
+  // bursts let it go.
+  void LeaveCoreLocked(core::JobId id, core::Time now);
   // The core's view of a job's record.
   static core::JobSpec JobSpecOf(const store::JobRecord& job);
   // Fair share's usage and the predictor's history from the runs the store

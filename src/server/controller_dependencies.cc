@@ -115,7 +115,7 @@ void Controller::ReleaseDependentsLocked(std::vector<JobRecord*>& changed) {
       job.reason = JobReason::kDependencyNeverSatisfied;
       job.message = "a job it depends on ended the wrong way";
       job.end_time = Now();
-      state_.Cancel(id, Now());
+      LeaveCoreLocked(id, Now());
       RememberEndedLocked(id, job.state);
       changed.push_back(&job);
     }

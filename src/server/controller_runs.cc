@@ -101,7 +101,7 @@ void Controller::EndRunLocked(JobRecord& job, JobState outcome, JobReason reason
                   std::to_string(job.request.retries);
     return;
   }
-  if (state_.Find(job.id) != nullptr) state_.Cancel(job.id, now);  // leaves the core either way
+  LeaveCoreLocked(job.id, now);  // either way
   job.state = outcome;
   job.reason = reason;
   job.end_time = now;

@@ -124,6 +124,7 @@ void Controller::PlanApplier::LogChange(const JobRecord& job) const {
 void Controller::PlanApplier::ObserveFirstStart(const JobRecord& job) {
   Controller& c = controller_;
   c.start_waits_.Add(now_ - job.submit_time);
+  if (c.policy_.predictor) c.policy_.predictor->Started(job.id, now_);
   c.eta_book_.Judge(job.id, now_);
   if (c.metrics_ != nullptr) {
     c.metrics_->Observe("berth_queue_wait_seconds", {{"queue", job.request.queue}},

@@ -159,6 +159,7 @@ void Simulation::Arrive(size_t i, Time now) {
   } else {
     spec.saves_when_stopped = true;
   }
+  if (policy_.predictor) policy_.predictor->Submitted(spec);
   state_.Submit(spec, now);
   runs_[i].queued_since = now;
   JobOutcome& outcome = outcomes_[i];
@@ -202,6 +203,7 @@ void Simulation::Start(const core::JobStart& start, Time now) {
   outcome.wait += now - run.queued_since;
   if (!run.started) {
     outcome.first_start = now;
+    if (policy_.predictor) policy_.predictor->Started(job.spec.id, now);
     if (plan_etas_[i]) {
       eta_calibrator_.Observe(outcome.submit, *plan_etas_[i], now, outcome.first_eta_interval);
     }
