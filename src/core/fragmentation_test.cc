@@ -9,11 +9,12 @@
 #include "core/capacity.h"
 #include "core/node_table.h"
 #include "core/placer.h"
+#include "core/test_builders.h"
 
 namespace berth::core {
 namespace {
 
-NodeId N(int32_t id) { return static_cast<NodeId>(id); }
+using testing::N;
 
 // A node table and its free capacity, with helpers that occupy resources
 // the way running tasks would.
