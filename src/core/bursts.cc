@@ -25,7 +25,6 @@ std::vector<BurstId> Bursts::Submitted(const JobSpec& spec) {
       MaybeForget(open.burst, gone);
     }
     open.burst = ++next_;
-    open.last_submit = spec.submit_time;
     bursts_[open.burst];
   }
   open.last_submit = Max(open.last_submit, spec.submit_time);

@@ -1,9 +1,11 @@
 // What a restarted controller reads back of the runs that ended before it:
 // fair share's decayed usage and the runtime predictor's history. Both come
 // from the store's usage records, one per run however it ended, so a restart
-// forgets neither who used the GPUs nor how long their jobs took.
+// forgets neither who used the GPUs nor how long their jobs took; the
+// predictor's bursts come back from the records of those runs' jobs.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -32,11 +34,25 @@ Status Controller::ReadHistoryLocked(core::Time now, std::map<JobId, core::Durat
     core::Duration& total = run_times[run.job];
     total = total + (run.end - run.start);
   }
-  if (!policy_.predictor || run_times.empty()) return Status::Ok();
-  return RelearnRunTimesLocked(run_times);
+  if (!policy_.predictor) return Status::Ok();
+  return ReplayToPredictorLocked(run_times);
 }
 
-Status Controller::RelearnRunTimesLocked(const std::map<JobId, core::Duration>& run_times) {
+Status Controller::ReplayToPredictorLocked(const std::map<JobId, core::Duration>& run_times) {
+  // Jobs are replayed from the oldest with a run read, or still live,
+  // whichever is older: its bursts hear of each submission in submit (id)
+  // order and of each first start, as they did live, so a pending job finds
+  // the burst-mates that finished before the restart (AddToStateLocked goes
+  // on from here for the live ones, and repeats nothing).
+  std::optional<JobId> first;
+  if (!run_times.empty()) first = run_times.begin()->first;
+  store::JobFilter oldest_live;
+  oldest_live.live_only = true;
+  oldest_live.limit = 1;
+  BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> live, store_.ListJobs(oldest_live));
+  if (!live.empty()) first = first ? std::min(*first, live.front().id) : live.front().id;
+  if (!first) return Status::Ok();
+
   // The predictor learns from jobs that succeeded, as EndRunLocked teaches
   // it, in the order they ended: it keeps the most recent per kind.
   struct Finished {
@@ -47,15 +63,21 @@ Status Controller::RelearnRunTimesLocked(const std::map<JobId, core::Duration>& 
   };
   std::vector<Finished> finished;
   store::JobFilter filter;
-  filter.state = JobState::kSucceeded;
-  filter.after = JobId{core::Value(run_times.begin()->first) - 1};
+  filter.after = JobId{core::Value(*first) - 1};
   filter.limit = 1000;
   while (true) {
     BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> page, store_.ListJobs(filter));
     for (const JobRecord& job : page) {
+      core::JobSpec spec = JobSpecOf(job);
+      policy_.predictor->Submitted(spec);
+      if (job.start_time) policy_.predictor->Started(job.id, *job.start_time);
+      if (!job.end_time) continue;  // live: only an ended job has an end time
       auto run_time = run_times.find(job.id);
-      if (run_time == run_times.end() || !job.end_time) continue;
-      finished.push_back(Finished{*job.end_time, job.id, JobSpecOf(job), run_time->second});
+      if (job.state == JobState::kSucceeded && run_time != run_times.end()) {
+        finished.push_back(Finished{*job.end_time, job.id, std::move(spec), run_time->second});
+      } else {
+        policy_.predictor->Forget(job.id);
+      }
     }
     if (page.size() < static_cast<size_t>(filter.limit)) break;
     filter.after = page.back().id;

@@ -120,13 +120,30 @@ class PredictorApiTest : public ApiTest {
     return attempt;
   }
 
-  // Runs a job of this name on n0 to success, in `run_time`.
-  void RunToSuccess(Client& user, Client& agent, const std::string& name, core::Duration run_time) {
-    const int64_t id =
-        user.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+  // Runs job `id` on n0 to success, in `run_time`.
+  void RunToSuccess(Client& user, Client& agent, int64_t id, core::Duration run_time) {
     const int32_t attempt = RunOnN0(user, agent, id, run_time);
     Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
     WaitForState(user, id, "succeeded");
+  }
+  // The same for a new job of this name.
+  void RunToSuccess(Client& user, Client& agent, const std::string& name, core::Duration run_time) {
+    const int64_t id =
+        user.Post("/api/v1/jobs", json{{"name", name}, {"command", {"x"}}}).body["id"];
+    RunToSuccess(user, agent, id, run_time);
+  }
+
+  // Polls until the pending job `id` holds `position` in the queue; returns
+  // its explanation.
+  json WaitForPosition(Client& user, int64_t id, int position) {
+    const std::string explain = "/api/v1/jobs/" + std::to_string(id) + "/explain";
+    json explained;
+    for (int i = 0; i < 300; ++i) {
+      explained = user.Get(explain).body;
+      if (explained.contains("position") && explained["position"] == position) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return explained;
   }
 
   // Whether a "train" job goes ahead of one submitted before it with the
@@ -141,13 +158,7 @@ class PredictorApiTest : public ApiTest {
             .body["id"];
     const int64_t train =
         user.Post("/api/v1/jobs", json{{"name", "train"}, {"command", {"x"}}}).body["id"];
-    const std::string explain = "/api/v1/jobs/" + std::to_string(train) + "/explain";
-    json explained;
-    for (int i = 0; i < 300; ++i) {
-      explained = user.Get(explain).body;
-      if (explained.contains("position") && explained["position"] == 0) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    const json explained = WaitForPosition(user, train, 0);
     EXPECT_EQ(explained["position"], 0) << explained.dump();
     EXPECT_EQ(user.Get("/api/v1/jobs/" + std::to_string(unknown) + "/explain").body["position"], 1);
   }
@@ -171,6 +182,60 @@ TEST_F(PredictorApiTest, WhatThePredictorLearnedOutlivesARestart) {
   Client alice_again = As(token);
   Client agent_again = RegisterAgent("n0", 1);
   ExpectTrainGoesFirst(alice_again, agent_again);
+}
+
+// Unnamed jobs of one user and GPU count submitted minutes apart are a
+// burst (core/bursts.h): its first member to finish predicts the rest, before
+// and after a restart. Without the burst the pending member would be
+// unknown, and would rank as a probe (10 minutes, its burst-mate not yet
+// seen to start) or as a fresh job (1 hour): behind one its user expects to
+// take 5 minutes.
+TEST_F(PredictorApiTest, ABurstsFinishedMemberPredictsTheRestAcrossARestart) {
+  const std::string token = NewToken("alice", "user");
+  Client alice = As(token);
+  Client agent = RegisterAgent("n0", 1);
+  const json unnamed = json{{"command", {"x"}}};
+  const int64_t first = alice.Post("/api/v1/jobs", unnamed).body["id"];
+  RunToSuccess(alice, agent, first, core::Duration::Minutes(2));
+  const int64_t hog =
+      alice.Post("/api/v1/jobs", json{{"name", "hog"}, {"command", {"x"}}}).body["id"];
+  WaitForAssignment(agent, "n0", hog);
+  const int64_t eval =
+      alice.Post("/api/v1/jobs", json{{"name", "eval"}, {"command", {"x"}}, {"estimate_s", 300}})
+          .body["id"];
+  const int64_t member = alice.Post("/api/v1/jobs", unnamed).body["id"];  // 2 minutes on
+  json explained = WaitForPosition(alice, member, 0);
+  EXPECT_EQ(explained["position"], 0) << explained.dump();
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(eval) + "/explain").body["position"], 1);
+
+  server_.reset();
+  StartServer();  // n0 keeps its lease, and the hog its GPU
+  Client alice_again = As(token);
+  explained = WaitForPosition(alice_again, member, 0);
+  EXPECT_EQ(explained["position"], 0) << explained.dump();
+  EXPECT_EQ(alice_again.Get("/api/v1/jobs/" + std::to_string(eval) + "/explain").body["position"],
+            1);
+}
+
+// Once a burst's member has started, the rest of it is no longer probed: a
+// pending member ranks as a job nothing is known of (1 hour), behind one its
+// user expects to take 20 minutes; a probe (10 minutes) would go ahead.
+TEST_F(PredictorApiTest, ABurstWhoseMemberStartedIsNoLongerProbed) {
+  Client alice = As(NewToken("alice", "user"));
+  Client agent = RegisterAgent("n0", 2);
+  const json unnamed = json{{"command", {"x"}}};
+  RunOnN0(alice, agent, alice.Post("/api/v1/jobs", unnamed).body["id"],
+          core::Duration::Seconds(10));
+  const int64_t hog =
+      alice.Post("/api/v1/jobs", json{{"name", "hog"}, {"command", {"x"}}}).body["id"];
+  WaitForAssignment(agent, "n0", hog);
+  const int64_t quick =
+      alice.Post("/api/v1/jobs", json{{"name", "quick"}, {"command", {"x"}}, {"estimate_s", 1200}})
+          .body["id"];
+  const int64_t member = alice.Post("/api/v1/jobs", unnamed).body["id"];
+  const json explained = WaitForPosition(alice, quick, 0);
+  EXPECT_EQ(explained["position"], 0) << explained.dump();
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(member) + "/explain").body["position"], 1);
 }
 
 // A job's earlier runs outlive a restart. With nothing learned the berth
