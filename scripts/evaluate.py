@@ -5,6 +5,9 @@ Runs `berth sim --json --quiet` on
   - Philly 2017-10-01..2017-12-01 on one pool of 80 x 8 P100 (philly-pollux/);
   - the ITP raw clusters 02, 06 and 08 on 18, 16 and 12 x 8 V100, and
     01, 05, 09 and 10 on 8, 3, 5 and 2 x 8 V100 and one node fewer and more;
+  - Philly and ITP clusters 02, 06 and 08 again with runs that checkpoint every
+    30 min (--checkpoint-interval 1800: a preempted run loses the work since its
+    last checkpoint);
   - the Alibaba PAI 2023 packing run (--pack, best-fit vs berth placement);
   - Philly with the Helios VCs as team quotas (--vc-quotas), when the binary
     has that flag;
@@ -49,6 +52,10 @@ DEFAULT_PARALLEL = 2
 PHILLY_TRACE = "data/traces/philly-pollux/philly_jobs_2017-09-04_to_2017-11-30.csv.gz"
 PHILLY_VC_QUOTAS = "data/traces/philly-pollux/philly_vc_nodes_helios_qssf.csv"
 ITP_DIR = "data/traces/microsoft-itp-2021/raw"
+# The runs the targets call developer traces, replayed again with checkpoints.
+DEVELOPER_RUNS = ("philly", "itp-cluster02", "itp-cluster06", "itp-cluster08")
+CHECKPOINT_PREFIX = "ckpt-"
+CHECKPOINT_INTERVAL_S = 1800
 PAI_DIR = "data/traces/alibaba-pai-gpu-2023"
 
 
@@ -92,6 +99,17 @@ def replay_specs(shared):
                     "args": ["--trace", os.path.join(shared, ITP_DIR, cluster + ".csv"),
                              "--format", "itp", "--cluster", f"{other}x8xV100"],
                 })
+    # Issue 30: the developer traces again where a stop costs the work since
+    # the run's last checkpoint, not only a restart.
+    for spec in [s for s in specs if s["key"] in DEVELOPER_RUNS]:
+        specs.append({
+            "key": CHECKPOINT_PREFIX + spec["key"],
+            "title": spec["title"] + f", runs checkpointing every {CHECKPOINT_INTERVAL_S} s",
+            "note": f"The same run, where a preempted run loses the work since its last "
+                    f"checkpoint (the last multiple of {CHECKPOINT_INTERVAL_S} s of its run time; "
+                    "`lost GPU-h`) besides its restart: issue 30's honest preemption costs.",
+            "args": spec["args"] + ["--checkpoint-interval", str(CHECKPOINT_INTERVAL_S)],
+        })
     return specs
 
 
@@ -160,6 +178,9 @@ REPLAY_COLUMNS = [
     ("ETA ±25%", "---:", lambda r: fmt_pct(r.get("eta_within_25pct"))),
     ("ETA p80 cov.", "---:", lambda r: fmt_pct(r.get("eta_p80_coverage"))),
     ("preemptions", "---:", lambda r: fmt_int(r.get("preemptions"))),
+    ("most stops of one job", "---:",
+     lambda r: fmt_int((r.get("preemptions_per_job") or {}).get("max"))),
+    ("lost GPU-h", "---:", lambda r: fmt_fixed(r.get("lost_gpu_hours"), 1)),
     ("sim (s)", "---:", lambda r: fmt_fixed(r.get("sim_wall_s"), 1)),
 ]
 
@@ -300,6 +321,15 @@ def check_targets(results, packing, subject="berth"):
         for field, name in (("avg_jct_s", "avg JCT"), ("avg_wait_s", "avg wait")):
             for base in ("fifo", "slurm", "las", "qssf"):
                 add(group, f"{name} < {base}", field, "<", base, runs=runs)
+    # Issue 30: with runs that checkpoint, still below every non-oracle
+    # baseline on avg JCT.
+    for key in sorted(k for k in results if k.startswith(CHECKPOINT_PREFIX)):
+        runs = _by_policy(results[key])
+        trace = key[len(CHECKPOINT_PREFIX):]
+        group = ("Philly" if trace == "philly" else "ITP " + trace[len("itp-"):]) + \
+            f", checkpoints every {CHECKPOINT_INTERVAL_S} s"
+        for base in ("fifo", "slurm", "las", "qssf"):
+            add(group, f"avg JCT < {base}", "avg_jct_s", "<", base, runs=runs)
     places = {p.get("placement"): p for p in packing or []}
     targets.append(_target("PAI 2023 packing", "unallocated_gpu_share < best-fit",
                            places.get(subject, {}).get("unallocated_gpu_share"), "<",
@@ -427,7 +457,10 @@ def render_page(ctx):
       "started within ±25% (or ±10 min) of the first ETA they were given (`eta_within_25pct`, "
       "`berth` and `berth-oracle`). `ETA p80 cov.` is the share of the same jobs whose start "
       "fell inside the 80% interval given with that ETA (`eta_p80_coverage`; 80% when "
-      "calibrated). "
+      "calibrated). `most stops of one job` is `preemptions_per_job.max`; `lost GPU-h` "
+      "(`lost_gpu_hours`) is the work preempted runs lost since their last checkpoint, "
+      "zero where runs are taken to save when stopped (every run without "
+      "`--checkpoint-interval`). "
       "`—`: the run does not report the field.\n")
     w("- † reads the future (true durations): a reference, not a contender. `berth-oracle` "
       "is `berth` told every job's true size: what lies between it and `srtf-oracle` is what "
