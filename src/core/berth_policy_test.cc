@@ -9,6 +9,7 @@
 #include "core/berth_orderer.h"
 #include "core/decide.h"
 #include "core/placer.h"
+#include "core/runtime_predictor.h"
 #include "core/test_builders.h"
 
 namespace berth::core {
@@ -120,6 +121,31 @@ TEST(BerthPolicyTest, StopsARunOnlyWhenTheGainPaysForTheLoss) {
   ASSERT_EQ(decision.preemptions.size(), 1u) << "2,000 + 100 lost + 30 restart < 3,000";
   EXPECT_EQ(decision.preemptions[0].job, Id(1));
   EXPECT_THAT(StartedIds(decision), ElementsAre(Id(2)));
+}
+
+// Issue 30: a pending member of a burst none of whose members has started
+// weighs in the gain rule as the probe (10 minutes): a bet on what its run
+// will tell the rest. Against a stop that loses work, which is certain, it
+// weighs as what is known of its size: nothing here, so the predictor's
+// hour. Job 1 (5 hours by its user's word) saves every 1,000 s of its run.
+TEST(BerthPolicyTest, AProbeStopsOnlyARunThatLosesNothing) {
+  ClusterState state;
+  AddNodes(state, 1, 4);
+  auto predictor = std::make_shared<RuntimePredictor>();
+  const JobSpec running =
+      NewJob(1).Name("long").Estimate(18000).Gpus(4).Preemptible().CheckpointEvery(1000);
+  const JobSpec probe = NewJob(2).User("u").Gpus(4).Submit(4000);
+  predictor->Submitted(running);
+  predictor->Submitted(probe);
+  StartOn(state, running, N(0), 0x0f, At(0));
+  state.Submit(probe, At(4000));
+  const Policy policy = testing::NamedPolicy("berth", predictor);
+  ASSERT_EQ(predictor->MeanRemaining(*state.Find(Id(2)), At(4000)), Secs(600));
+
+  EXPECT_EQ(Decide(state, At(4000), policy).preemptions.size(), 1u)
+      << "at its save it loses nothing: 4 x 600 + restart < 14,000 s left";
+  EXPECT_THAT(Decide(state, At(4400), policy).preemptions, IsEmpty())
+      << "400 s after its save: 4 x 3,600 + 400 lost > 13,600 s left";
 }
 
 // A higher priority class is an operator's word: it stops the run however

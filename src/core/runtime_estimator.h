@@ -28,6 +28,12 @@ class RuntimeEstimator {
   // that outlast what it has run, for an estimator that knows them; by
   // default its expected remaining time.
   virtual Duration MeanRemaining(const Job& job, Time now) const { return Remaining(job, now); }
+  // The same, without what ranking the job early is worth: an estimator
+  // that probes (runtime_predictor.h) answers MeanRemaining with a probe's
+  // quantum, and this with what is known of the job's size.
+  virtual Duration KnownMeanRemaining(const Job& job, Time now) const {
+    return MeanRemaining(job, now);
+  }
 };
 
 // The user's estimate when given, else the time limit, else a default limit

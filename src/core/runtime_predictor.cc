@@ -241,6 +241,10 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
 
 Duration RuntimePredictor::MeanRemaining(const Job& job, Time now) const {
   if (const std::optional<Duration> probe = Probe(job, now)) return *probe;
+  return KnownMeanRemaining(job, now);
+}
+
+Duration RuntimePredictor::KnownMeanRemaining(const Job& job, Time now) const {
   Expected(job);  // brings the job's memo up to date
   const Window* window = Answering(job.spec, job.estimator_memo.refs, now);
   if (window == nullptr) return Remaining(job, now);

@@ -64,8 +64,9 @@ struct PredictorConfig {
   double half_life = 25;
   BurstConfig bursts = {};
   // What a pending member of a burst none of whose members has started
-  // ranks as, and weighs in the gain rule (victims.h): a quantum whose run
-  // tells the burst's size. Zero: no probing.
+  // ranks as, and weighs in the gain rule (victims.h) against stops that
+  // lose no work: a quantum whose run tells the burst's size. Zero: no
+  // probing.
   Duration probe = Duration::Minutes(10);
 };
 
@@ -103,6 +104,8 @@ class RuntimePredictor final : public RuntimeEstimator {
   // job's run time, weighted as the rank's, capped as Rank; Remaining when
   // there is no such history or the job outlived all of it.
   Duration MeanRemaining(const Job& job, Time now) const override;
+  // MeanRemaining without the probe.
+  Duration KnownMeanRemaining(const Job& job, Time now) const override;
 
   int64_t observations() const { return observations_; }
   size_t bursts() const { return bursts_.size(); }  // remembered (bounded)

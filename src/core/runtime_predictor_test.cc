@@ -283,6 +283,8 @@ class BurstPredictorTest : public ::testing::Test {
 TEST_F(BurstPredictorTest, UntilAMemberStartsItsBurstRanksAsTheProbe) {
   EXPECT_EQ(predictor_.Rank(jobs_[2], At(100)), Secs(600));
   EXPECT_EQ(predictor_.MeanRemaining(jobs_[2], At(100)), Secs(600));
+  EXPECT_EQ(predictor_.KnownMeanRemaining(jobs_[2], At(100)), Secs(10000))
+      << "what is known of its size: its class";
   EXPECT_EQ(predictor_.Remaining(jobs_[2], At(100)), Secs(10000)) << "the plan reads the class";
   predictor_.Started(jobs_[1].spec.id, At(100));
   EXPECT_EQ(predictor_.Rank(jobs_[2], At(200)), Secs(10000)) << "probed: the class answers";

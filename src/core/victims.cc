@@ -57,10 +57,16 @@ bool ProtectedByItsStops(const Policy& policy, const Job& job, Time now) {
   return now - job.started < Duration::Micros(static_cast<int64_t>(protected_micros));
 }
 
-// The remaining time the gain rule weighs.
-Duration GainRemaining(const Cycle& cycle, const Job& job) {
-  return cycle.policy.gain_from_mean ? cycle.policy.runtimes->MeanRemaining(job, cycle.now)
-                                     : cycle.policy.runtimes->Remaining(job, cycle.now);
+// The remaining time the gain rule weighs. Against a stop that loses work a
+// candidate weighs what is known of its size: a probe's quantum
+// (runtime_predictor.h) is a bet on what its run will tell its burst, and
+// the victim's loss is certain. At 1800 s checkpoints probes weighed as
+// quanta stopped runs for nothing often enough to cost lost GPU-hours
+// 1.1-2x (docs/evaluation.md).
+Duration GainRemaining(const Cycle& cycle, const Job& job, bool against_a_loss = false) {
+  if (!cycle.policy.gain_from_mean) return cycle.policy.runtimes->Remaining(job, cycle.now);
+  return against_a_loss ? cycle.policy.runtimes->KnownMeanRemaining(job, cycle.now)
+                        : cycle.policy.runtimes->MeanRemaining(job, cycle.now);
 }
 
 // Which victims a candidate may stop: the protection earlier stops earn and
@@ -78,9 +84,13 @@ class Pays {
         gated_(cycle.policy.preemption_gain_ratio > 0 &&
                !cycle.policy.orderer->Guarantees(candidate.key)) {
     if (gated_) {
-      gain_bar_ = Duration::Micros(
-          std::llround(cycle.policy.preemption_gain_ratio *
-                       static_cast<double>(GainRemaining(cycle, *candidate.job).micros())));
+      auto bar = [&](bool against_a_loss) {
+        return Duration::Micros(std::llround(
+            cycle.policy.preemption_gain_ratio *
+            static_cast<double>(GainRemaining(cycle, *candidate.job, against_a_loss).micros())));
+      };
+      gain_bar_ = bar(false);
+      gain_bar_against_a_loss_ = bar(true);
     }
   }
   bool operator()(const Victim& victim) {
@@ -115,7 +125,8 @@ class Pays {
       refused_ = true;
       return false;
     }
-    if (gain_bar_ + victim.loss + victim.restart < victim.remaining) return true;
+    const Duration bar = victim.loss > Duration::Zero() ? gain_bar_against_a_loss_ : gain_bar_;
+    if (bar + victim.loss + victim.restart < victim.remaining) return true;
     refused_ = true;
     return false;
   }
@@ -129,7 +140,8 @@ class Pays {
   int64_t candidate_priority_;  // OrderKey::primary: lower ranks first
   bool reclaims_;
   bool gated_;
-  Duration gain_bar_;
+  Duration gain_bar_;                 // ratio x the candidate's remaining
+  Duration gain_bar_against_a_loss_;  // the same, what is known of it (GainRemaining)
   bool refused_ = false;
 };
 

@@ -13,17 +13,19 @@
 // R the expected remaining run times. That is the exchange argument for
 // mean completion time: running the newcomer first finishes it about
 // R_victim sooner (it would wait for the victim) and the victim R_new + loss
-// + restart later. Where sizes are alike, or the victim is nearly done, or
-// has run long since its last checkpoint, nothing is stopped, however the
-// order ranks the two (aging and fair share reorder the queue; they do not
-// pay for lost work). A run whose next save is known (checkpoint.h) and
-// nearer than the work it would lose is not stopped yet: the stop waits for
-// the save (Cycle::deferred_until wakes the policy then). A run started
-// under the starvation guarantee whose guarantee lapsed (berth_orderer.h,
-// overload) is stopped this way only where it loses no work. A higher
-// priority class, the starving head (Orderer::Guarantees) and quota reclaim
-// are promises, not gains: they stop victims without the rule. The head
-// still waits for a run that its earlier stops protect
+// + restart later. A newcomer that probes its burst (runtime_predictor.h)
+// counts as the probe's quantum only against a victim that loses nothing;
+// against a loss, as what is known of its size. Where sizes are alike, or
+// the victim is nearly done, or has run long since its last checkpoint,
+// nothing is stopped, however the order ranks the two (aging and fair share
+// reorder the queue; they do not pay for lost work). A run whose next save
+// is known (checkpoint.h) and nearer than the work it would lose is not
+// stopped yet: the stop waits for the save (Cycle::deferred_until wakes the
+// policy then). A run started under the starvation guarantee whose guarantee
+// lapsed (berth_orderer.h, overload) is stopped this way only where it loses
+// no work. A higher priority class, the starving head (Orderer::Guarantees)
+// and quota reclaim are promises, not gains: they stop victims without the
+// rule. The head still waits for a run that its earlier stops protect
 // (Policy::min_run_growth); a higher class and reclaim do not.
 #pragma once
 
