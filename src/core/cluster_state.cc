@@ -184,12 +184,16 @@ void ClusterState::Finish(JobId id, Time now) {
 }
 
 void ClusterState::Preempt(JobId id, Time now) {
+  Requeue(id, now);
+  ++GetMutable(id).preemptions;
+}
+
+void ClusterState::Requeue(JobId id, Time now) {
   Job& job = GetMutable(id);
-  BERTH_CHECK(job.running()) << "preemption of job " << Value(id) << " that is not running";
+  BERTH_CHECK(job.running()) << "requeue of job " << Value(id) << " that is not running";
   EndRun(job, now);
   job.state = JobState::kPending;
   job.queued_since = now;
-  ++job.preemptions;
   AddPending(job);
   CountWaiting(job.spec, +1);
 }

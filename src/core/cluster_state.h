@@ -99,6 +99,11 @@ class ClusterState {
   void Finish(JobId id, Time now);
   // A running job was stopped to make room and goes back to the queue.
   void Preempt(JobId id, Time now);
+  // A running job's run ended for another reason (its node was lost, it
+  // failed with retries left, its owner requeued it) and it goes back to
+  // the queue. Not a preemption: its earlier stops protect its next run
+  // (Policy::min_run_growth), this does not.
+  void Requeue(JobId id, Time now);
   // A running job was asked to stop (it keeps its GPUs until it has): no
   // policy picks it as a victim again.
   void MarkStopping(JobId id);

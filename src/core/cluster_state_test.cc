@@ -120,6 +120,25 @@ TEST(ClusterStateTest, PreemptionRequeuesAndKeepsAttainedService) {
   EXPECT_EQ(state.Get(Id(7)).RunTime(At(600)), Secs(400));
 }
 
+// A run that ended otherwise (its node lost, a retry) requeues the job as a
+// preemption does, without counting as one.
+TEST(ClusterStateTest, ARequeueKeepsAttainedServiceAndIsNotAPreemption) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const JobSpec spec = NewJob(7).Gpus(2);
+  state.Submit(spec, At(0));
+  state.Start(Id(7), PlaceOrDie(state, spec), At(100));
+  state.Requeue(Id(7), At(400));
+
+  const Job& job = state.Get(Id(7));
+  EXPECT_EQ(job.state, JobState::kPending);
+  EXPECT_EQ(job.preemptions, 0);
+  EXPECT_EQ(job.executed, Secs(300));
+  EXPECT_EQ(job.queued_since, At(400));
+  EXPECT_EQ(state.capacity().free_gpu_count(N(0)), 8);
+  ASSERT_EQ(state.pending_by_wait().size(), 1u);
+}
+
 // A restarted owner submits a job with what it knew of its earlier runs:
 // the job goes on from them as if this state had seen them.
 TEST(ClusterStateTest, AJobSubmittedWithItsEarlierRunsGoesOnFromThem) {

@@ -52,7 +52,11 @@ void Controller::RequeueLocked(JobRecord& job, JobReason reason, std::vector<Job
     // with retries left): its GPU-seconds are accounted like any other's.
     const core::Time now = Now();
     WriteRunUsageLocked(job, *live, now);
-    state_.Preempt(job.id, now);
+    if (reason == JobReason::kPreempted) {
+      state_.Preempt(job.id, now);
+    } else {
+      state_.Requeue(job.id, now);
+    }
     arrived_since_full_ = true;  // back in the queue, without an ETA
   }
   job.state = JobState::kPending;

@@ -325,5 +325,49 @@ TEST_F(ApiTest, APreemptedJobStopsThenTheJobItMakesRoomForStarts) {
   EXPECT_NEAR(by_user[0]["gpu_hours"].get<double>(), 8 * 11.0 / 60, 0.01);
 }
 
+// A run its node took down is not a preemption: the job's next run is open
+// to the gain rule after the policy's minimum run (10 minutes), not after
+// the longer one that earlier stops earn (Policy::min_run_growth: 12
+// minutes after one).
+TEST_F(ApiTest, ARunLostWithItsNodeIsNotAPreemption) {
+  server_.reset();
+  policy_ = "berth";
+  StartServer();
+  Client alice = As(NewToken("alice", "user"));
+  Client n0 = RegisterAgent("n0", 8);
+  const int64_t lost = alice
+                           .Post("/api/v1/jobs", json{{"name", "long"},
+                                                      {"command", {"x"}},
+                                                      {"gpus", 8},
+                                                      {"estimate_s", 36000},
+                                                      {"preemptible", true},
+                                                      {"grace_s", 1}})
+                           .body["id"];
+  int32_t attempt = WaitForAssignment(n0, "n0", lost)["attempt"];
+  Heartbeat(n0, "n0", {TaskReport{core::JobId{lost}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+  WaitForState(alice, lost, "running");
+  // n0 falls silent past its lease: the job goes back to the queue.
+  clock_.Advance(core::Duration::Seconds(50));
+  EXPECT_EQ(WaitForState(alice, lost, "pending")["preemptions"], 0);
+
+  Client n0_again = RegisterAgent("n0", 8);
+  attempt = WaitForAssignment(n0_again, "n0", lost)["attempt"];
+  const std::vector<TaskReport> running = {
+      TaskReport{core::JobId{lost}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+  Heartbeat(n0_again, "n0", running);
+  WaitForState(alice, lost, "running");
+  AdvanceWithHeartbeats(n0_again, "n0", core::Duration::Minutes(11), running);
+
+  const int64_t quick =
+      alice
+          .Post("/api/v1/jobs",
+                json{{"name", "quick"}, {"command", {"y"}}, {"gpus", 8}, {"estimate_s", 60}})
+          .body["id"];
+  const json stopping = WaitForState(alice, lost, "completing");
+  EXPECT_EQ(stopping["reason"], "preempted");
+  EXPECT_EQ(stopping["message"],
+            "preempted for job " + std::to_string(quick) + "; stopping within its grace period");
+}
+
 }  // namespace
 }  // namespace berth::server::api_testing
