@@ -544,7 +544,9 @@ def render_page(ctx):
               "list.\n\n")
 
     w("## Targets\n\n")
-    w("Issue 3's targets, checked on the runs above (same input, same run). Philly targets "
+    w("Issue 3's targets, checked on the runs above (same input, same run), with issue 30's: "
+      "the ITP clusters 01, 05, 09 and 10 on three pools each, and the developer traces with "
+      f"runs that checkpoint every {CHECKPOINT_INTERVAL_S} s (avg JCT only). Philly targets "
       "allow equality (≤); the ITP and packing targets ask for strictly lower. "
       "`berth / baseline` is berth's value over the baseline's (before any factor). "
       "`with true sizes`: whether `berth-oracle` (the same rules told every job's true size) "
