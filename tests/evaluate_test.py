@@ -60,6 +60,38 @@ class CheckTargetsTest(unittest.TestCase):
         self.assertIsNone(by_label["avg JCT < las"])
 
 
+class DeveloperTraceTargetsTest(unittest.TestCase):
+    def run_with(self, **berth):
+        runs = summaries({"fifo": 300, "slurm": 250, "las": 190, "qssf": 220,
+                          "srtf-oracle": 100, "berth": 114})
+        runs[-1].update(berth)
+        targets = evaluate.check_targets({"itp-cluster08": runs}, [])
+        return {t["label"]: t["ok"] for t in targets if t["group"] == "ITP cluster08"}
+
+    def test_avg_jct_within_1_15_of_the_oracle(self):
+        self.assertTrue(self.run_with()["avg JCT ≤ 1.15 × srtf-oracle"])
+        self.assertFalse(self.run_with(avg_jct_s=116)["avg JCT ≤ 1.15 × srtf-oracle"])
+
+    def test_etas_within_25_percent_for_half_the_jobs(self):
+        self.assertTrue(self.run_with(eta_within_25pct=0.5)["ETA within 25% ≥ 0.5"])
+        self.assertFalse(self.run_with(eta_within_25pct=0.49)["ETA within 25% ≥ 0.5"])
+        self.assertIsNone(self.run_with()["ETA within 25% ≥ 0.5"], "not reported: not met")
+
+    def test_p80_intervals_cover_between_75_and_85_percent(self):
+        for coverage, low, high in ((0.8, True, True), (0.74, False, True), (0.86, True, False)):
+            with self.subTest(coverage=coverage):
+                ok = self.run_with(eta_p80_coverage=coverage)
+                self.assertEqual((ok["ETA p80 coverage ≥ 0.75"], ok["ETA p80 coverage ≤ 0.85"]),
+                                 (low, high))
+
+    def test_philly_is_held_to_every_baseline(self):
+        runs = summaries({"fifo": 300, "slurm": 250, "las": 190, "qssf": 220, "berth": 200})
+        labels = {t["label"]: t["ok"] for t in evaluate.check_targets({"philly": runs}, [])
+                  if t["group"] == "Philly"}
+        self.assertEqual(labels["avg JCT < fifo"], True)
+        self.assertEqual(labels["avg JCT < las"], False)
+
+
 class ReplayTableTest(unittest.TestCase):
     def test_lost_work_and_the_most_stops_of_one_job_are_columns(self):
         table = evaluate.replay_table([{"policy": "berth", "preemptions": 12,
