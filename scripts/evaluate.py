@@ -4,10 +4,11 @@
 Runs `berth sim --json --quiet` on
   - Philly 2017-10-01..2017-12-01 on one pool of 80 x 8 P100 (philly-pollux/);
   - the ITP raw clusters 02, 06 and 08 on 18, 16 and 12 x 8 V100, and
-    01, 05, 09 and 10 on 8, 3, 5 and 2 x 8 V100 and one node fewer and more;
-  - Philly and ITP clusters 02, 06 and 08 again with runs that checkpoint every
-    30 min (--checkpoint-interval 1800: a preempted run loses the work since its
-    last checkpoint);
+    01, 05, 09 and 10 on 8, 3, 5 and 2 x 8 V100;
+  - each of those on a pool one node smaller and one node larger;
+  - every one of those runs again with runs that checkpoint every 30 min
+    (--checkpoint-interval 1800: a preempted run loses the work since its last
+    checkpoint);
   - the Alibaba PAI 2023 packing run (--pack, best-fit vs berth placement);
   - Philly with the Helios VCs as team quotas (--vc-quotas), when the binary
     has that flag;
@@ -28,6 +29,7 @@ import csv
 import datetime
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -52,7 +54,8 @@ DEFAULT_PARALLEL = 2
 PHILLY_TRACE = "data/traces/philly-pollux/philly_jobs_2017-09-04_to_2017-11-30.csv.gz"
 PHILLY_VC_QUOTAS = "data/traces/philly-pollux/philly_vc_nodes_helios_qssf.csv"
 ITP_DIR = "data/traces/microsoft-itp-2021/raw"
-# The runs the targets call developer traces, replayed again with checkpoints.
+# The runs the targets call developer traces (each also on a pool one node
+# smaller and one larger: key + "-79x8" and so on).
 DEVELOPER_RUNS = ("philly", "itp-cluster02", "itp-cluster06", "itp-cluster08")
 CHECKPOINT_PREFIX = "ckpt-"
 CHECKPOINT_INTERVAL_S = 1800
@@ -61,22 +64,37 @@ PAI_DIR = "data/traces/alibaba-pai-gpu-2023"
 
 # ---------------------------------------------------------------- run specs
 
+def _on_pool(spec, nodes, other, side, model):
+    """`spec` with its pool one node smaller or larger (issue 30: the targets must
+    hold there too, so that a policy cannot fit one chosen size)."""
+    args = list(spec["args"])
+    args[args.index("--cluster") + 1] = f"{other}x8x{model}"
+    return {
+        "key": f"{spec['key']}-{other}x8",
+        "title": spec["title"].replace(f"{nodes} x 8", f"{other} x 8") + f" (one node {side})",
+        "note": f"The same trace on {other} x 8 GPUs, one node {side} than the {nodes} x 8 "
+                "above: issue 30's check that the policy is not fitted to one pool size.",
+        "args": args,
+    }
+
+
 def replay_specs(shared):
     """The replay runs: key, title, and the `berth sim` arguments (without the binary)."""
-    philly = os.path.join(shared, PHILLY_TRACE)
-    specs = [{
+    philly = {
         "key": "philly",
         "title": "Philly, 2017-10-01 to 2017-12-01, one pool of 80 x 8 P100",
         "note": "The Pollux artifact's Philly job table, jobs submitted in [2017-10-01, "
                 "2017-12-01), on one shared pool: the setup of [docs/validation.md](validation.md).",
-        "args": ["--trace", philly, "--format", "philly", "--cluster", "80x8xP100",
-                 "--from", "2017-10-01", "--to", "2017-12-01"],
-    }]
+        "args": ["--trace", os.path.join(shared, PHILLY_TRACE), "--format", "philly",
+                 "--cluster", "80x8xP100", "--from", "2017-10-01", "--to", "2017-12-01"],
+    }
+    specs = [philly] + [_on_pool(philly, 80, other, side, "P100")
+                        for other, side in ((79, "smaller"), (81, "larger"))]
     for cluster, nodes, chosen_by in (("cluster02", 18, "issue 3"), ("cluster06", 16, "issue 3"),
                                       ("cluster08", 12, "issue 3"), ("cluster01", 8, "issue 30"),
                                       ("cluster05", 3, "issue 30"), ("cluster09", 5, "issue 30"),
                                       ("cluster10", 2, "issue 30")):
-        specs.append({
+        spec = {
             "key": f"itp-{cluster}",
             "title": f"ITP {cluster}, one pool of {nodes} x 8 V100",
             "note": f"Microsoft ITP 2021, `raw/{cluster}.csv`, every row. The trace does not "
@@ -85,31 +103,20 @@ def replay_specs(shared):
                        "to the ones that do)." if chosen_by == "issue 30" else "."),
             "args": ["--trace", os.path.join(shared, ITP_DIR, cluster + ".csv"), "--format", "itp",
                      "--cluster", f"{nodes}x8xV100"],
-        })
-        if chosen_by == "issue 30":
-            # Issue 30: the targets must hold with the pool one node smaller and
-            # one node larger too, so a policy cannot fit one chosen size.
-            for other, side in ((nodes - 1, "smaller"), (nodes + 1, "larger")):
-                specs.append({
-                    "key": f"itp-{cluster}-{other}x8",
-                    "title": f"ITP {cluster}, one pool of {other} x 8 V100 (one node {side})",
-                    "note": f"The same trace on {other} x 8 GPUs, one node {side} than the "
-                            f"{nodes} x 8 above: issue 30's check that the policy is not fitted "
-                            "to one pool size.",
-                    "args": ["--trace", os.path.join(shared, ITP_DIR, cluster + ".csv"),
-                             "--format", "itp", "--cluster", f"{other}x8xV100"],
-                })
-    # Issue 30: the developer traces again where a stop costs the work since
-    # the run's last checkpoint, not only a restart.
-    for spec in [s for s in specs if s["key"] in DEVELOPER_RUNS]:
-        specs.append({
-            "key": CHECKPOINT_PREFIX + spec["key"],
-            "title": spec["title"] + f", runs checkpointing every {CHECKPOINT_INTERVAL_S} s",
-            "note": f"The same run, where a preempted run loses the work since its last "
-                    f"checkpoint (the last multiple of {CHECKPOINT_INTERVAL_S} s of its run time; "
-                    "`lost GPU-h`) besides its restart: issue 30's honest preemption costs.",
-            "args": spec["args"] + ["--checkpoint-interval", str(CHECKPOINT_INTERVAL_S)],
-        })
+        }
+        specs.append(spec)
+        specs += [_on_pool(spec, nodes, other, side, "V100")
+                  for other, side in ((nodes - 1, "smaller"), (nodes + 1, "larger"))]
+    # Issue 30: every run again where a stop costs the work since the run's
+    # last checkpoint, not only a restart.
+    specs += [{
+        "key": CHECKPOINT_PREFIX + spec["key"],
+        "title": spec["title"] + f", runs checkpointing every {CHECKPOINT_INTERVAL_S} s",
+        "note": f"The same run, where a preempted run loses the work since its last "
+                f"checkpoint (the last multiple of {CHECKPOINT_INTERVAL_S} s of its run time; "
+                "`lost GPU-h`) besides its restart: issue 30's honest preemption costs.",
+        "args": spec["args"] + ["--checkpoint-interval", str(CHECKPOINT_INTERVAL_S)],
+    } for spec in list(specs)]
     return specs
 
 
@@ -296,6 +303,24 @@ def _target(group, label, berth_value, ok_if, baseline_name, baseline_value, fac
             "unit": unit, "ratio": ratio(berth_value, baseline_value)}
 
 
+def base_run(key):
+    """The run a key names without its checkpoints or other pool: "ckpt-itp-cluster02-17x8"
+    -> "itp-cluster02"."""
+    if key.startswith(CHECKPOINT_PREFIX):
+        key = key[len(CHECKPOINT_PREFIX):]
+    return re.sub(r"-\d+x8$", "", key)
+
+
+def target_group(key):
+    """The Targets table's name for a run: "Philly", "ITP cluster02-17x8", "Philly-79x8,
+    checkpoints every 1800 s"."""
+    trace = key[len(CHECKPOINT_PREFIX):] if key.startswith(CHECKPOINT_PREFIX) else key
+    name = "Philly" + trace[len("philly"):] if trace.startswith("philly") \
+        else "ITP " + trace[len("itp-"):]
+    return name + (f", checkpoints every {CHECKPOINT_INTERVAL_S} s"
+                   if key.startswith(CHECKPOINT_PREFIX) else "")
+
+
 def check_targets(results, packing, subject="berth"):
     """The issue-3 and issue-30 targets for `subject` (berth, or berth-oracle to see what
     true sizes would meet). results: {run key: [summary, ...]}; packing: [placement, ...].
@@ -312,6 +337,7 @@ def check_targets(results, packing, subject="berth"):
         targets.append(_target(group, label, runs.get(subject, {}).get(field), op,
                                "the bound", bound, 1.0, "share"))
 
+    # Issue 3, Philly on 80 x 8.
     add("Philly", "avg JCT ≤ 0.95 × qssf", "avg_jct_s", "<=", "qssf", 0.95)
     add("Philly", "avg JCT ≤ 1.25 × srtf-oracle", "avg_jct_s", "<=", "srtf-oracle", 1.25)
     add("Philly", "avg wait ≤ qssf", "avg_wait_s", "<=", "qssf")
@@ -319,36 +345,34 @@ def check_targets(results, packing, subject="berth"):
         add("Philly", f"p99 wait ≤ {base}", "p99_wait_s", "<=", base)
     for base in ("las", "slurm"):
         add("Philly", f"max wait ≤ {base}", "max_wait_s", "<=", base)
-    for key in sorted(k for k in results if k.startswith("itp-")):
+    # Every run without checkpoints below every non-oracle baseline (issue 3
+    # for the ITP developer traces, issue 30 for the rest; on 80 x 8 Philly's
+    # above already name qssf); Philly's p99 and max wait no worse than las
+    # and slurm on every pool; the developer traces near the oracle, with
+    # ETAs people can plan with (issue 30).
+    for key in [k for k in results if not k.startswith(CHECKPOINT_PREFIX)]:
         runs = _by_policy(results[key])
-        group = "ITP " + key[len("itp-"):]
+        group = target_group(key)
+        bases = ("fifo", "slurm", "las") if key == "philly" else ("fifo", "slurm", "las", "qssf")
         for field, name in (("avg_jct_s", "avg JCT"), ("avg_wait_s", "avg wait")):
-            for base in ("fifo", "slurm", "las", "qssf"):
+            for base in bases:
                 add(group, f"{name} < {base}", field, "<", base, runs=runs)
+        if base_run(key) == "philly" and key != "philly":
+            for field, name in (("p99_wait_s", "p99 wait"), ("max_wait_s", "max wait")):
+                for base in ("las", "slurm"):
+                    add(group, f"{name} ≤ {base}", field, "<=", base, runs=runs)
+        if base_run(key) in DEVELOPER_RUNS:
+            add(group, "avg JCT ≤ 1.15 × srtf-oracle", "avg_jct_s", "<=", "srtf-oracle", 1.15,
+                runs=runs)
+            add_bound(group, "ETA within 25% ≥ 0.5", "eta_within_25pct", ">=", 0.5, runs)
+            add_bound(group, "ETA p80 coverage ≥ 0.75", "eta_p80_coverage", ">=", 0.75, runs)
+            add_bound(group, "ETA p80 coverage ≤ 0.85", "eta_p80_coverage", "<=", 0.85, runs)
     # Issue 30: with runs that checkpoint, still below every non-oracle
     # baseline on avg JCT.
-    for key in sorted(k for k in results if k.startswith(CHECKPOINT_PREFIX)):
+    for key in [k for k in results if k.startswith(CHECKPOINT_PREFIX)]:
         runs = _by_policy(results[key])
-        trace = key[len(CHECKPOINT_PREFIX):]
-        group = ("Philly" if trace == "philly" else "ITP " + trace[len("itp-"):]) + \
-            f", checkpoints every {CHECKPOINT_INTERVAL_S} s"
         for base in ("fifo", "slurm", "las", "qssf"):
-            add(group, f"avg JCT < {base}", "avg_jct_s", "<", base, runs=runs)
-    # Issue 30 on the developer traces: near the oracle, below every
-    # baseline (Philly's issue-3 targets above name only qssf), and ETAs
-    # people can plan with.
-    for key in [k for k in DEVELOPER_RUNS if k in results]:
-        runs = _by_policy(results[key])
-        group = "Philly" if key == "philly" else "ITP " + key[len("itp-"):]
-        if key == "philly":
-            for field, name in (("avg_jct_s", "avg JCT"), ("avg_wait_s", "avg wait")):
-                for base in ("fifo", "slurm", "las"):
-                    add(group, f"{name} < {base}", field, "<", base, runs=runs)
-        add(group, "avg JCT ≤ 1.15 × srtf-oracle", "avg_jct_s", "<=", "srtf-oracle", 1.15,
-            runs=runs)
-        add_bound(group, "ETA within 25% ≥ 0.5", "eta_within_25pct", ">=", 0.5, runs)
-        add_bound(group, "ETA p80 coverage ≥ 0.75", "eta_p80_coverage", ">=", 0.75, runs)
-        add_bound(group, "ETA p80 coverage ≤ 0.85", "eta_p80_coverage", "<=", 0.85, runs)
+            add(target_group(key), f"avg JCT < {base}", "avg_jct_s", "<", base, runs=runs)
     places = {p.get("placement"): p for p in packing or []}
     targets.append(_target("PAI 2023 packing", "unallocated_gpu_share < best-fit",
                            places.get(subject, {}).get("unallocated_gpu_share"), "<",
@@ -566,10 +590,12 @@ def render_page(ctx):
 
     w("## Targets\n\n")
     w("Issue 3's targets, checked on the runs above (same input, same run), with issue 30's: "
-      "the ITP clusters 01, 05, 09 and 10 on three pools each; the developer traces with "
-      f"runs that checkpoint every {CHECKPOINT_INTERVAL_S} s (avg JCT only); and on the "
-      "developer traces avg JCT within 1.15 × `srtf-oracle`, ETAs within 25% for at least "
-      "half the jobs that waited and their 80% intervals covering 75-85% of starts. Philly targets "
+      "every trace on its pool and one node smaller and larger below every non-oracle "
+      "baseline (avg JCT and wait; Philly's p99 and max wait no worse than `las` and "
+      f"`slurm`); the same runs checkpointing every {CHECKPOINT_INTERVAL_S} s (avg JCT only); "
+      "and on the developer traces' pools avg JCT within 1.15 × `srtf-oracle`, ETAs within "
+      "25% for at least half the jobs that waited and their 80% intervals covering 75-85% "
+      "of starts. Philly targets "
       "allow equality (≤); the ITP and packing targets ask for strictly lower. "
       "`berth / baseline` is berth's value over the baseline's (before any factor). "
       "`with true sizes`: whether `berth-oracle` (the same rules told every job's true size) "

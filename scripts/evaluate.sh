@@ -7,7 +7,7 @@
 #
 # Paths are relative to the repository root. Build first:
 #   cmake --preset default && cmake --build --preset default
-# Takes a few minutes on two cores. Exits non-zero when a run fails (and, with
+# Takes about 15 minutes on two cores. Exits non-zero when a run fails (and, with
 # --check, when a target is missed). See scripts/evaluate.py for the details.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -21,16 +21,27 @@ def summaries(avg_jct_by_policy, avg_wait=100):
 
 
 class ReplaySpecsTest(unittest.TestCase):
-    def test_the_developer_traces_are_replayed_again_with_checkpoints(self):
+    def test_every_trace_runs_on_its_pool_and_one_node_smaller_and_larger(self):
         specs = {spec["key"]: spec for spec in evaluate.replay_specs("/shared")}
-        for run in ("philly", "itp-cluster02", "itp-cluster06", "itp-cluster08"):
+        for key, cluster in (("philly-79x8", "79x8xP100"), ("philly-81x8", "81x8xP100"),
+                             ("itp-cluster02-17x8", "17x8xV100"),
+                             ("itp-cluster05-4x8", "4x8xV100")):
+            with self.subTest(key=key):
+                args = specs[key]["args"]
+                self.assertEqual(args[args.index("--cluster") + 1], cluster)
+                base = specs[evaluate.base_run(key)]["args"]
+                self.assertEqual([a for a in args if a != cluster],
+                                 [a for a in base if a != base[base.index("--cluster") + 1]])
+
+    def test_every_run_is_replayed_again_with_checkpoints(self):
+        specs = {spec["key"]: spec for spec in evaluate.replay_specs("/shared")}
+        plain = [key for key in specs if not key.startswith("ckpt-")]
+        self.assertEqual(len(plain), 24, "8 traces on 3 pools each")
+        for run in plain:
             with self.subTest(run=run):
-                again = specs["ckpt-" + run]
-                self.assertEqual(again["args"],
+                self.assertEqual(specs["ckpt-" + run]["args"],
                                  specs[run]["args"] + ["--checkpoint-interval", "1800"])
-        self.assertNotIn("ckpt-itp-cluster05", specs, "only the developer traces")
-        self.assertFalse(any("--checkpoint-interval" in spec["args"]
-                             for key, spec in specs.items() if not key.startswith("ckpt-")))
+                self.assertNotIn("--checkpoint-interval", specs[run]["args"])
 
 
 class CheckTargetsTest(unittest.TestCase):
@@ -46,11 +57,12 @@ class CheckTargetsTest(unittest.TestCase):
             ("ITP cluster02, checkpoints every 1800 s", "avg JCT < qssf", True),
         ])
 
-    def test_a_checkpointed_philly_run_is_named_philly(self):
-        results = {"ckpt-philly": summaries(
-            {"fifo": 300, "slurm": 250, "las": 190, "qssf": 220, "berth": 100})}
-        groups = {t["group"] for t in evaluate.check_targets(results, [])}
-        self.assertIn("Philly, checkpoints every 1800 s", groups)
+    def test_runs_are_named_by_trace_pool_and_checkpoints(self):
+        self.assertEqual(evaluate.target_group("ckpt-philly"), "Philly, checkpoints every 1800 s")
+        self.assertEqual(evaluate.target_group("philly-79x8"), "Philly-79x8")
+        self.assertEqual(evaluate.target_group("ckpt-itp-cluster02-17x8"),
+                         "ITP cluster02-17x8, checkpoints every 1800 s")
+        self.assertEqual(evaluate.base_run("ckpt-itp-cluster02-17x8"), "itp-cluster02")
 
     def test_a_missing_baseline_counts_as_not_met(self):
         results = {"ckpt-itp-cluster06": summaries({"fifo": 300, "berth": 100})}
@@ -83,6 +95,23 @@ class DeveloperTraceTargetsTest(unittest.TestCase):
                 ok = self.run_with(eta_p80_coverage=coverage)
                 self.assertEqual((ok["ETA p80 coverage ≥ 0.75"], ok["ETA p80 coverage ≤ 0.85"]),
                                  (low, high))
+
+    def test_a_developer_trace_on_another_pool_is_held_to_the_same(self):
+        runs = summaries({"fifo": 300, "slurm": 250, "las": 190, "qssf": 220,
+                          "srtf-oracle": 100, "berth": 180})
+        for run in runs:
+            run.update(p99_wait_s=50, max_wait_s=60)
+        runs[-1].update(eta_within_25pct=0.6, eta_p80_coverage=0.8, max_wait_s=70)
+        labels = {t["label"]: t["ok"] for t in evaluate.check_targets({"philly-81x8": runs}, [])
+                  if t["group"] == "Philly-81x8"}
+        self.assertEqual(labels["avg JCT < qssf"], True)
+        self.assertEqual(labels["p99 wait ≤ las"], True)
+        self.assertEqual(labels["max wait ≤ slurm"], False)
+        self.assertEqual(labels["avg JCT ≤ 1.15 × srtf-oracle"], False)
+        self.assertEqual(labels["ETA within 25% ≥ 0.5"], True)
+        small = {t["label"] for t in evaluate.check_targets({"itp-cluster05-4x8": runs}, [])
+                 if t["group"] == "ITP cluster05-4x8"}
+        self.assertNotIn("ETA within 25% ≥ 0.5", small, "not a developer trace")
 
     def test_philly_is_held_to_every_baseline(self):
         runs = summaries({"fifo": 300, "slurm": 250, "las": 190, "qssf": 220, "berth": 200})
