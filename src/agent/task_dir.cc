@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -231,7 +233,12 @@ Result<ExitStatus> ParseExitStatus(const std::string& text) {
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& content) {
-  const std::string temporary = path + ".tmp";
+  // A temporary of this writer's own: the agent and a task's supervisor
+  // both write supervisor.pid, and with one shared name either could rename
+  // the other's half-written file into place (or find it gone).
+  static std::atomic<uint64_t> writes{0};
+  const std::string temporary =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(writes++);
   // The agent's files are its own: spec.json holds the job's env.
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Unavailable("cannot write " + temporary + ": " + std::strerror(errno));
@@ -242,6 +249,7 @@ Status WriteFileAtomic(const std::string& path, const std::string& content) {
     if (n < 0) {
       const int error = errno;
       ::close(fd);
+      ::unlink(temporary.c_str());
       return Unavailable("cannot write " + temporary + ": " + std::strerror(error));
     }
     written += static_cast<size_t>(n);
@@ -250,7 +258,9 @@ Status WriteFileAtomic(const std::string& path, const std::string& content) {
   ::fsync(fd);
   ::close(fd);
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    return Unavailable("cannot rename " + temporary + ": " + std::strerror(errno));
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    return Unavailable("cannot rename " + temporary + ": " + std::strerror(error));
   }
   return Status::Ok();
 }
