@@ -19,6 +19,9 @@ std::vector<BurstId> Bursts::Submitted(const JobSpec& spec) {
       spec.user + '|' + spec.queue + '|' + std::to_string(spec.total_gpu().value());
   auto [it, fresh] = open_.try_emplace(key);
   Open& open = it->second;
+  // An old submission reported late (an ended job requeued by its owner)
+  // arrived in a burst long gone: it joins none rather than today's.
+  if (!fresh && open.last_submit - spec.submit_time > config_.gap) return gone;
   if (fresh || spec.submit_time - open.last_submit > config_.gap) {
     if (!fresh) {
       bursts_.at(open.burst).open = false;

@@ -48,7 +48,8 @@ class Bursts {
   explicit Bursts(BurstConfig config = {});
 
   // A job was submitted; calls come in submit order (a job already known,
-  // submitted again after a requeue, changes nothing). Returns the bursts
+  // submitted again after a requeue, changes nothing; one submitted more
+  // than `gap` before the latest burst of its kind joins no burst). Returns the bursts
   // forgotten by it (a burst it closed that had no member left).
   std::vector<BurstId> Submitted(const JobSpec& spec);
   // A member's first start (later starts after a preemption change nothing).

@@ -33,6 +33,9 @@ TEST(BurstsTest, SubmissionsWithinTheGapOfTheLastShareABurst) {
   const std::optional<BurstId> before = bursts.Of(JobId{1});
   bursts.Submitted(Unnamed(1, 900));
   EXPECT_EQ(bursts.Of(JobId{1}), before) << "requeued: it stays in the burst it arrived in";
+  bursts.Submitted(Unnamed(7, 400));
+  EXPECT_FALSE(bursts.Of(JobId{7}).has_value())
+      << "submitted 400 s before the latest burst's last (an ended job requeued): in none";
 }
 
 TEST(BurstsTest, NamedJobsAndAZeroGapMakeNoBursts) {

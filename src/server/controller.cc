@@ -253,9 +253,9 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
 void Controller::AddToStateLocked(JobRecord& job, core::EarlierRuns earlier) {
   const core::JobSpec spec = JobSpecOf(job);
   if (policy_.predictor) {
-    // In submit order: live jobs are added as they arrive, and on recovery
-    // in id order. A job that ran before has probed its burst (its current
-    // run's start stands for its first after a restart).
+    // Live jobs as they arrive. On recovery ReplayToPredictorLocked has
+    // reported every job already, and these calls change nothing; a job an
+    // owner requeued after it ended has probed any burst it joins.
     policy_.predictor->Submitted(spec);
     if (job.start_time) policy_.predictor->Started(job.id, *job.start_time);
   }

@@ -329,10 +329,7 @@ TEST_F(ApiTest, APreemptedJobStopsThenTheJobItMakesRoomForStarts) {
 // to the gain rule after the policy's minimum run (10 minutes), not after
 // the longer one that earlier stops earn (Policy::min_run_growth: 12
 // minutes after one).
-TEST_F(ApiTest, ARunLostWithItsNodeIsNotAPreemption) {
-  server_.reset();
-  policy_ = "berth";
-  StartServer();
+TEST_F(PredictorApiTest, ARunLostWithItsNodeIsNotAPreemption) {
   Client alice = As(NewToken("alice", "user"));
   Client n0 = RegisterAgent("n0", 8);
   const int64_t lost = alice
@@ -343,21 +340,13 @@ TEST_F(ApiTest, ARunLostWithItsNodeIsNotAPreemption) {
                                                       {"preemptible", true},
                                                       {"grace_s", 1}})
                            .body["id"];
-  int32_t attempt = WaitForAssignment(n0, "n0", lost)["attempt"];
-  Heartbeat(n0, "n0", {TaskReport{core::JobId{lost}, 0, attempt, TaskPhase::kRunning, {}, {}}});
-  WaitForState(alice, lost, "running");
+  RunOnN0(alice, n0, lost, core::Duration::Zero());
   // n0 falls silent past its lease: the job goes back to the queue.
   clock_.Advance(core::Duration::Seconds(50));
   EXPECT_EQ(WaitForState(alice, lost, "pending")["preemptions"], 0);
 
   Client n0_again = RegisterAgent("n0", 8);
-  attempt = WaitForAssignment(n0_again, "n0", lost)["attempt"];
-  const std::vector<TaskReport> running = {
-      TaskReport{core::JobId{lost}, 0, attempt, TaskPhase::kRunning, {}, {}}};
-  Heartbeat(n0_again, "n0", running);
-  WaitForState(alice, lost, "running");
-  AdvanceWithHeartbeats(n0_again, "n0", core::Duration::Minutes(11), running);
-
+  RunOnN0(alice, n0_again, lost, core::Duration::Minutes(11));
   const int64_t quick =
       alice
           .Post("/api/v1/jobs",
