@@ -12,7 +12,27 @@ Duration Scaled(Duration scale, double factor) {
   return Duration::Micros(std::llround(static_cast<double>(scale.micros()) * factor));
 }
 
+constexpr double kToleranceShare = 0.25;
+constexpr Duration kToleranceFloor = Duration::Minutes(10);
+
 }  // namespace
+
+Duration EtaTolerance(Duration promised_wait) {
+  return Max(Scaled(promised_wait, kToleranceShare), kToleranceFloor);
+}
+
+PromisedWaits PromisesKeptBy(Duration waited) {
+  // A promise E keeps `waited` (a) when |a - E| <= max(q E, floor). Below
+  // floor / q the floor binds: E in [a - floor, a + floor]; above it the
+  // share does: E in [a / (1 + q), a / (1 - q)]. The two pieces meet, so
+  // their union is one interval; which piece gives each end depends on a.
+  constexpr double q = kToleranceShare;
+  const double a = static_cast<double>(waited.micros());
+  const double floor = static_cast<double>(kToleranceFloor.micros());
+  const double low = a <= floor * (1 + q) / q ? std::max(0.0, a - floor) : a / (1 + q);
+  const double high = a >= floor * (1 - q) / q ? a / (1 - q) : a + floor;
+  return PromisedWaits{Duration::Micros(std::llround(low)), Duration::Micros(std::llround(high))};
+}
 
 EtaCalibrator::EtaCalibrator(EtaCalibratorConfig config)
     : config_(config), miscoverage_(1.0 - config.coverage) {
@@ -21,27 +41,32 @@ EtaCalibrator::EtaCalibrator(EtaCalibratorConfig config)
               config_.adapt_step >= 0);
 }
 
-Duration EtaCalibrator::Scale(Time given_at, Time eta) const {
-  return Max(eta - given_at, config_.min_scale);
+Duration EtaCalibrator::Scale(Duration promised_wait) const {
+  return Max(promised_wait, config_.min_scale);
+}
+
+double EtaCalibrator::RelativeError(const Judged& judged) const {
+  return static_cast<double>((judged.waited - judged.promised).micros()) /
+         static_cast<double>(Scale(judged.promised).micros());
 }
 
 void EtaCalibrator::Observe(Time given_at, Time eta, Time started,
                             std::optional<EtaInterval> given) {
   BERTH_CHECK(eta >= given_at);
   // Gibbs and Candes (2021): miscoverage += step x (target - missed).
-  if (given && errors_.size() >= static_cast<size_t>(config_.min_samples)) {
+  if (given && judged_.size() >= static_cast<size_t>(config_.min_samples)) {
     const double missed = given->Contains(started) ? 0.0 : 1.0;
     miscoverage_ = std::clamp(
         miscoverage_ + config_.adapt_step * ((1.0 - config_.coverage) - missed), 0.0, 1.0);
   }
-  const double error = static_cast<double>((started - eta).micros()) /
-                       static_cast<double>(Scale(given_at, eta).micros());
-  if (errors_.size() < static_cast<size_t>(config_.window)) {
-    errors_.push_back(error);
+  const Judged judged{eta - given_at, started - given_at};
+  const double error = RelativeError(judged);
+  if (judged_.size() < static_cast<size_t>(config_.window)) {
+    judged_.push_back(judged);
   } else {
-    sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), errors_[next_]));
-    errors_[next_] = error;
-    next_ = (next_ + 1) % errors_.size();
+    sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), RelativeError(judged_[next_])));
+    judged_[next_] = judged;
+    next_ = (next_ + 1) % judged_.size();
   }
   sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), error), error);
   factor_.reset();
@@ -50,8 +75,8 @@ void EtaCalibrator::Observe(Time given_at, Time eta, Time started,
 
 EtaInterval EtaCalibrator::Interval(Time given_at, Time eta) const {
   BERTH_CHECK(eta >= given_at);
-  const Duration scale = Scale(given_at, eta);
-  if (errors_.size() < static_cast<size_t>(config_.min_samples)) {
+  const Duration scale = Scale(eta - given_at);
+  if (judged_.size() < static_cast<size_t>(config_.min_samples)) {
     return EtaInterval{given_at, eta + (eta - given_at)};
   }
   const double tail = miscoverage_ / 2.0;
@@ -68,35 +93,63 @@ double EtaCalibrator::Quantile(double q) const {
 
 double EtaCalibrator::LikeliestFactor() const {
   if (factor_) return *factor_;
-  // A start with error e came at r = 1 + e times its plan's wait; the point
-  // k x wait is right for the starts with r in [0.75 k, 1.25 k]. The
-  // fullest such window over the sorted ratios (two pointers; the earliest
-  // on ties) holds the starts from sorted_[first] to sorted_[last]; any k in
-  // [r_last / 1.25, r_first / 0.75] keeps them all, and the one nearest
-  // their median sits in the middle of the cluster.
-  constexpr double kLow = 0.75;
-  constexpr double kHigh = 1.25;
-  auto ratio = [this](size_t i) { return std::max(0.0, 1.0 + sorted_[i]); };
-  size_t first = 0;
-  size_t count = 0;
-  size_t end = 0;
-  for (size_t i = 0; i < sorted_.size(); ++i) {
-    end = std::max(end, i);
-    while (end < sorted_.size() && ratio(end) <= ratio(i) * kHigh / kLow) ++end;
-    if (end - i > count) {
-      first = i;
-      count = end - i;
+  // Expected tells promised + scale x (k - 1), at least 0. For each judged
+  // ETA the factors that would have made it right form one interval (the
+  // promises PromisesKeptBy its wait, mapped back to k, which is linear in
+  // the promise); the k most often right is where most of those intervals
+  // overlap: a sweep over their ends, the earliest on ties. Within that
+  // overlap the point nearest the median of its starts' exact factors
+  // (the k that would have told each start to the second) is most central.
+  struct Factors {
+    double low;
+    double high;
+    double exact;
+  };
+  std::vector<Factors> factors;
+  factors.reserve(judged_.size());
+  std::vector<std::pair<double, int>> ends;  // (k, +1 opens / -1 closes)
+  ends.reserve(2 * judged_.size());
+  for (const Judged& judged : judged_) {
+    const double promised = static_cast<double>(judged.promised.micros());
+    const double scale = static_cast<double>(Scale(judged.promised).micros());
+    auto factor = [&](Duration wait) {
+      return std::max(0.0, (static_cast<double>(wait.micros()) - promised) / scale + 1.0);
+    };
+    const PromisedWaits kept = PromisesKeptBy(judged.waited);
+    factors.push_back(Factors{factor(kept.low), factor(kept.high), factor(judged.waited)});
+    ends.emplace_back(factors.back().low, +1);
+    ends.emplace_back(factors.back().high, -1);
+  }
+  // At one k, opens before closes: the intervals are closed.
+  std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  int open = 0;
+  int most = 0;
+  double low = 1.0;
+  double high = 1.0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    open += ends[i].second;
+    if (open > most) {
+      most = open;
+      low = ends[i].first;
+      high = ends[i + 1].first;  // an open is always followed by its close
     }
   }
-  const double median = ratio(first + (count - 1) / 2);
-  factor_ = std::clamp(median, ratio(first + count - 1) / kHigh, ratio(first) / kLow);
+  std::vector<double> exact;
+  for (const Factors& f : factors) {
+    if (f.low <= low && high <= f.high) exact.push_back(f.exact);
+  }
+  auto median = exact.begin() + static_cast<std::ptrdiff_t>((exact.size() - 1) / 2);
+  std::nth_element(exact.begin(), median, exact.end());
+  factor_ = std::clamp(*median, low, high);
   return *factor_;
 }
 
 Time EtaCalibrator::Expected(Time given_at, Time eta) const {
   BERTH_CHECK(eta >= given_at);
-  if (errors_.size() < static_cast<size_t>(config_.min_samples)) return eta;
-  return Max(given_at, eta + Scaled(Scale(given_at, eta), LikeliestFactor() - 1.0));
+  if (judged_.size() < static_cast<size_t>(config_.min_samples)) return eta;
+  return Max(given_at, eta + Scaled(Scale(eta - given_at), LikeliestFactor() - 1.0));
 }
 
 EtaEstimate EstimateEta(const EtaCalibrator& calibrator, Time given_at, Time eta,

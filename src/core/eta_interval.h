@@ -16,13 +16,14 @@
 //   conformal inference): a miss widens, a hit narrows, and the share held
 //   returns to 80%. Starts before the ETA was given are impossible, so the
 //   interval never begins before `given_at`;
-// - the point most likely to be right within a quarter of the wait it
-//   promises: the plan's wait times the factor k for which the most recent
-//   starts fell within [0.75 k, 1.25 k] of their plan's wait (at the
-//   median of those starts). Where the plan
-//   is right, k is 1; where preemptions by newcomers start most jobs at a
-//   fifth of the planned wait (ITP cluster02), k says so. A mean or median
-//   of the errors would land between two clusters of them, near neither.
+// - the point most likely to be right by the rule ETAs are judged by (within
+//   a quarter of the wait it promises, or 10 minutes: EtaTolerance): the
+//   plan's wait times the factor k that would have made the most of the
+//   recent ETAs right (at the median of those starts). Where the plan is
+//   right, k is 1; where preemptions by newcomers start most jobs within
+//   minutes of an hours-long plan (ITP cluster02), k is near 0 and the
+//   10 minutes' tolerance holds them all. A mean or median of the errors
+//   would land between two clusters of them, near neither.
 // Until enough ETAs have been judged it answers the plan's own ETA and a
 // wide prior, [given_at, eta + promised wait].
 //
@@ -39,6 +40,19 @@
 #include "core/time.h"
 
 namespace berth::core {
+
+// How far from its ETA a start may fall with the ETA still right: a quarter
+// of the wait it promised, or 10 minutes for short promises. The
+// simulator's eta_within_25pct and the calibrator's point both judge by it.
+Duration EtaTolerance(Duration promised_wait);
+
+// The promised waits a start after `waited` proves right by EtaTolerance:
+// one interval, [low, high].
+struct PromisedWaits {
+  Duration low;
+  Duration high;
+};
+PromisedWaits PromisesKeptBy(Duration waited);
 
 struct EtaInterval {
   Time low;
@@ -84,7 +98,13 @@ class EtaCalibrator {
   int64_t observations() const { return observations_; }
 
  private:
-  Duration Scale(Time given_at, Time eta) const;
+  // A judged ETA: the wait its plan promised and the wait it took.
+  struct Judged {
+    Duration promised;
+    Duration waited;
+  };
+  Duration Scale(Duration promised_wait) const;
+  double RelativeError(const Judged& judged) const;
   // Nearest rank over the window.
   double Quantile(double q) const;
   // The factor k of Expected, over the window.
@@ -94,9 +114,9 @@ class EtaCalibrator {
   // The share of starts the tails leave out, both together: 1 - coverage,
   // moved by each judged interval (Observe), within [0, 1].
   double miscoverage_;
-  std::vector<double> errors_;  // a ring of relative errors
+  std::vector<Judged> judged_;  // a ring
   size_t next_ = 0;
-  std::vector<double> sorted_;            // errors_ in ascending order
+  std::vector<double> sorted_;            // their relative errors in ascending order
   mutable std::optional<double> factor_;  // LikeliestFactor, until the window changes
   int64_t observations_ = 0;
 };

@@ -98,24 +98,61 @@ TEST(EtaIntervalTest, BeforeEnoughHistoryThePointIsThePlans) {
   EXPECT_EQ(calibrator.Expected(At(0), At(1000)), At(2000)) << "late by the whole wait, always";
 }
 
-// Starts in three clusters of the planned wait: 45% at a fifth of it (jobs
-// that newcomers' preemptions let in), 20% at half, 35% on time. The
-// point is the one most likely to be within a quarter of its wait: a fifth
-// of the plan's (the window [0.2, 0.33] holds 45%). The median, half the
-// plan's, would be right for only the 20% in the middle.
+// Starts in three clusters of the planned wait of 10,000 s: 45% at a fifth
+// of it (jobs that newcomers' preemptions let in), 20% at half, 35% on
+// time. The point is the one most likely to be within a quarter of its
+// wait: a fifth of the plan's (the factors 0.14-0.27 keep the 45%). The
+// median, half the plan's, would be right for only the 20% in the middle.
 TEST(EtaIntervalTest, ThePointIsTheWaitMostLikelyRightWithinAQuarter) {
   EtaCalibrator calibrator(Config(1000, 10));
-  for (int i = 0; i < 45; ++i) calibrator.Observe(At(0), At(1000), At(200));
-  for (int i = 0; i < 20; ++i) calibrator.Observe(At(0), At(1000), At(500));
-  for (int i = 0; i < 35; ++i) calibrator.Observe(At(0), At(1000), At(1000));
-  EXPECT_EQ(calibrator.Expected(At(1000), At(4000)), At(1600));
-  const EtaEstimate estimate = EstimateEta(calibrator, At(1000), At(4000), std::nullopt);
-  EXPECT_EQ(estimate.expected, At(1600));
+  for (int i = 0; i < 45; ++i) calibrator.Observe(At(0), At(10000), At(2000));
+  for (int i = 0; i < 20; ++i) calibrator.Observe(At(0), At(10000), At(5000));
+  for (int i = 0; i < 35; ++i) calibrator.Observe(At(0), At(10000), At(10000));
+  EXPECT_EQ(calibrator.Expected(At(10000), At(40000)), At(16000));
+  const EtaEstimate estimate = EstimateEta(calibrator, At(10000), At(40000), std::nullopt);
+  EXPECT_EQ(estimate.expected, At(16000));
   EXPECT_TRUE(estimate.interval.Contains(estimate.expected));
 
-  for (int i = 0; i < 100; ++i) calibrator.Observe(At(0), At(1000), At(1000));
-  EXPECT_EQ(calibrator.Expected(At(1000), At(4000)), At(4000))
+  for (int i = 0; i < 100; ++i) calibrator.Observe(At(0), At(10000), At(10000));
+  EXPECT_EQ(calibrator.Expected(At(10000), At(40000)), At(40000))
       << "once the plan is right again, the window says so";
+}
+
+// ITP cluster02's case: the plan promises hours, and half the jobs start
+// within minutes (a newcomer's preemption lets them in), at waits spread
+// over a factor of 19; the other half spread over 2-12 hours. No window
+// of a quarter either side of one factor holds more than a few of the
+// short ones, but every one of them is right by the 10 minutes' tolerance
+// for a point within 10 minutes of now.
+TEST(EtaIntervalTest, ThePointCountsTheTenMinutesToleranceOfShortWaits) {
+  EtaCalibrator calibrator(Config(1000, 10));
+  for (int i = 0; i < 30; ++i) {
+    const double short_wait = 30.0 * std::pow(19.0, i / 29.0);
+    calibrator.Observe(At(0), At(14400), At(std::llround(short_wait)));
+    calibrator.Observe(At(0), At(14400), At(7200 + 1200 * i));
+  }
+  const Time expected = calibrator.Expected(At(0), At(14400));
+  EXPECT_LE(expected, At(630)) << "a point kept by all 30 short waits";
+  EXPECT_GE(expected, At(30));
+}
+
+// PromisesKeptBy is EtaTolerance solved for the promise: on a grid of waits
+// and promises, a promise lies in the range exactly when the start is
+// within tolerance of it.
+TEST(EtaIntervalTest, ThePromisesAStartKeepsAreThoseWithinTheirTolerance) {
+  for (int64_t waited = 0; waited <= 12000; waited += 37) {
+    const PromisedWaits kept = PromisesKeptBy(Duration::Seconds(waited));
+    for (int64_t promised = 0; promised <= 20000; promised += 11) {
+      const Duration promise = Duration::Seconds(promised);
+      const Duration error =
+          Max(Duration::Seconds(waited) - promise, promise - Duration::Seconds(waited));
+      const bool right = error <= EtaTolerance(promise);
+      EXPECT_EQ(right, kept.low <= promise && promise <= kept.high)
+          << "waited " << waited << " s, promised " << promised << " s";
+    }
+  }
+  EXPECT_EQ(EtaTolerance(Duration::Seconds(100)), Duration::Minutes(10));
+  EXPECT_EQ(EtaTolerance(Duration::Hours(4)), Duration::Hours(1));
 }
 
 // The share of `count` starts that fell inside the intervals given for them,

@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "common/check.h"
+#include "core/eta_interval.h"
 
 namespace berth::sim {
 
@@ -71,7 +72,7 @@ std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs) {
     const std::optional<core::Time>& eta = *job.first_eta;
     if (!eta) continue;  // no ETA given counts as a miss
     const core::Duration promised_wait = *eta - job.submit;
-    const core::Duration tolerance = core::Max(promised_wait / 4, core::Duration::Minutes(10));
+    const core::Duration tolerance = core::EtaTolerance(promised_wait);
     const core::Duration error =
         job.first_start > *eta ? job.first_start - *eta : *eta - job.first_start;
     if (error <= tolerance) ++kept;
