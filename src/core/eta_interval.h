@@ -19,11 +19,13 @@
 // - the point most likely to be right by the rule ETAs are judged by (within
 //   a quarter of the wait it promises, or 10 minutes: EtaTolerance): the
 //   plan's wait times the factor k that would have made the most of the
-//   recent ETAs right (at the median of those starts). Where the plan is
-//   right, k is 1; where preemptions by newcomers start most jobs within
-//   minutes of an hours-long plan (ITP cluster02), k is near 0 and the
-//   10 minutes' tolerance holds them all. A mean or median of the errors
-//   would land between two clusters of them, near neither.
+//   recent ETAs right (at the median of those starts; below 10 minutes,
+//   the plan's wait plus 10 minutes x (k - 1), as the interval scales its
+//   errors). Where the plan is right, k is 1; where preemptions by
+//   newcomers start most jobs within minutes of an hours-long plan (ITP
+//   cluster02), k is near 0 and the 10 minutes' tolerance holds them all.
+//   A mean or median of the errors would land between two clusters of
+//   them, near neither.
 // Until enough ETAs have been judged it answers the plan's own ETA and a
 // wide prior, [given_at, eta + promised wait].
 //
