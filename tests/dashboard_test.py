@@ -336,6 +336,8 @@ def run(base, data_dir, chromium, artifacts):
     accuracy = dom.find("figure", id="chart-eta")
     assert "1 of 1 job (100%) started inside the first 80% interval" in accuracy.text(), \
         accuracy.text()
+    assert "within a quarter of the wait their first ETA promised, or 10 minutes" in \
+        accuracy.text(), accuracy.text()
     assert accuracy.find("g", data_coverage=None).attrs["data-coverage"] == "1.000", \
         accuracy.find_all("g")
     print(f"ETA accuracy: {accuracy.text()}")

@@ -134,6 +134,8 @@ TEST_F(EtaApiTest, TheMetricsSayHowTheFirstEtasTurnedOut) {
   EXPECT_THAT(metrics, HasSubstr("berth_eta_judged_total 1"));
   EXPECT_THAT(metrics, HasSubstr("berth_eta_interval_hits_total 1"));
   EXPECT_THAT(metrics, HasSubstr("berth_eta_interval_coverage 1"));
+  EXPECT_THAT(metrics, HasSubstr("berth_eta_kept_total 1")) << "480 s early of 600 promised";
+  EXPECT_THAT(metrics, HasSubstr("berth_eta_within_25pct 1"));
 }
 
 }  // namespace

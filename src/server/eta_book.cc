@@ -19,9 +19,17 @@ EtaBook::EtaBook(Metrics* metrics, core::EtaCalibratorConfig config)
   metrics_->DeclareGauge("berth_eta_interval_coverage",
                          "Share of first starts inside the first 80% interval given (aim: 0.8), "
                          "since the server started.");
+  metrics_->DeclareCounter("berth_eta_kept_total",
+                           "First starts within a quarter of the wait the first ETA promised, or "
+                           "10 minutes.");
+  metrics_->DeclareGauge("berth_eta_within_25pct",
+                         "Share of first starts within a quarter of the wait the first ETA "
+                         "promised, or 10 minutes (the simulator's eta_within_25pct), since the "
+                         "server started.");
   // Series from the start, so that no judgement yet reads as 0, not as absent.
   metrics_->Increment("berth_eta_judged_total", {}, 0);
   metrics_->Increment("berth_eta_interval_hits_total", {}, 0);
+  metrics_->Increment("berth_eta_kept_total", {}, 0);
 }
 
 core::EtaEstimate EtaBook::Give(core::JobId job, core::Time given_at, core::Time eta,
@@ -38,15 +46,22 @@ void EtaBook::Judge(core::JobId job, core::Time started) {
   // The calibrator learns the plan's own error: it widens the plan's ETA.
   calibrator_.Observe(given->given_at, given->planned, started, given->first.interval);
   const bool covered = given->first.interval.Contains(started);
+  const core::Duration error =
+      core::Max(started - given->first.expected, given->first.expected - started);
+  const bool kept = error <= core::EtaTolerance(given->first.expected - given->given_at);
   ++accuracy_.judged;
   accuracy_.covered += covered ? 1 : 0;
+  accuracy_.kept += kept ? 1 : 0;
   if (metrics_ == nullptr) return;
   metrics_->Observe("berth_eta_error_seconds", {}, (started - given->first.expected).seconds());
   metrics_->Increment("berth_eta_judged_total", {});
   if (covered) metrics_->Increment("berth_eta_interval_hits_total", {});
-  metrics_->SetGauge(
-      "berth_eta_interval_coverage",
-      {{{}, static_cast<double>(accuracy_.covered) / static_cast<double>(accuracy_.judged)}});
+  if (kept) metrics_->Increment("berth_eta_kept_total", {});
+  const auto judged = static_cast<double>(accuracy_.judged);
+  metrics_->SetGauge("berth_eta_interval_coverage",
+                     {{{}, static_cast<double>(accuracy_.covered) / judged}});
+  metrics_->SetGauge("berth_eta_within_25pct",
+                     {{{}, static_cast<double>(accuracy_.kept) / judged}});
 }
 
 }  // namespace berth::server

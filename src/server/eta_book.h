@@ -13,6 +13,11 @@
 //   berth_eta_judged_total        first starts of jobs that had an ETA
 //   berth_eta_interval_hits_total those inside their first 80% interval
 //   berth_eta_interval_coverage   hits / judged, since the server started
+//   berth_eta_kept_total          first starts within a quarter of the wait
+//                                 the first ETA promised, or 10 minutes
+//                                 (core::EtaTolerance: the simulator's
+//                                 eta_within_25pct)
+//   berth_eta_within_25pct        kept / judged, since the server started
 // The book is memory only: a restarted server begins with the calibrator's
 // prior and judges only ETAs it gave itself.
 //
@@ -53,6 +58,7 @@ class EtaBook {
   struct Accuracy {
     int64_t judged = 0;   // first starts of jobs that had an ETA
     int64_t covered = 0;  // of them, inside the first 80% interval
+    int64_t kept = 0;     // of them, within core::EtaTolerance of the first ETA
   };
   Accuracy accuracy() const { return accuracy_; }
 

@@ -531,7 +531,8 @@ void HttpApi::HistoryReport(const Principal& who, const http::Request& request,
   // How the first ETAs turned out, since the server started (the dashboard's
   // ETA accuracy; /metrics has the same as berth_eta_*).
   const EtaBook::Accuracy accuracy = controller_.EtaAccuracy();
-  body["eta_accuracy"] = json{{"judged", accuracy.judged}, {"covered", accuracy.covered}};
+  body["eta_accuracy"] =
+      json{{"judged", accuracy.judged}, {"covered", accuracy.covered}, {"kept", accuracy.kept}};
   Json(response, 200, body);
 }
 

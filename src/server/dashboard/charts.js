@@ -168,8 +168,9 @@ export function renderCharts() {
 }
 
 // How the first ETAs turned out, since the server started: the share of
-// first starts inside the first 80% interval given (the server's own
-// judgement; /metrics has it as berth_eta_* with the errors' histogram).
+// first starts inside the first 80% interval given, and the share within a
+// quarter of the promised wait or 10 minutes (the server's own judgement;
+// /metrics has it as berth_eta_* with the errors' histogram).
 function renderEtaAccuracy() {
   const accuracy = state.history.etaAccuracy;
   if (!accuracy || !accuracy.judged) {
@@ -179,7 +180,9 @@ function renderEtaAccuracy() {
   const share = accuracy.covered / accuracy.judged;
   const note =
     `${accuracy.covered} of ${accuracy.judged} job${accuracy.judged === 1 ? '' : 's'} ` +
-    `(${Math.round(100 * share)}%) started inside the first 80% interval they were given.`;
+    `(${Math.round(100 * share)}%) started inside the first 80% interval they were given; ` +
+    `${accuracy.kept} (${Math.round((100 * accuracy.kept) / accuracy.judged)}%) within a ` +
+    'quarter of the wait their first ETA promised, or 10 minutes.';
   const y = H - M.bottom;
   const plotW = W - M.left - M.right;
   const bar = svg('g', { class: 'coverage', 'data-coverage': share.toFixed(3) });
