@@ -21,6 +21,11 @@ Duration EtaTolerance(Duration promised_wait) {
   return Max(Scaled(promised_wait, kToleranceShare), kToleranceFloor);
 }
 
+bool EtaKept(Time given_at, Time eta, Time started) {
+  BERTH_CHECK(eta >= given_at);
+  return Max(started - eta, eta - started) <= EtaTolerance(eta - given_at);
+}
+
 PromisedWaits PromisesKeptBy(Duration waited) {
   // A promise E keeps `waited` (a) when |a - E| <= max(q E, floor). Below
   // floor / q the floor binds: E in [a - floor, a + floor]; above it the

@@ -47,6 +47,9 @@ namespace berth::core {
 // of the wait it promised, or 10 minutes for short promises. The
 // simulator's eta_within_25pct and the calibrator's point both judge by it.
 Duration EtaTolerance(Duration promised_wait);
+// Whether an ETA of `eta`, given at `given_at`, was right for a start at
+// `started`. REQUIRES: eta >= given_at.
+bool EtaKept(Time given_at, Time eta, Time started);
 
 // The promised waits a start after `waited` proves right by EtaTolerance:
 // one interval, [low, high].

@@ -9,13 +9,15 @@ namespace berth::server {
 namespace {
 
 using std::chrono::milliseconds;
-using Clock = CyclePacer::Clock;
+// Not `Clock`: in a unity build this file shares a translation unit with
+// tests that name berth::Clock.
+using PacerClock = CyclePacer::Clock;
 
 // Runs `count` cycles of `length`, one starting every `period`, from `from`;
 // returns the rest after the last one.
-Clock::duration RunCycles(CyclePacer& pacer, Clock::time_point& now, int count, milliseconds length,
-                          milliseconds period, bool full = false) {
-  Clock::duration rest{};
+PacerClock::duration RunCycles(CyclePacer& pacer, PacerClock::time_point& now, int count,
+                               milliseconds length, milliseconds period, bool full = false) {
+  PacerClock::duration rest{};
   for (int i = 0; i < count; ++i) {
     rest = pacer.Record(now, now + length, full);
     now += period;
@@ -25,16 +27,17 @@ Clock::duration RunCycles(CyclePacer& pacer, Clock::time_point& now, int count, 
 
 TEST(CyclePacerTest, ACycleAfterAQuietSpellSetsNoRest) {
   CyclePacer pacer;
-  Clock::time_point now{};
-  EXPECT_EQ(pacer.Record(now, now + milliseconds(20), false), Clock::duration::zero());
+  PacerClock::time_point now{};
+  EXPECT_EQ(pacer.Record(now, now + milliseconds(20), false), PacerClock::duration::zero());
 }
 
 TEST(CyclePacerTest, CyclesThatLeaveTheControllerMostlyFreeNeverRest) {
   // 3 ms every 30 ms: busy a tenth of the time, as at 1,000 nodes.
   CyclePacer pacer;
-  Clock::time_point now{};
+  PacerClock::time_point now{};
   for (int i = 0; i < 1000; ++i) {
-    ASSERT_EQ(RunCycles(pacer, now, 1, milliseconds(3), milliseconds(30)), Clock::duration::zero())
+    ASSERT_EQ(RunCycles(pacer, now, 1, milliseconds(3), milliseconds(30)),
+              PacerClock::duration::zero())
         << "cycle " << i;
   }
   EXPECT_LT(pacer.busy().count(), 0.15);
@@ -42,10 +45,11 @@ TEST(CyclePacerTest, CyclesThatLeaveTheControllerMostlyFreeNeverRest) {
 
 TEST(CyclePacerTest, BackToBackCyclesRestAsLongAsTheLastCycleOnceSaturated) {
   CyclePacer pacer;
-  Clock::time_point now{};
+  PacerClock::time_point now{};
   // 10 ms cycles with no gap: after a third of a window of them the loop
   // rests.
-  EXPECT_EQ(RunCycles(pacer, now, 10, milliseconds(10), milliseconds(10)), Clock::duration::zero());
+  EXPECT_EQ(RunCycles(pacer, now, 10, milliseconds(10), milliseconds(10)),
+            PacerClock::duration::zero());
   EXPECT_EQ(RunCycles(pacer, now, 100, milliseconds(10), milliseconds(10)), milliseconds(10));
   // Resting as long as each cycle (10 ms on, 10 ms off) holds it at the
   // bound: it keeps resting, and the controller is free half the time.
@@ -58,25 +62,25 @@ TEST(CyclePacerTest, CyclesHoldingTheControllerUnderHalfTheTimeRestOnceOverThree
   // time, but enough that back-to-back cycles and the heartbeats they keep
   // waiting slow each other down, so the loop rests as long as each cycle.
   CyclePacer pacer;
-  Clock::time_point now{};
+  PacerClock::time_point now{};
   EXPECT_EQ(RunCycles(pacer, now, 300, milliseconds(4), milliseconds(10)), milliseconds(4));
 }
 
 TEST(CyclePacerTest, TheRestEndsWhenTheLoadDoes) {
   CyclePacer pacer;
-  Clock::time_point now{};
+  PacerClock::time_point now{};
   ASSERT_EQ(RunCycles(pacer, now, 200, milliseconds(10), milliseconds(10)), milliseconds(10));
   // After two quiet seconds the share has decayed below half.
   now += std::chrono::seconds(2);
-  EXPECT_EQ(pacer.Record(now, now + milliseconds(10), false), Clock::duration::zero());
+  EXPECT_EQ(pacer.Record(now, now + milliseconds(10), false), PacerClock::duration::zero());
 }
 
 TEST(CyclePacerTest, AFullPassSetsNoRestEvenWhenSaturated) {
   CyclePacer pacer;
-  Clock::time_point now{};
+  PacerClock::time_point now{};
   ASSERT_EQ(RunCycles(pacer, now, 200, milliseconds(10), milliseconds(10)), milliseconds(10));
   EXPECT_EQ(RunCycles(pacer, now, 1, milliseconds(300), milliseconds(300), /*full=*/true),
-            Clock::duration::zero());
+            PacerClock::duration::zero());
   // The event cycles' own load still saturates the loop: the next one rests.
   EXPECT_EQ(RunCycles(pacer, now, 1, milliseconds(10), milliseconds(10)), milliseconds(10));
 }
@@ -85,12 +89,14 @@ TEST(CyclePacerTest, AFullPassDoesNotMakeTheEventCyclesAfterItRest) {
   // Event cycles busy a fifth of the time, under the bound, and a full pass
   // of 600 ms among them: the cycles after it still do not rest.
   CyclePacer pacer;
-  Clock::time_point now{};
-  ASSERT_EQ(RunCycles(pacer, now, 300, milliseconds(3), milliseconds(15)), Clock::duration::zero());
+  PacerClock::time_point now{};
+  ASSERT_EQ(RunCycles(pacer, now, 300, milliseconds(3), milliseconds(15)),
+            PacerClock::duration::zero());
   ASSERT_EQ(RunCycles(pacer, now, 1, milliseconds(600), milliseconds(600), /*full=*/true),
-            Clock::duration::zero());
+            PacerClock::duration::zero());
   for (int i = 0; i < 200; ++i) {
-    ASSERT_EQ(RunCycles(pacer, now, 1, milliseconds(3), milliseconds(15)), Clock::duration::zero())
+    ASSERT_EQ(RunCycles(pacer, now, 1, milliseconds(3), milliseconds(15)),
+              PacerClock::duration::zero())
         << "cycle " << i << " after the full pass";
   }
 }

@@ -46,9 +46,7 @@ void EtaBook::Judge(core::JobId job, core::Time started) {
   // The calibrator learns the plan's own error: it widens the plan's ETA.
   calibrator_.Observe(given->given_at, given->planned, started, given->first.interval);
   const bool covered = given->first.interval.Contains(started);
-  const core::Duration error =
-      core::Max(started - given->first.expected, given->first.expected - started);
-  const bool kept = error <= core::EtaTolerance(given->first.expected - given->given_at);
+  const bool kept = core::EtaKept(given->given_at, given->first.expected, started);
   ++accuracy_.judged;
   accuracy_.covered += covered ? 1 : 0;
   accuracy_.kept += kept ? 1 : 0;

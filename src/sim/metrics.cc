@@ -71,11 +71,7 @@ std::optional<double> EtaAccuracy(const std::vector<JobOutcome>& jobs) {
     ++promised;
     const std::optional<core::Time>& eta = *job.first_eta;
     if (!eta) continue;  // no ETA given counts as a miss
-    const core::Duration promised_wait = *eta - job.submit;
-    const core::Duration tolerance = core::EtaTolerance(promised_wait);
-    const core::Duration error =
-        job.first_start > *eta ? job.first_start - *eta : *eta - job.first_start;
-    if (error <= tolerance) ++kept;
+    if (core::EtaKept(job.submit, *eta, job.first_start)) ++kept;
   }
   if (promised == 0) return std::nullopt;
   return static_cast<double>(kept) / static_cast<double>(promised);
