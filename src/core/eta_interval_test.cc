@@ -136,18 +136,15 @@ TEST(EtaIntervalTest, ThePointCountsTheTenMinutesToleranceOfShortWaits) {
   EXPECT_GE(expected, At(30));
 }
 
-// PromisesKeptBy is EtaTolerance solved for the promise: on a grid of waits
-// and promises, a promise lies in the range exactly when the start is
-// within tolerance of it.
+// PromisesKeptBy is EtaKept solved for the promise: on a grid of waits and
+// promises, a promise lies in the range exactly when it was right.
 TEST(EtaIntervalTest, ThePromisesAStartKeepsAreThoseWithinTheirTolerance) {
   for (int64_t waited = 0; waited <= 12000; waited += 37) {
     const PromisedWaits kept = PromisesKeptBy(Duration::Seconds(waited));
     for (int64_t promised = 0; promised <= 20000; promised += 11) {
       const Duration promise = Duration::Seconds(promised);
-      const Duration error =
-          Max(Duration::Seconds(waited) - promise, promise - Duration::Seconds(waited));
-      const bool right = error <= EtaTolerance(promise);
-      EXPECT_EQ(right, kept.low <= promise && promise <= kept.high)
+      EXPECT_EQ(EtaKept(At(0), At(promised), At(waited)),
+                kept.low <= promise && promise <= kept.high)
           << "waited " << waited << " s, promised " << promised << " s";
     }
   }
