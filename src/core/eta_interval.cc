@@ -15,6 +15,14 @@ Duration Scaled(Duration scale, double factor) {
 constexpr double kToleranceShare = 0.25;
 constexpr Duration kToleranceFloor = Duration::Minutes(10);
 
+// The point's factor is one per band of promised waits this wide, in the
+// natural log of seconds (a factor of 1.28); promises under a minute share
+// the first.
+constexpr double kPromiseBand = 0.25;
+double LogPromise(Duration promised_wait) {
+  return std::log(std::max(promised_wait.seconds(), 60.0));
+}
+
 }  // namespace
 
 Duration EtaTolerance(Duration promised_wait) {
@@ -74,7 +82,7 @@ void EtaCalibrator::Observe(Time given_at, Time eta, Time started,
     next_ = (next_ + 1) % judged_.size();
   }
   sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), error), error);
-  factor_.reset();
+  factors_.clear();
   ++observations_;
 }
 
@@ -96,65 +104,102 @@ double EtaCalibrator::Quantile(double q) const {
   return sorted_[std::clamp<size_t>(rank, 1, sorted_.size()) - 1];
 }
 
-double EtaCalibrator::LikeliestFactor() const {
-  if (factor_) return *factor_;
+double EtaCalibrator::LikeliestFactor(Duration promised_wait) const {
+  // One factor per band of promises (kPromiseBand in log seconds), each
+  // from the whole window weighed by how near its promises are.
+  const double center = LogPromise(promised_wait);
+  const auto band = static_cast<int64_t>(std::floor(center / kPromiseBand));
+  if (const auto cached = factors_.find(band); cached != factors_.end()) return cached->second;
+  const double band_center = (static_cast<double>(band) + 0.5) * kPromiseBand;
   // Expected tells promised + scale x (k - 1), at least 0. For each judged
   // ETA the factors that would have made it right form one interval (the
   // promises PromisesKeptBy its wait, mapped back to k, which is linear in
-  // the promise); the k most often right is where most of those intervals
-  // overlap: a sweep over their ends, the earliest on ties. Within that
-  // overlap the point nearest the median of its starts' exact factors
-  // (the k that would have told each start to the second) is most central.
+  // the promise); the k most often right is where the most weight of those
+  // intervals overlaps: a sweep over their ends, the earliest on ties.
+  // Within that overlap the point nearest the weighted median of its
+  // starts' exact factors (the k that would have told each start to the
+  // second) is most central.
   struct Factors {
     double low;
     double high;
     double exact;
+    double weight;
   };
   std::vector<Factors> factors;
   factors.reserve(judged_.size());
-  std::vector<std::pair<double, int>> ends;  // (k, +1 opens / -1 closes)
+  std::vector<std::pair<double, double>> ends;  // (k, +weight opens / -weight closes)
   ends.reserve(2 * judged_.size());
-  for (const Judged& judged : judged_) {
+  std::vector<double> weights(judged_.size(), 1.0);
+  if (config_.point_bandwidth > 0) {
+    double total = 0;
+    for (size_t i = 0; i < judged_.size(); ++i) {
+      const double distance =
+          (LogPromise(judged_[i].promised) - band_center) / config_.point_bandwidth;
+      weights[i] = std::exp(-0.5 * distance * distance);
+      total += weights[i];
+    }
+    // Fewer than min_samples judged ETAs' worth near this promise is too
+    // little to tell its own factor: the whole window's, evenly.
+    if (total < config_.min_samples) std::fill(weights.begin(), weights.end(), 1.0);
+  }
+  for (size_t i = 0; i < judged_.size(); ++i) {
+    const Judged& judged = judged_[i];
+    const double weight = weights[i];
     const double promised = static_cast<double>(judged.promised.micros());
     const double scale = static_cast<double>(Scale(judged.promised).micros());
     auto factor = [&](Duration wait) {
       return std::max(0.0, (static_cast<double>(wait.micros()) - promised) / scale + 1.0);
     };
     const PromisedWaits kept = PromisesKeptBy(judged.waited);
-    factors.push_back(Factors{factor(kept.low), factor(kept.high), factor(judged.waited)});
-    ends.emplace_back(factors.back().low, +1);
-    ends.emplace_back(factors.back().high, -1);
+    factors.push_back(Factors{factor(kept.low), factor(kept.high), factor(judged.waited), weight});
+    ends.emplace_back(factors.back().low, weight);
+    ends.emplace_back(factors.back().high, -weight);
   }
   // At one k, opens before closes: the intervals are closed.
   std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : a.second > b.second;
   });
-  int open = 0;
-  int most = 0;
+  // Sums of weights carry rounding: a later overlap must weigh more by more
+  // than that to count as heavier.
+  constexpr double kHeavier = 1e-9;
+  double open = 0;
+  double most = 0;
   double low = 1.0;
   double high = 1.0;
   for (size_t i = 0; i < ends.size(); ++i) {
     open += ends[i].second;
-    if (open > most) {
+    if (open > most + kHeavier) {
       most = open;
       low = ends[i].first;
       high = ends[i + 1].first;  // an open is always followed by its close
     }
   }
-  std::vector<double> exact;
+  std::vector<std::pair<double, double>> exact;  // (exact factor, weight)
+  double total = 0;
   for (const Factors& f : factors) {
-    if (f.low <= low && high <= f.high) exact.push_back(f.exact);
+    if (f.low <= low && high <= f.high) {
+      exact.emplace_back(f.exact, f.weight);
+      total += f.weight;
+    }
   }
-  auto median = exact.begin() + static_cast<std::ptrdiff_t>((exact.size() - 1) / 2);
-  std::nth_element(exact.begin(), median, exact.end());
-  factor_ = std::clamp(*median, low, high);
-  return *factor_;
+  std::sort(exact.begin(), exact.end());
+  // The first whose weight and that of those below reach half the total.
+  double below = 0;
+  double median = exact.back().first;
+  for (const auto& [value, weight] : exact) {
+    below += weight;
+    if (below >= total / 2 - kHeavier) {
+      median = value;
+      break;
+    }
+  }
+  return factors_[band] = std::clamp(median, low, high);
 }
 
 Time EtaCalibrator::Expected(Time given_at, Time eta) const {
   BERTH_CHECK(eta >= given_at);
   if (judged_.size() < static_cast<size_t>(config_.min_samples)) return eta;
-  return Max(given_at, eta + Scaled(Scale(eta - given_at), LikeliestFactor() - 1.0));
+  return Max(given_at, eta + Scaled(Scale(eta - given_at), LikeliestFactor(eta - given_at) - 1.0));
 }
 
 EtaEstimate EstimateEta(const EtaCalibrator& calibrator, Time given_at, Time eta,

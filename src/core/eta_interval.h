@@ -21,7 +21,9 @@
 //   plan's wait times the factor k that would have made the most of the
 //   recent ETAs right (at the median of those starts; below 10 minutes,
 //   the plan's wait plus 10 minutes x (k - 1), as the interval scales its
-//   errors). Where the plan is right, k is 1; where preemptions by
+//   errors), each recent ETA weighed by how near its promised wait is to
+//   this one's (point_bandwidth): an hour's promise and a two-day one do
+//   not err alike. Where the plan is right, k is 1; where preemptions by
 //   newcomers start most jobs within minutes of an hours-long plan (ITP
 //   cluster02), k is near 0 and the 10 minutes' tolerance holds them all.
 //   A mean or median of the errors would land between two clusters of
@@ -36,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -81,6 +84,16 @@ struct EtaCalibratorConfig {
   // the paper's 0.005: a start judges an interval given a wait earlier, and
   // larger steps overshot on that late feedback (docs/evaluation.md).
   double adapt_step = 0.002;
+  // How near a judged ETA's promise must be to weigh in the point's factor
+  // for a new one: a Gaussian kernel over the natural log of the promised
+  // waits, this wide (2: a promise 7.4x longer or shorter weighs 0.61, 55x
+  // weighs 0.14). Where short promises and long ones err differently (ITP
+  // cluster02: starts within minutes of a short plan, hours-long plans
+  // that run over), each gets its own factor; where they err alike it is
+  // one factor, as with 0, which weighs every judged ETA the same. A promise
+  // with under min_samples' worth of weight near it takes that one factor
+  // too (few ETAs near it tell little: ITP cluster10 on one node).
+  double point_bandwidth = 2.0;
 };
 
 class EtaCalibrator {
@@ -100,7 +113,10 @@ class EtaCalibrator {
   // REQUIRES: eta >= given_at.
   Time Expected(Time given_at, Time eta) const;
 
+  const EtaCalibratorConfig& config() const { return config_; }
   int64_t observations() const { return observations_; }
+  // The judged ETAs the point and the interval come from: the window.
+  int64_t calibrated_on() const { return static_cast<int64_t>(judged_.size()); }
 
  private:
   // A judged ETA: the wait its plan promised and the wait it took.
@@ -112,8 +128,9 @@ class EtaCalibrator {
   double RelativeError(const Judged& judged) const;
   // Nearest rank over the window.
   double Quantile(double q) const;
-  // The factor k of Expected, over the window.
-  double LikeliestFactor() const;
+  // The factor k of Expected for a promise of `promised_wait`, over the
+  // window.
+  double LikeliestFactor(Duration promised_wait) const;
 
   EtaCalibratorConfig config_;
   // The share of starts the tails leave out, both together: 1 - coverage,
@@ -121,8 +138,9 @@ class EtaCalibrator {
   double miscoverage_;
   std::vector<Judged> judged_;  // a ring
   size_t next_ = 0;
-  std::vector<double> sorted_;            // their relative errors in ascending order
-  mutable std::optional<double> factor_;  // LikeliestFactor, until the window changes
+  std::vector<double> sorted_;  // their relative errors in ascending order
+  // LikeliestFactor by band of promises, until the window changes.
+  mutable std::map<int64_t, double> factors_;
   int64_t observations_ = 0;
 };
 

@@ -136,6 +136,55 @@ TEST(EtaIntervalTest, ThePointCountsTheTenMinutesToleranceOfShortWaits) {
   EXPECT_GE(expected, At(30));
 }
 
+// Short promises and long ones err differently: the hour-long promises
+// start at half their wait (newcomers' preemptions let them in), the
+// two-day ones at twice it (runs that outlast their prediction). Each gets
+// the factor of the promises near it; one factor for all (bandwidth 0)
+// tells one of the two kinds wrong every time.
+TEST(EtaIntervalTest, ThePointOfAPromiseFollowsThePromisesNearIt) {
+  EtaCalibrator calibrator(Config(1000, 10));
+  const Duration hour = Duration::Hours(1);
+  const Duration two_days = Duration::Hours(48);
+  for (int i = 0; i < 40; ++i) {
+    calibrator.Observe(At(0), At(0) + hour, At(0) + hour / 2);
+    calibrator.Observe(At(0), At(0) + two_days, At(0) + two_days * 2);
+  }
+  EXPECT_EQ(calibrator.Expected(At(0), At(0) + hour), At(0) + hour / 2);
+  EXPECT_EQ(calibrator.Expected(At(0), At(0) + two_days), At(0) + two_days * 2);
+
+  EtaCalibratorConfig one_factor = Config(1000, 10);
+  one_factor.point_bandwidth = 0;
+  EtaCalibrator pooled(one_factor);
+  for (int i = 0; i < 40; ++i) {
+    pooled.Observe(At(0), At(0) + hour, At(0) + hour / 2);
+    pooled.Observe(At(0), At(0) + two_days, At(0) + two_days * 2);
+  }
+  EXPECT_EQ(pooled.Expected(At(0), At(0) + hour), At(0) + hour / 2) << "the earliest on ties";
+  EXPECT_EQ(pooled.Expected(At(0), At(0) + two_days), At(0) + two_days / 2);
+}
+
+// Too few judged ETAs near a promise to tell its own factor (under
+// min_samples' worth of weight): the point takes the whole window's. Here
+// 40 two-day promises weigh 40 near a new two-day one and the 60 hour-long
+// ones 0.14 each: 48.6 < 50, so the window's majority (half the wait)
+// answers, not the two-day promises' twice it.
+TEST(EtaIntervalTest, APromiseWithTooFewJudgedNearItTakesTheWindowsFactor) {
+  EtaCalibrator calibrator(Config(1000, 50));
+  const Duration hour = Duration::Hours(1);
+  const Duration two_days = Duration::Hours(48);
+  for (int i = 0; i < 60; ++i) calibrator.Observe(At(0), At(0) + hour, At(0) + hour / 2);
+  for (int i = 0; i < 40; ++i) {
+    calibrator.Observe(At(0), At(0) + two_days, At(0) + two_days * 2);
+  }
+  EXPECT_EQ(calibrator.Expected(At(0), At(0) + hour), At(0) + hour / 2);
+  EXPECT_EQ(calibrator.Expected(At(0), At(0) + two_days), At(0) + two_days / 2);
+  for (int i = 0; i < 10; ++i) {
+    calibrator.Observe(At(0), At(0) + two_days, At(0) + two_days * 2);
+  }
+  EXPECT_EQ(calibrator.Expected(At(0), At(0) + two_days), At(0) + two_days * 2)
+      << "50 two-day promises are enough of their own";
+}
+
 // PromisesKeptBy is EtaKept solved for the promise: on a grid of waits and
 // promises, a promise lies in the range exactly when it was right.
 TEST(EtaIntervalTest, ThePromisesAStartKeepsAreThoseWithinTheirTolerance) {
