@@ -11,6 +11,8 @@ what `berth dev` wrote there), then runs the real `berth` commands:
     with the same meaning;
   - with the node full, `berth why` on a blocked job names what blocks it and
     an ETA; `queue` and `nodes` show both jobs;
+  - once the blocked job ran, `show` says its first ETA and how it turned
+    out;
   - cancel, release and the exit codes of bad flags, unknown jobs and an
     unreachable server;
   - `berth dev` runs as the berthd beside berth under the same pid, --help
@@ -154,7 +156,16 @@ def main():
             nodes = berth("nodes").stdout
             check(f"[{running}]" in nodes, f"nodes shows the running job's GPUs: {nodes!r}")
 
-            check(berth("cancel", blocked, running).returncode == 0, "cancel two jobs")
+            later = berth("submit", "--gpus", "4", "--", "true").stdout.strip()
+            check(berth("cancel", later, running).returncode == 0, "cancel two jobs")
+            # The blocked job runs now; show says what it was told and how
+            # that turned out (issue 30).
+            wait_until(lambda: json.loads(berth("show", blocked, "--json").stdout)["state"]
+                       == "succeeded", 30, "the blocked job to run")
+            shown = berth("show", blocked).stdout
+            check(re.search(r"first_eta: +expected \S+, 80%: \S+-\S+ \S+; started \S+: "
+                            r"(right|not within a quarter of the wait), (inside|outside) the 80%",
+                            shown) is not None, f"show's first ETA: {shown!r}")
             again = berth("cancel", blocked)
             check(again.returncode == 1 and "already ended" in again.stderr,
                   f"cancel an ended job: {again.returncode} {again.stderr!r}")

@@ -109,11 +109,13 @@ void RunShow(const ClientFlags& flags, int64_t id) {
   const json job = GetOrExit("show", client, "/api/v1/jobs/" + std::to_string(id));
   if (flags.json) return PrintJson(job);
   for (const auto& [key, value] : job.items()) {
-    // The ETA in its one format (the times as the API has them: --json).
+    // ETAs in their one format (the times as the API has them: --json).
     if (key == "eta_low" || key == "eta_high") continue;
-    const std::string eta = key == "eta" ? EtaSummary(job, ZoneName::kShown) : "";
+    const std::string summary = key == "eta"         ? EtaSummary(job, ZoneName::kShown)
+                                : key == "first_eta" ? FirstEtaSummary(value)
+                                                     : "";
     std::printf("%-14s %s\n", (key + ":").c_str(),
-                eta.empty() ? Field(value).c_str() : eta.c_str());
+                summary.empty() ? Field(value).c_str() : summary.c_str());
   }
 }
 

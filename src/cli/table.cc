@@ -85,22 +85,42 @@ std::string ShortClock(core::Time time) {
   return buffer;
 }
 
+namespace {
+
+std::optional<core::Time> TimeField(const nlohmann::json& fields, const char* name) {
+  return fields.is_object() && fields.contains(name) ? JsonTime(fields[name]) : std::nullopt;
+}
+
+// The local time zone's abbreviation ("CET"), now.
+std::string LocalZoneName(std::time_t now_seconds) {
+  std::tm local{};
+  ::localtime_r(&now_seconds, &local);
+  char buffer[16];
+  return std::strftime(buffer, sizeof(buffer), "%Z", &local) > 0 ? buffer : "";
+}
+
+}  // namespace
+
 std::string EtaSummary(const nlohmann::json& fields, ZoneName zone) {
-  const auto time_field = [&fields](const char* name) -> std::optional<core::Time> {
-    return fields.is_object() && fields.contains(name) ? JsonTime(fields[name]) : std::nullopt;
-  };
-  const std::optional<core::Time> eta = time_field("eta");
+  const std::optional<core::Time> eta = TimeField(fields, "eta");
   if (!eta) return "";
   const std::time_t now_seconds = std::time(nullptr);
-  std::string zone_name;
-  if (zone == ZoneName::kShown) {
-    std::tm local{};
-    ::localtime_r(&now_seconds, &local);
-    char buffer[16];
-    if (std::strftime(buffer, sizeof(buffer), "%Z", &local) > 0) zone_name = buffer;
-  }
-  return EtaText(*eta, time_field("eta_low"), time_field("eta_high"),
-                 core::Time::FromSeconds(now_seconds), ClockZone::kLocal, zone_name);
+  return EtaText(*eta, TimeField(fields, "eta_low"), TimeField(fields, "eta_high"),
+                 core::Time::FromSeconds(now_seconds), ClockZone::kLocal,
+                 zone == ZoneName::kShown ? LocalZoneName(now_seconds) : "");
+}
+
+std::string FirstEtaSummary(const nlohmann::json& first_eta) {
+  const std::optional<core::Time> expected = TimeField(first_eta, "expected");
+  const std::optional<core::Time> started = TimeField(first_eta, "started");
+  if (!expected || !started) return "";
+  const std::time_t now_seconds = std::time(nullptr);
+  const core::Time now = core::Time::FromSeconds(now_seconds);
+  return EtaText(*expected, TimeField(first_eta, "low"), TimeField(first_eta, "high"), now,
+                 ClockZone::kLocal, LocalZoneName(now_seconds)) +
+         "; started " + ShortClockAt(*started, now, ClockZone::kLocal) +
+         (first_eta.value("kept", false) ? ": right" : ": not within a quarter of the wait") +
+         (first_eta.value("inside", false) ? ", inside the 80%" : ", outside the 80%");
 }
 
 std::string GpuSummary(const nlohmann::json& job) {

@@ -47,6 +47,10 @@ enum class ZoneName { kShown, kLeftOut };
 // common/eta_text.h, local time: "expected 14:05, 80%: 13:50-14:40 CET";
 // empty when it has none.
 std::string EtaSummary(const nlohmann::json& fields, ZoneName zone);
+// A started job's first ETA (the API's `first_eta`) and how it turned out,
+// local time: "expected 14:05, 80%: 13:50-14:40 CET; started 14:12: right,
+// inside the 80%"; empty when it has none.
+std::string FirstEtaSummary(const nlohmann::json& first_eta);
 // Whole GPUs per task and tasks as "4", "2x8", or "0.5" for a share.
 std::string GpuSummary(const nlohmann::json& job);
 // What --constraint can name on a node (GET /nodes JSON): its features, then

@@ -4,6 +4,7 @@
 
 #include "common/json_fields.h"
 #include "common/time_format.h"
+#include "core/eta_interval.h"
 #include "server/spec_text.h"
 
 namespace berth::server {
@@ -135,6 +136,20 @@ json JobJson(const JobView& view, Reader reader, const core::PendingJob* pending
       pending ? pending->eta_interval : std::optional<core::EtaInterval>();
   out["eta_low"] = interval ? TimeJson(interval->low) : json(nullptr);
   out["eta_high"] = interval ? TimeJson(interval->high) : json(nullptr);
+  // Once it started: the first ETA it was given while it waited, and how
+  // that turned out by the rules the server's accuracy counts.
+  if (const std::optional<store::FirstEtaRecord>& first = job.first_eta) {
+    out["first_eta"] = {
+        {"given_at", FormatRfc3339(first->given_at)},
+        {"expected", FormatRfc3339(first->expected)},
+        {"low", FormatRfc3339(first->low)},
+        {"high", FormatRfc3339(first->high)},
+        {"started", FormatRfc3339(first->started)},
+        {"kept", core::EtaKept(first->given_at, first->expected, first->started)},
+        {"inside", core::EtaInterval{first->low, first->high}.Contains(first->started)}};
+  } else {
+    out["first_eta"] = nullptr;
+  }
   if (reader == Reader::kOwnerOrAdmin) {
     out["command"] = request.command;
     out["script"] = request.script;

@@ -253,7 +253,7 @@ core::JobSpec Controller::JobSpecOf(const JobRecord& job) {
 void Controller::AddToStateLocked(JobRecord& job, core::EarlierRuns earlier) {
   const core::JobSpec spec = JobSpecOf(job);
   if (policy_.predictor) {
-    // Live jobs as they arrive. On recovery ReplayToPredictorLocked has
+    // Live jobs as they arrive. On recovery ReplayJobsLocked has
     // reported every job already, and these calls change nothing; a job an
     // owner requeued after it ended has probed any burst it joins.
     policy_.predictor->Submitted(spec);

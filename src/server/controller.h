@@ -356,9 +356,9 @@ class Controller {
   // holds, for a restarted controller (controller_history.cc). `run_times`:
   // each job's runs read, added up.
   Status ReadHistoryLocked(core::Time now, std::map<core::JobId, core::Duration>& run_times);
-  // The predictor's run times and bursts from the jobs those runs belong
-  // to, and from the live ones.
-  Status ReplayToPredictorLocked(const std::map<core::JobId, core::Duration>& run_times);
+  // The predictor's run times and bursts, and the ETA calibration's judged
+  // first ETAs, from the jobs those runs belong to and the live ones.
+  Status ReplayJobsLocked(const std::map<core::JobId, core::Duration>& run_times);
   // InvalidArgument saying why, when no registered node could ever host
   // the request (unless it, or the server, waits for nodes).
   Status CheckCanEverFitLocked(const store::JobRequest& request) const;

@@ -2,7 +2,8 @@
 // fair share's decayed usage and the runtime predictor's history. Both come
 // from the store's usage records, one per run however it ended, so a restart
 // forgets neither who used the GPUs nor how long their jobs took; the
-// predictor's bursts come back from the records of those runs' jobs.
+// predictor's bursts come back from the records of those runs' jobs, and
+// the ETA calibration from their first ETAs and starts.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -34,11 +35,10 @@ Status Controller::ReadHistoryLocked(core::Time now, std::map<JobId, core::Durat
     core::Duration& total = run_times[run.job];
     total = total + (run.end - run.start);
   }
-  if (!policy_.predictor) return Status::Ok();
-  return ReplayToPredictorLocked(run_times);
+  return ReplayJobsLocked(run_times);
 }
 
-Status Controller::ReplayToPredictorLocked(const std::map<JobId, core::Duration>& run_times) {
+Status Controller::ReplayJobsLocked(const std::map<JobId, core::Duration>& run_times) {
   // Jobs are replayed from the oldest with a run read, or still live,
   // whichever is older: its bursts hear of each submission in submit (id)
   // order and of each first start, as they did live, so a pending job finds
@@ -62,12 +62,16 @@ Status Controller::ReplayToPredictorLocked(const std::map<JobId, core::Duration>
     core::Duration run_time;
   };
   std::vector<Finished> finished;
+  // The ETA calibration learns the first ETAs judged since then.
+  std::vector<store::FirstEtaRecord> judged_etas;
   store::JobFilter filter;
   filter.after = JobId{core::Value(*first) - 1};
   filter.limit = 1000;
   while (true) {
     BERTH_ASSIGN_OR_RETURN(std::vector<JobRecord> page, store_.ListJobs(filter));
     for (const JobRecord& job : page) {
+      if (job.first_eta) judged_etas.push_back(*job.first_eta);
+      if (!policy_.predictor) continue;
       core::JobSpec spec = JobSpecOf(job);
       policy_.predictor->Submitted(spec);
       if (job.start_time) policy_.predictor->Started(job.id, *job.start_time);
@@ -86,6 +90,7 @@ Status Controller::ReplayToPredictorLocked(const std::map<JobId, core::Duration>
     return std::tie(a.end, a.id) < std::tie(b.end, b.id);
   });
   for (const Finished& job : finished) policy_.predictor->Observe(job.spec, job.run_time);
+  eta_book_.Learn(std::move(judged_etas));
   return Status::Ok();
 }
 

@@ -138,5 +138,43 @@ TEST_F(EtaApiTest, TheMetricsSayHowTheFirstEtasTurnedOut) {
   EXPECT_THAT(metrics, HasSubstr("berth_eta_within_25pct 1"));
 }
 
+// A started job says what it was told while it waited, and how that turned
+// out; the ETA calibration that learned from it survives a restart (the
+// server reads the judged ETAs back from their jobs).
+TEST_F(EtaApiTest, AJobKeepsItsFirstEtaAndARestartedServerCalibratesFromIt) {
+  const std::string token = NewToken("alice", "user");
+  Client alice = As(token);
+  Client agent = RegisterAgent("n0", 4);
+  start_ = clock_.Now();
+  const int64_t running = FillTheCluster(alice, agent);
+  const int64_t blocked =
+      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+  ASSERT_EQ(WaitForEta(alice, blocked)["eta"], At(core::Duration::Seconds(600)));
+  const std::string path = "/api/v1/jobs/" + std::to_string(blocked);
+  EXPECT_TRUE(alice.Get(path).body["first_eta"].is_null()) << "not started yet";
+
+  AdvanceWithHeartbeats(agent, "n0", core::Duration::Seconds(120), running_);
+  Heartbeat(agent, "n0",
+            {TaskReport{core::JobId{running}, 0, running_attempt_, TaskPhase::kExited, 0, {}}});
+  WaitForAssignment(agent, "n0", blocked);
+  const json told = alice.Get(path).body["first_eta"];
+  EXPECT_EQ(told["given_at"], At(core::Duration::Zero())) << told.dump();
+  EXPECT_EQ(told["expected"], At(core::Duration::Seconds(600)));
+  EXPECT_EQ(told["low"], At(core::Duration::Zero()));
+  EXPECT_EQ(told["high"], At(core::Duration::Seconds(605))) << "capped by the time limit";
+  EXPECT_EQ(told["started"], At(core::Duration::Seconds(120)));
+  EXPECT_EQ(told["kept"], true) << "480 s early of 600 promised: within 10 minutes";
+  EXPECT_EQ(told["inside"], true);
+  EXPECT_EQ(alice.Get("/api/v1/history").body["eta_accuracy"]["calibrated_on"], 1);
+
+  server_.reset();
+  StartServer();
+  Client again = As(token);  // the new server listens on a new port
+  EXPECT_EQ(again.Get(path).body["first_eta"], told);
+  const json accuracy = again.Get("/api/v1/history").body["eta_accuracy"];
+  EXPECT_EQ(accuracy["calibrated_on"], 1) << accuracy.dump();
+  EXPECT_EQ(accuracy["judged"], 0) << "counted since this server started";
+}
+
 }  // namespace
 }  // namespace berth::server::api_testing

@@ -1,5 +1,7 @@
 #include "server/eta_book.h"
 
+#include <algorithm>
+
 namespace berth::server {
 
 EtaBook::EtaBook(Metrics* metrics, core::EtaCalibratorConfig config)
@@ -37,6 +39,38 @@ core::EtaEstimate EtaBook::Give(core::JobId job, core::Time given_at, core::Time
   const core::EtaEstimate estimate = core::EstimateEta(calibrator_, given_at, eta, latest);
   if (given_.find(job) == nullptr) given_[job] = Given{estimate, given_at, eta};
   return estimate;
+}
+
+std::optional<store::FirstEtaRecord> EtaBook::FirstEta(core::JobId job, core::Time started) const {
+  const Given* given = given_.find(job);
+  if (given == nullptr) return std::nullopt;
+  return store::FirstEtaRecord{given->given_at,
+                               given->planned,
+                               given->first.expected,
+                               given->first.interval.low,
+                               given->first.interval.high,
+                               started};
+}
+
+void EtaBook::Learn(std::vector<store::FirstEtaRecord> judged) {
+  std::sort(judged.begin(), judged.end(),
+            [](const store::FirstEtaRecord& a, const store::FirstEtaRecord& b) {
+              return a.started < b.started;
+            });
+  // Only the window is read; what falls out of it before now moved the
+  // interval's tails a little, no more (adapt_step).
+  const size_t window = static_cast<size_t>(calibrator_.config().window);
+  const size_t first = judged.size() > window ? judged.size() - window : 0;
+  for (size_t i = first; i < judged.size(); ++i) {
+    calibrator_.Observe(judged[i].given_at, judged[i].planned, judged[i].started,
+                        core::EtaInterval{judged[i].low, judged[i].high});
+  }
+}
+
+EtaBook::Accuracy EtaBook::accuracy() const {
+  Accuracy accuracy = accuracy_;
+  accuracy.calibrated_on = calibrator_.calibrated_on();
+  return accuracy;
 }
 
 void EtaBook::Judge(core::JobId job, core::Time started) {

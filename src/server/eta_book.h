@@ -18,14 +18,18 @@
 //                                 (core::EtaTolerance: the simulator's
 //                                 eta_within_25pct)
 //   berth_eta_within_25pct        kept / judged, since the server started
-// The book is memory only: a restarted server begins with the calibrator's
-// prior and judges only ETAs it gave itself.
+// Each judged first ETA is kept with its job (store::FirstEtaRecord, written
+// at the first start): a restarted server's calibration learns the recent
+// ones again (Learn) and goes on from where it was, rather than from the
+// prior. It judges only ETAs it gave itself; the counts above are since it
+// started.
 //
 // Not thread-safe: the controller's lock guards it.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/decision.h"
 #include "core/eta_interval.h"
@@ -33,6 +37,7 @@
 #include "core/paged_id_map.h"
 #include "core/time.h"
 #include "server/metrics.h"
+#include "store/records.h"
 
 namespace berth::server {
 
@@ -48,9 +53,19 @@ class EtaBook {
   core::EtaEstimate Give(core::JobId job, core::Time given_at, core::Time eta,
                          std::optional<core::Time> latest);
 
+  // What the job's record keeps at its first start at `started`: its first
+  // estimate, if it was given one.
+  std::optional<store::FirstEtaRecord> FirstEta(core::JobId job, core::Time started) const;
+
   // The job started at `started` for the first time: its first estimate,
   // if it had one, is judged. Later starts (after a preemption) are not.
   void Judge(core::JobId job, core::Time started);
+
+  // First ETAs judged before this server started, read back from their
+  // jobs: the calibration learns the most recent (its window) as it did
+  // then, in the order of their starts. The accuracy counts, since this
+  // server started, do not include them.
+  void Learn(std::vector<store::FirstEtaRecord> judged);
 
   // The job ended: nothing of it is kept.
   void Forget(core::JobId job) { given_.erase(job); }
@@ -59,8 +74,11 @@ class EtaBook {
     int64_t judged = 0;   // first starts of jobs that had an ETA
     int64_t covered = 0;  // of them, inside the first 80% interval
     int64_t kept = 0;     // of them, within core::EtaTolerance of the first ETA
+    // The judged ETAs the calibration reads now (its window), those learned
+    // from before a restart included.
+    int64_t calibrated_on = 0;
   };
-  Accuracy accuracy() const { return accuracy_; }
+  Accuracy accuracy() const;
 
  private:
   struct Given {

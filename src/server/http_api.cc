@@ -531,8 +531,10 @@ void HttpApi::HistoryReport(const Principal& who, const http::Request& request,
   // How the first ETAs turned out, since the server started (the dashboard's
   // ETA accuracy; /metrics has the same as berth_eta_*).
   const EtaBook::Accuracy accuracy = controller_.EtaAccuracy();
-  body["eta_accuracy"] =
-      json{{"judged", accuracy.judged}, {"covered", accuracy.covered}, {"kept", accuracy.kept}};
+  body["eta_accuracy"] = json{{"judged", accuracy.judged},
+                              {"covered", accuracy.covered},
+                              {"kept", accuracy.kept},
+                              {"calibrated_on", accuracy.calibrated_on}};
   Json(response, 200, body);
 }
 

@@ -74,6 +74,8 @@ JobRecord Controller::PlanApplier::Starting(const JobRecord& job,
   next.signals.clear();          // and signals
   next.placement = RecordPlacement(start.placement);
   ++next.attempts;
+  // Its first ETA, judged at this start (ObserveFirstStart), is kept with it.
+  if (next.attempts == 1) next.first_eta = controller_.eta_book_.FirstEta(job.id, now_);
   return next;
 }
 

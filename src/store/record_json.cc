@@ -535,6 +535,12 @@ json JobRecordToJson(const JobRecord& job) {
   if (job.peak_memory) out["peak_memory_mib"] = job.peak_memory->value();
   if (job.cpu_time) out["cpu_time_us"] = job.cpu_time->micros();
   if (job.last_checkpoint) out["last_checkpoint"] = job.last_checkpoint->micros();
+  if (job.first_eta) {
+    const FirstEtaRecord& eta = *job.first_eta;
+    out["first_eta"] = {{"given_at", eta.given_at.micros()}, {"planned", eta.planned.micros()},
+                        {"expected", eta.expected.micros()}, {"low", eta.low.micros()},
+                        {"high", eta.high.micros()},         {"started", eta.started.micros()}};
+  }
   if (!job.steps.empty()) out["steps"] = StepsToJson(job.steps);
   if (!job.signals.empty()) out["signals"] = SignalsToJson(job.signals);
   return out;
@@ -578,6 +584,12 @@ Result<JobRecord> JobRecordFromJson(const json& json_job) {
   }
   if (std::optional<int64_t> us = in.OptionalInt64("last_checkpoint")) {
     job.last_checkpoint = core::Time::FromMicros(*us);
+  }
+  if (const json* eta = in.Find("first_eta")) {
+    FieldReader eta_in(*eta, "first_eta.", error);
+    auto at = [&](const char* field) { return core::Time::FromMicros(eta_in.Int64(field, 0)); };
+    job.first_eta = FirstEtaRecord{at("given_at"), at("planned"), at("expected"),
+                                   at("low"),      at("high"),    at("started")};
   }
   ReadSteps(in, error, job.steps);
   ReadSignals(in, error, job.signals);

@@ -215,6 +215,19 @@ struct StepRecord {
   bool operator==(const StepRecord&) const = default;
 };
 
+// The first ETA a job was given and its first start: kept with the job from
+// that start on, so that a restarted server's ETA calibration (EtaBook) goes
+// on from the ETAs judged before it, and the job says what it was told.
+struct FirstEtaRecord {
+  core::Time given_at;  // when it was given (its plan's time)
+  core::Time planned;   // the plan's own ETA, which the calibration learns from
+  core::Time expected;  // the point shown
+  core::Time low;       // the 80% interval shown
+  core::Time high;
+  core::Time started;  // the job's first start
+  bool operator==(const FirstEtaRecord&) const = default;
+};
+
 struct JobRecord {
   core::JobId id{};
   std::string user;
@@ -243,6 +256,8 @@ struct JobRecord {
   // checkpoint file): a preemption then loses only the work since. Cleared
   // when a run ends.
   std::optional<core::Time> last_checkpoint;
+  // Set at its first start when it had been given an ETA while it waited.
+  std::optional<FirstEtaRecord> first_eta;
   // The steps of its current (or last) run, by id; a new run starts with none.
   std::vector<StepRecord> steps;
   // The signals sent to its current run that are still kept, oldest first;

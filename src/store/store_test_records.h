@@ -76,6 +76,12 @@ inline JobRecord FullJob() {
   job.attempts = 2;
   job.preemptions = 1;
   job.last_checkpoint = core::Time::FromSeconds(1'700'000'150) + core::Duration::Micros(7);
+  job.first_eta = FirstEtaRecord{core::Time::FromSeconds(1'700'000'001),
+                                 core::Time::FromSeconds(1'700'000'050),
+                                 core::Time::FromSeconds(1'700'000'080) + core::Duration::Micros(3),
+                                 core::Time::FromSeconds(1'700'000'040),
+                                 core::Time::FromSeconds(1'700'000'160),
+                                 core::Time::FromSeconds(1'700'000'100)};
   StepRecord step;
   step.id = 1;
   step.attempt = 2;
