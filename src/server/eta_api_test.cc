@@ -43,9 +43,32 @@ class EtaApiTest : public ApiTest {
     return explained;
   }
 
+  // The node full (FillTheCluster, from start_ = now) and a 4-GPU job
+  // blocked behind it, given its first ETA: the running job's expected end
+  // at 600 s. Returns the blocked job's id.
+  int64_t BlockAJob(Client& user, Client& agent) {
+    start_ = clock_.Now();
+    running_job_ = FillTheCluster(user, agent);
+    const int64_t blocked =
+        user.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
+    EXPECT_EQ(WaitForEta(user, blocked)["eta"], At(core::Duration::Seconds(600)));
+    return blocked;
+  }
+
+  // The running job ends at 120 s, 480 s before the blocked job's ETA, and
+  // the blocked job starts.
+  void EndTheRunningJobAt120s(Client& agent, int64_t blocked) {
+    AdvanceWithHeartbeats(agent, "n0", core::Duration::Seconds(120), running_);
+    Heartbeat(
+        agent, "n0",
+        {TaskReport{core::JobId{running_job_}, 0, running_attempt_, TaskPhase::kExited, 0, {}}});
+    WaitForAssignment(agent, "n0", blocked);
+  }
+
   std::string At(core::Duration after_start) const { return FormatRfc3339(start_ + after_start); }
 
   core::Time start_;
+  int64_t running_job_ = 0;
   int32_t running_attempt_ = 0;
   std::vector<TaskReport> running_;
 };
@@ -88,11 +111,7 @@ TEST_F(EtaApiTest, AnEtaThatHasPassedIsNeverShownInThePast) {
   StartServer();
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 4);
-  start_ = clock_.Now();
-  FillTheCluster(alice, agent);
-  const int64_t blocked =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
-  ASSERT_EQ(WaitForEta(alice, blocked)["eta"], At(core::Duration::Seconds(600)));
+  const int64_t blocked = BlockAJob(alice, agent);
 
   // The running job overruns its expected end (its node has not stopped it
   // yet): the ETA of 600 s, and all of its interval, have passed.
@@ -113,19 +132,11 @@ TEST_F(EtaApiTest, AnEtaThatHasPassedIsNeverShownInThePast) {
 TEST_F(EtaApiTest, TheMetricsSayHowTheFirstEtasTurnedOut) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 4);
-  start_ = clock_.Now();
-  const int64_t running = FillTheCluster(alice, agent);
-  const int64_t blocked =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
-  ASSERT_EQ(WaitForEta(alice, blocked)["eta"], At(core::Duration::Seconds(600)));
+  const int64_t blocked = BlockAJob(alice, agent);
   EXPECT_THAT(ScrapeMetrics(), HasSubstr("berth_eta_judged_total 0"));
 
-  // The running job ends at 120 s, 480 s before the ETA, inside the
-  // interval [0 s, 605 s].
-  AdvanceWithHeartbeats(agent, "n0", core::Duration::Seconds(120), running_);
-  Heartbeat(agent, "n0",
-            {TaskReport{core::JobId{running}, 0, running_attempt_, TaskPhase::kExited, 0, {}}});
-  WaitForAssignment(agent, "n0", blocked);
+  // 480 s before the ETA, inside the interval [0 s, 605 s].
+  EndTheRunningJobAt120s(agent, blocked);
   const std::string metrics = ScrapeMetrics();
   EXPECT_THAT(metrics, HasSubstr("berth_eta_error_seconds_bucket{le=\"-900\"} 0"));
   EXPECT_THAT(metrics, HasSubstr("berth_eta_error_seconds_bucket{le=\"-300\"} 1"));
@@ -145,18 +156,11 @@ TEST_F(EtaApiTest, AJobKeepsItsFirstEtaAndARestartedServerCalibratesFromIt) {
   const std::string token = NewToken("alice", "user");
   Client alice = As(token);
   Client agent = RegisterAgent("n0", 4);
-  start_ = clock_.Now();
-  const int64_t running = FillTheCluster(alice, agent);
-  const int64_t blocked =
-      alice.Post("/api/v1/jobs", json{{"command", {"x"}}, {"gpus", 4}}).body["id"];
-  ASSERT_EQ(WaitForEta(alice, blocked)["eta"], At(core::Duration::Seconds(600)));
+  const int64_t blocked = BlockAJob(alice, agent);
   const std::string path = "/api/v1/jobs/" + std::to_string(blocked);
   EXPECT_TRUE(alice.Get(path).body["first_eta"].is_null()) << "not started yet";
 
-  AdvanceWithHeartbeats(agent, "n0", core::Duration::Seconds(120), running_);
-  Heartbeat(agent, "n0",
-            {TaskReport{core::JobId{running}, 0, running_attempt_, TaskPhase::kExited, 0, {}}});
-  WaitForAssignment(agent, "n0", blocked);
+  EndTheRunningJobAt120s(agent, blocked);
   const json told = alice.Get(path).body["first_eta"];
   EXPECT_EQ(told["given_at"], At(core::Duration::Zero())) << told.dump();
   EXPECT_EQ(told["expected"], At(core::Duration::Seconds(600)));
