@@ -8,7 +8,8 @@ serves:
   - the cluster view shows the running job on each of the node's GPUs;
   - the queue lists the blocked job with its reason and its ETA;
   - the job detail (/#job=ID) shows the explanation, and the running job's
-    detail shows its log, fetched from the agent;
+    detail shows its log, fetched from the agent; once the blocked job
+    started, its detail says its first ETA and how that turned out;
   - the charts have the server's history behind them.
 
 Screenshots go to $BERTH_TEST_ARTIFACTS (default build/test-artifacts/):
@@ -341,6 +342,12 @@ def run(base, data_dir, chromium, artifacts):
     assert accuracy.find("g", data_coverage=None).attrs["data-coverage"] == "1.000", \
         accuracy.find_all("g")
     print(f"ETA accuracy: {accuracy.text()}")
+    # The started job's detail says what it was told and how that turned out.
+    detail = chromium.dom(f"{base}/#token={token}&job={blocked}")
+    facts = detail.find("section", id="job-explanation").text()
+    assert re.search(r"First ETA\s*expected \d\d:\d\d, 80%: \d\d:\d\d-\d\d:\d\d; "
+                     r"started \d\d:\d\d: (right|not within a quarter of the wait), "
+                     r"inside the 80%", facts), facts
 
     api(f"/api/v1/jobs/{blocked}/cancel", method="POST", body={})
 

@@ -14,6 +14,7 @@ import {
   localTimes,
   parseTime,
   relative,
+  shortClock,
   showProblem,
 } from './util.js';
 
@@ -125,6 +126,8 @@ function explanationBox(job, explanation) {
       'ETA',
       el('span', { class: 'muted', text: 'not known yet (no time limit or estimate ahead of it)' }),
     );
+  const told = firstEtaText(job.first_eta);
+  if (told) add('First ETA', told);
   if (job.exit_code !== null && job.exit_code !== undefined)
     add('Exit code', String(job.exit_code));
   if (job.signal) add('Signal', String(job.signal));
@@ -139,6 +142,18 @@ function explanationBox(job, explanation) {
     el('p', { class: 'sentence', text: localTimes(sentence) }),
     facts.length ? el('dl', { class: 'facts' }, facts) : null,
   );
+}
+
+// What a started job was told while it waited, and how it turned out, as
+// `berth show` says it: "expected 14:05, 80%: 13:50-14:40; started 14:12:
+// right, inside the 80%"; null for a job never given an ETA.
+function firstEtaText(first) {
+  const started = first ? parseTime(first.started) : null;
+  if (started === null) return null;
+  const told = etaText({ eta: first.expected, eta_low: first.low, eta_high: first.high });
+  const right = first.kept ? 'right' : 'not within a quarter of the wait';
+  const inside = first.inside ? 'inside the 80%' : 'outside the 80%';
+  return `${told}; started ${shortClock(started)}: ${right}, ${inside}`;
 }
 
 function timeline(job, explanation) {
