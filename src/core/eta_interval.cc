@@ -127,33 +127,32 @@ double EtaCalibrator::LikeliestFactor(Duration promised_wait) const {
   };
   std::vector<Factors> factors;
   factors.reserve(judged_.size());
-  std::vector<std::pair<double, double>> ends;  // (k, +weight opens / -weight closes)
-  ends.reserve(2 * judged_.size());
-  std::vector<double> weights(judged_.size(), 1.0);
-  if (config_.point_bandwidth > 0) {
-    double total = 0;
-    for (size_t i = 0; i < judged_.size(); ++i) {
-      const double distance =
-          (LogPromise(judged_[i].promised) - band_center) / config_.point_bandwidth;
-      weights[i] = std::exp(-0.5 * distance * distance);
-      total += weights[i];
-    }
-    // Fewer than min_samples judged ETAs' worth near this promise is too
-    // little to tell its own factor: the whole window's, evenly.
-    if (total < config_.min_samples) std::fill(weights.begin(), weights.end(), 1.0);
-  }
-  for (size_t i = 0; i < judged_.size(); ++i) {
-    const Judged& judged = judged_[i];
-    const double weight = weights[i];
+  double near = 0;  // the weight of them all
+  for (const Judged& judged : judged_) {
     const double promised = static_cast<double>(judged.promised.micros());
     const double scale = static_cast<double>(Scale(judged.promised).micros());
     auto factor = [&](Duration wait) {
       return std::max(0.0, (static_cast<double>(wait.micros()) - promised) / scale + 1.0);
     };
+    double weight = 1.0;
+    if (config_.point_bandwidth > 0) {
+      const double distance = (LogPromise(judged.promised) - band_center) / config_.point_bandwidth;
+      weight = std::exp(-0.5 * distance * distance);
+    }
+    near += weight;
     const PromisedWaits kept = PromisesKeptBy(judged.waited);
     factors.push_back(Factors{factor(kept.low), factor(kept.high), factor(judged.waited), weight});
-    ends.emplace_back(factors.back().low, weight);
-    ends.emplace_back(factors.back().high, -weight);
+  }
+  // Fewer than min_samples judged ETAs' worth near this promise is too
+  // little to tell its own factor: the whole window's, evenly.
+  if (near < config_.min_samples) {
+    for (Factors& f : factors) f.weight = 1.0;
+  }
+  std::vector<std::pair<double, double>> ends;  // (k, +weight opens / -weight closes)
+  ends.reserve(2 * factors.size());
+  for (const Factors& f : factors) {
+    ends.emplace_back(f.low, f.weight);
+    ends.emplace_back(f.high, -f.weight);
   }
   // At one k, opens before closes: the intervals are closed.
   std::sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
