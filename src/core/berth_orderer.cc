@@ -49,7 +49,11 @@ BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& contex
   }
   const int64_t young_demand = context.state.pending_milli_gpus() - starving_demand;
   Starvation starvation;
-  starvation.overloaded = IsBacklog(young_demand, cluster_milli_gpus);
+  // Starving jobs asking for more than the cluster has are a backlog of
+  // their own: serving them one head at a time is FIFO over the longest
+  // jobs while the younger ones wait behind each.
+  starvation.overloaded =
+      IsBacklog(young_demand, cluster_milli_gpus) || starving_demand > cluster_milli_gpus;
   if (oldest && (!starvation.overloaded || oldest_waited >= config_.starvation_hard_bound)) {
     starvation.head = oldest;
   }

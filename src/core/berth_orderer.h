@@ -30,9 +30,16 @@
 //   (ITP cluster08 in docs/evaluation.md). The line is the drain rule's: a
 //   queue too long to drain is too long to hand to its starving jobs (the
 //   line at the whole cluster cost the crowded clusters: docs/evaluation.md).
-//   Once the younger jobs ask for less again, the oldest starving job is the
-//   head. A job that waited the hard bound is the head, and keeps its
-//   guarantee, overload or not: no job waits forever.
+//   The starving jobs are a backlog of their own when together they ask for
+//   more GPUs than the cluster has: then they could not all run even on an
+//   empty cluster, heads one at a time are FIFO over the longest jobs, and
+//   each new starving job joins a line the bound can no longer keep (small
+//   crowded clusters, ITP cluster01 on 9 x 8 and cluster05 on 3 x 8: on
+//   Philly it never happens). They yield then too, to their scores.
+//   Once the younger jobs ask for less again, and the starving ones fit the
+//   cluster, the oldest starving job is the head. A job that waited the
+//   hard bound is the head, and keeps its guarantee, overload or not: no
+//   job waits forever.
 // - Fair share: 2^(w_user x U_user/S_user + w_queue x U_queue/S_queue), with U
 //   a user's (queue's) share of decayed usage and S an equal share.
 // - Draining (the pending jobs ask for at most drain_load of the cluster's
@@ -105,7 +112,7 @@ class BerthOrderer final : public Orderer {
 
   struct Starvation {
     std::optional<JobId> head;  // who goes first, if anyone
-    bool overloaded = false;    // jobs younger than the bound are a backlog
+    bool overloaded = false;    // the younger jobs, or the starving ones, are a backlog
   };
   // Whether jobs asking for `milli_gpus` are a backlog on the cluster, not a
   // queue that drains: the one line the drain rule and the starvation yield

@@ -1,7 +1,8 @@
 // The Berth policy's pieces on small scenarios where the right answer is
 // known (issue 3): preemption picks the least-loss victims, respects the
 // minimum run time and the preemptible flag; a starving job reaches the head,
-// yields to a backlog larger than the cluster, and not past the hard bound;
+// yields to a backlog of younger jobs or of starving ones, and not past the
+// hard bound;
 // small tasks are placed so as not to split the room waiting jobs need.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -431,6 +432,27 @@ TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogOfYoungerJobsUntilTheHardBound
   ASSERT_TRUE(waiting.next_decision);
   EXPECT_LE(*waiting.next_decision, hard) << "wakes up when job 1 reaches the hard bound";
   EXPECT_TRUE(IsHead(state, Id(1), hard));
+}
+
+TEST(BerthPolicyTest, StarvingJobsAskingForMoreThanTheClusterYieldUntilTheHardBound) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const BerthOrderConfig config;
+  state.Submit(NewJob(1).Gpus(4).Submit(0), At(0));
+  state.Submit(NewJob(2).Gpus(5).Submit(1), At(1));
+  // Both starve, with no younger work: together they ask for 9 of the
+  // node's 8 GPUs, so the oldest is no head.
+  const Time starving = At(1) + config.starvation_bound;
+  EXPECT_FALSE(IsHead(state, Id(1), starving));
+  EXPECT_FALSE(IsHead(state, Id(2), starving));
+  // Job 2 gone, the one left fits: it is the head.
+  state.Cancel(Id(2), starving);
+  EXPECT_TRUE(IsHead(state, Id(1), starving));
+
+  // Past the hard bound the oldest is the head all the same.
+  state.Submit(NewJob(3).Gpus(5).Submit(2), At(2));
+  EXPECT_FALSE(IsHead(state, Id(1), starving + Secs(1)));
+  EXPECT_TRUE(IsHead(state, Id(1), At(0) + config.starvation_hard_bound));
 }
 
 TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogOfYoungerJobsUntilTheHardBound) {
