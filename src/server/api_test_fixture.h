@@ -131,6 +131,11 @@ class ApiTest : public ::testing::Test {
                       protocol::HeartbeatJson(server::Heartbeat{node, tasks, {}}));
   }
 
+  // An agent's report that task 0 of job `id` runs.
+  static std::vector<TaskReport> Running(int64_t id, int32_t attempt) {
+    return {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+  }
+
   // Moves the fake clock on by `by` in steps well below the heartbeat
   // timeout, heartbeating `tasks` from `node` after each. One big step races
   // the server's tick: a tick between the step and the next heartbeat finds
@@ -157,10 +162,12 @@ class ApiTest : public ::testing::Test {
     return job;
   }
 
-  // Heartbeats until the desired state runs this job, returns the assignment.
-  json WaitForAssignment(Client& agent, const std::string& node, int64_t id) {
+  // Heartbeats (reporting `running`, the tasks already running there) until
+  // the desired state runs this job; returns the assignment.
+  json WaitForAssignment(Client& agent, const std::string& node, int64_t id,
+                         const std::vector<TaskReport>& running = {}) {
     for (int i = 0; i < 300; ++i) {
-      Reply reply = Heartbeat(agent, node, {});
+      Reply reply = Heartbeat(agent, node, running);
       for (const json& task : reply.body["run"]) {
         if (task.value("job", 0) == id) return task;
       }

@@ -112,8 +112,7 @@ class PredictorApiTest : public ApiTest {
   // clock; returns the attempt.
   int32_t RunOnN0(Client& user, Client& agent, int64_t id, core::Duration run_time) {
     const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
-    const std::vector<TaskReport> running = {
-        TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+    const std::vector<TaskReport> running = Running(id, attempt);
     Heartbeat(agent, "n0", running);
     WaitForState(user, id, "running");
     AdvanceWithHeartbeats(agent, "n0", run_time, running);
@@ -224,18 +223,19 @@ TEST_F(PredictorApiTest, ABurstWhoseMemberStartedIsNoLongerProbed) {
   Client alice = As(NewToken("alice", "user"));
   Client agent = RegisterAgent("n0", 2);
   const json unnamed = json{{"command", {"x"}}};
-  RunOnN0(alice, agent, alice.Post("/api/v1/jobs", unnamed).body["id"],
-          core::Duration::Seconds(10));
+  const int64_t started = alice.Post("/api/v1/jobs", unnamed).body["id"];
+  const int32_t attempt = RunOnN0(alice, agent, started, core::Duration::Seconds(10));
   const int64_t hog =
       alice.Post("/api/v1/jobs", json{{"name", "hog"}, {"command", {"x"}}}).body["id"];
-  WaitForAssignment(agent, "n0", hog);
+  WaitForAssignment(agent, "n0", hog, Running(started, attempt));
   const int64_t quick =
       alice.Post("/api/v1/jobs", json{{"name", "quick"}, {"command", {"x"}}, {"estimate_s", 1200}})
           .body["id"];
   const int64_t member = alice.Post("/api/v1/jobs", unnamed).body["id"];
-  const json explained = WaitForPosition(alice, quick, 0);
-  EXPECT_EQ(explained["position"], 0) << explained.dump();
-  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(member) + "/explain").body["position"], 1);
+  // The later submit: once it holds a place, so does the earlier one.
+  const json explained = WaitForPosition(alice, member, 1);
+  EXPECT_EQ(explained["position"], 1) << explained.dump();
+  EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(quick) + "/explain").body["position"], 0);
 }
 
 // A job's earlier runs outlive a restart. With nothing learned the berth
@@ -285,8 +285,7 @@ TEST_F(ApiTest, APreemptedJobStopsThenTheJobItMakesRoomForStarts) {
                                                      {"grace_s", 1}})
                           .body["id"];
   const int32_t attempt = WaitForAssignment(agent, "n0", low)["attempt"];
-  const std::vector<TaskReport> running = {
-      TaskReport{core::JobId{low}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+  const std::vector<TaskReport> running = Running(low, attempt);
   Heartbeat(agent, "n0", running);
   WaitForState(alice, low, "running");
   // Past the policy's minimum run before a preemption (10 minutes).
