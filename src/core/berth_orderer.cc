@@ -137,7 +137,9 @@ void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& co
                          ? OrderKey{priority, kHeadClass, std::numeric_limits<int64_t>::min()}
                          : OrderKey{priority, kScoredClass, Score(*job, context)});
     } else if (job->spec.id == starvation.head) {
-      keys.push_back({priority, kHeadClass, job->spec.submit_time.micros()});
+      const bool reserves = Waited(*job, context.now) >= config_.starvation_hard_bound;
+      keys.push_back(
+          {priority, reserves ? kReservingHeadClass : kHeadClass, job->spec.submit_time.micros()});
     } else if (drain_horizon && job->spec.total_gpu().value() > 0 &&
                context.runtimes.Remaining(*job, context.now) >= *drain_horizon) {
       keys.push_back({priority, kDrainLongClass, -RemainingWork(*job, context)});

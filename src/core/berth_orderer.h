@@ -3,8 +3,9 @@
 // softened by aging and fair share, with a starvation bound.
 //
 //   key = (priority class,
-//          starving head or guaranteed ? 0 : drain-long ? 1 : 2,
-//          starving head ? submit time : drain-long ? -remaining GPU-seconds : score)
+//          starving head or guaranteed ? 0 : head past the hard bound ? 1
+//            : drain-long ? 2 : 3,
+//          head ? submit time : drain-long ? -remaining GPU-seconds : score)
 //   score = remaining GPU-seconds x fair-share penalty / (1 + waited / aging)
 //
 // - Remaining GPU-seconds come from the policy's estimator (the runtime
@@ -39,7 +40,13 @@
 //   Once the younger jobs ask for less again, and the starving ones fit the
 //   cluster, the oldest starving job is the head. A job that waited the
 //   hard bound is the head, and keeps its guarantee, overload or not: no
-//   job waits forever.
+//   job waits forever. It goes first without preempting (PreemptsByOrder):
+//   it holds the reservation and starts as running jobs end, so nothing
+//   that starts after it can delay it. A job that waited that long waited
+//   through an overload and is among the largest; stopping running work for
+//   it sends days of many jobs' runs back to a queue that was a backlog
+//   until now (ITP cluster06: a 64-GPU head stopping eight 8-GPU jobs of
+//   several days, which then waited days more; docs/evaluation.md).
 // - Fair share: 2^(w_user x U_user/S_user + w_queue x U_queue/S_queue), with U
 //   a user's (queue's) share of decayed usage and S an equal share.
 // - Draining (the pending jobs ask for at most drain_load of the cluster's
@@ -94,21 +101,25 @@ class BerthOrderer final : public Orderer {
   std::optional<Time> NextKeyChange(const OrderContext& context) const override;
   bool UsesFairShare() const override { return true; }
   // The starving head starts under the guarantee.
-  bool Guarantees(const OrderKey& key) const override { return key.secondary == kHeadClass; }
-  // Drain-long jobs go first without stopping anyone.
+  bool Guarantees(const OrderKey& key) const override {
+    return key.secondary == kHeadClass || key.secondary == kReservingHeadClass;
+  }
+  // A head past the hard bound and drain-long jobs go first without
+  // stopping anyone.
   bool PreemptsByOrder(const OrderKey& key) const override {
-    return key.secondary != kDrainLongClass;
+    return key.secondary != kReservingHeadClass && key.secondary != kDrainLongClass;
   }
 
   // Time since submission not spent running.
   static Duration Waited(const Job& job, Time now);
 
  private:
-  // OrderKey::secondary: the starving head and guaranteed runs, drain-long
-  // pending jobs, everyone else.
+  // OrderKey::secondary: the starving head and guaranteed runs, the head
+  // past the hard bound, drain-long pending jobs, everyone else.
   static constexpr int64_t kHeadClass = 0;
-  static constexpr int64_t kDrainLongClass = 1;
-  static constexpr int64_t kScoredClass = 2;
+  static constexpr int64_t kReservingHeadClass = 1;
+  static constexpr int64_t kDrainLongClass = 2;
+  static constexpr int64_t kScoredClass = 3;
 
   struct Starvation {
     std::optional<JobId> head;  // who goes first, if anyone

@@ -2,7 +2,7 @@
 // known (issue 3): preemption picks the least-loss victims, respects the
 // minimum run time and the preemptible flag; a starving job reaches the head,
 // yields to a backlog of younger jobs or of starving ones, and not past the
-// hard bound;
+// hard bound, where it reserves instead of preempting;
 // small tasks are placed so as not to split the room waiting jobs need.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -390,7 +390,8 @@ TEST(BerthPolicyTest, ASmallTaskDoesNotSplitTheRoomWaitingJobsNeed) {
   EXPECT_EQ(decision.starts[0].placement.tasks[0].node, N(1)) << "best fit";
 }
 
-// Whether the orderer puts `id` ahead of its class (the starving head).
+// Whether the orderer makes the pending job `id` the starving head (the one
+// job that starts under the guarantee).
 bool IsHead(const ClusterState& state, JobId id, Time now) {
   const Policy policy = Berth({});
   const BerthOrderer orderer{BerthOrderConfig{}};
@@ -398,7 +399,7 @@ bool IsHead(const ClusterState& state, JobId id, Time now) {
   std::vector<OrderKey> keys;
   const FairShare share(state, now);
   orderer.Keys(jobs, OrderContext{state, now, *policy.runtimes, &share}, keys);
-  return keys[0].secondary == 0;
+  return orderer.Guarantees(keys[0]);
 }
 
 TEST(BerthPolicyTest, AStarvingJobYieldsToABacklogOfYoungerJobsUntilTheHardBound) {
@@ -453,6 +454,27 @@ TEST(BerthPolicyTest, StarvingJobsAskingForMoreThanTheClusterYieldUntilTheHardBo
   state.Submit(NewJob(3).Gpus(5).Submit(2), At(2));
   EXPECT_FALSE(IsHead(state, Id(1), starving + Secs(1)));
   EXPECT_TRUE(IsHead(state, Id(1), At(0) + config.starvation_hard_bound));
+}
+
+// The setting of AStarvingJobReachesTheHeadAndGetsItsRoom, at the hard
+// bound instead: job 1 goes first all the same, but takes the reservation
+// instead of stopping job 2, and a short job that would delay it waits.
+TEST(BerthPolicyTest, AHeadPastTheHardBoundReservesInsteadOfPreempting) {
+  ClusterState state;
+  AddNodes(state, 1, 8);
+  const BerthOrderConfig config;
+  const Time hard = At(0) + config.starvation_hard_bound;
+  state.Submit(NewJob(1).Gpus(8).Submit(0), At(0));
+  StartOn(state, NewJob(2).Gpus(2).Preemptible().Submit(0), N(0), 0b11, hard - Secs(3600));
+  state.Submit(NewJob(3).Gpus(2).Submit(hard.micros() / 1'000'000), hard);
+  const Policy policy = Berth({{Id(1), Secs(500000)}, {Id(2), Secs(7200)}, {Id(3), Secs(7200)}});
+
+  const Decision decision = Decide(state, hard, policy);
+  EXPECT_THAT(decision.preemptions, IsEmpty());
+  EXPECT_THAT(StartedIds(decision), IsEmpty()) << "job 3 would end after job 2";
+  ASSERT_EQ(decision.reservations.size(), 1u);
+  EXPECT_EQ(decision.reservations[0].job, Id(1));
+  EXPECT_EQ(decision.reservations[0].start, hard + Secs(3600)) << "when job 2 ends";
 }
 
 TEST(BerthPolicyTest, AGuaranteedRunYieldsToABacklogOfYoungerJobsUntilTheHardBound) {
