@@ -103,9 +103,7 @@ TEST_F(ApiTest, TheServerWakesTheAgentOfANodeWithNewWork) {
   const int64_t id = alice.Post("/api/v1/jobs", json{{"command", {"x"}}}).body["id"];
   EXPECT_EQ(fake.WaitForCalls(1), std::vector<std::string>{"Bearer s3cret"}) << "placed";
   const json task = WaitForAssignment(agent, "n0", id);
-  Heartbeat(agent, "n0",
-            {TaskReport{
-                core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  Heartbeat(agent, "n0", Running(id, task["attempt"].get<int32_t>()));
   WaitForState(alice, id, "running");
   ASSERT_EQ(alice.Post("/api/v1/jobs/" + std::to_string(id) + "/cancel").status, 200);
   EXPECT_EQ(fake.WaitForCalls(2).size(), 2u) << "cancelled while running";

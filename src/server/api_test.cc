@@ -327,10 +327,8 @@ TEST_F(ApiTest, UsageAndQueues) {
   json listed = alice.Get("/api/v1/queues").body["queues"];
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0]["used_gpus"], 4.0);
-  AdvanceWithHeartbeats(
-      agent, "n0", core::Duration::Hours(1),
-      {TaskReport{
-          core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  AdvanceWithHeartbeats(agent, "n0", core::Duration::Hours(1),
+                        Running(id, task["attempt"].get<int32_t>()));
   Heartbeat(
       agent, "n0",
       {TaskReport{core::JobId{id}, 0, task["attempt"].get<int32_t>(), TaskPhase::kExited, 0, {}}});

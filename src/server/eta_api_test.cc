@@ -18,7 +18,7 @@ class EtaApiTest : public ApiTest {
                   json{{"command", {"x"}}, {"gpus", 4}, {"time_limit_s", 600}, {"grace_s", 5}})
             .body["id"];
     running_attempt_ = WaitForAssignment(agent, "n0", id)["attempt"];
-    running_ = {TaskReport{core::JobId{id}, 0, running_attempt_, TaskPhase::kRunning, {}, {}}};
+    running_ = Running(id, running_attempt_);
     Heartbeat(agent, "n0", running_);
     WaitForState(user, id, "running");
     return id;

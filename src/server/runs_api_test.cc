@@ -27,7 +27,7 @@ TEST_F(ApiTest, AJobRunsOnAnAgentAndSucceeds) {
   EXPECT_EQ(WaitForState(alice, id, "starting")["placement"][0]["node"], "n0");
 
   const int32_t attempt = task["attempt"];
-  Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+  Heartbeat(agent, "n0", Running(id, attempt));
   WaitForState(alice, id, "running");
   Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 0, {}}});
   json done = WaitForState(alice, id, "succeeded");
@@ -141,10 +141,7 @@ TEST_F(ApiTest, ASilentNodeGoesDownAndItsJobIsRequeuedAndFenced) {
   EXPECT_THAT(failed["message"].get<std::string>(), HasSubstr("asked not to be requeued"));
 
   // n0 comes back still running the old attempt: it is told to stop it.
-  Reply back = Heartbeat(
-      n0, "n0",
-      {TaskReport{
-          core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  Reply back = Heartbeat(n0, "n0", Running(id, first["attempt"].get<int32_t>()));
   ASSERT_EQ(back.status, 200);
   ASSERT_EQ(back.body["stop"].size(), 1u) << back.body.dump();
   EXPECT_EQ(back.body["stop"][0]["job"], id);
@@ -164,9 +161,7 @@ TEST_F(ApiTest, ASilentNodeWhoseDownTheStoreRefusesIsCheckedAgain) {
           .body["id"];
   json first = WaitForAssignment(n0, "n0", id);
   Client n1 = RegisterAgent("n1", 8);
-  Heartbeat(n0, "n0",
-            {TaskReport{
-                core::JobId{id}, 0, first["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  Heartbeat(n0, "n0", Running(id, first["attempt"].get<int32_t>()));
   WaitForState(alice, id, "running");
   Heartbeat(n1, "n1", {});  // heard after n0: checked after it
 
@@ -241,10 +236,7 @@ TEST_F(ApiTest, RestartKeepsJobsAndRunningWorkRunning) {
   const int64_t waiting =
       alice.Post("/api/v1/jobs", json{{"command", {"y"}}, {"gpus", 8}}).body["id"];
   json task = WaitForAssignment(agent, "n0", running);
-  Heartbeat(
-      agent, "n0",
-      {TaskReport{
-          core::JobId{running}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  Heartbeat(agent, "n0", Running(running, task["attempt"].get<int32_t>()));
   WaitForState(alice, running, "running");
 
   server_.reset();
@@ -253,10 +245,7 @@ TEST_F(ApiTest, RestartKeepsJobsAndRunningWorkRunning) {
   EXPECT_EQ(alice_again.Get("/api/v1/jobs/" + std::to_string(running)).body["state"], "running");
   EXPECT_EQ(alice_again.Get("/api/v1/jobs/" + std::to_string(waiting)).body["state"], "pending");
   Client agent_again = As(agent_token);
-  Reply desired = Heartbeat(
-      agent_again, "n0",
-      {TaskReport{
-          core::JobId{running}, 0, task["attempt"].get<int32_t>(), TaskPhase::kRunning, {}, {}}});
+  Reply desired = Heartbeat(agent_again, "n0", Running(running, task["attempt"].get<int32_t>()));
   ASSERT_EQ(desired.status, 200);
   EXPECT_TRUE(desired.body["stop"].empty()) << "the running job was not killed by the restart";
 }
@@ -279,7 +268,7 @@ TEST_F(ApiTest, TwoJobsOnANodeNeverShareAMasterPort) {
   json task = WaitForAssignment(agent, "n0", first);
   const int32_t attempt = task["attempt"];
   const int32_t port = task["master_port"];
-  Heartbeat(agent, "n0", {TaskReport{core::JobId{first}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+  Heartbeat(agent, "n0", Running(first, attempt));
   WaitForState(alice, first, "running");
   server_.reset();
 
@@ -303,9 +292,7 @@ TEST_F(ApiTest, TwoJobsOnANodeNeverShareAMasterPort) {
   json desired;
   for (int i = 0; i < 300 && desired["run"].size() != 2; ++i) {
     if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    desired = Heartbeat(agent_again, "n0",
-                        {TaskReport{core::JobId{first}, 0, attempt, TaskPhase::kRunning, {}, {}}})
-                  .body;
+    desired = Heartbeat(agent_again, "n0", Running(first, attempt)).body;
   }
   ASSERT_EQ(desired["run"].size(), 2u) << desired.dump();
   std::map<int64_t, int32_t> ports;

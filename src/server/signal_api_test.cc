@@ -13,14 +13,14 @@ class SignalApiTest : public ApiTest {
   void SetUp() override { StartServer(); }
 
   // Submits a one-task job and runs it on n0; returns its id and attempt.
-  std::pair<int64_t, int32_t> Running(Client& user, Client& agent, const json& extra = {}) {
+  std::pair<int64_t, int32_t> SubmitAndRun(Client& user, Client& agent, const json& extra = {}) {
     json body{{"command", {"x"}}, {"gpus", 1}, {"grace_s", 1}};
     for (const auto& [key, value] : extra.items()) body[key] = value;
     const Reply submitted = user.Post("/api/v1/jobs", body);
     EXPECT_EQ(submitted.status, 201) << submitted.body.dump();
     const int64_t id = submitted.body["id"];
     const int32_t attempt = WaitForAssignment(agent, "n0", id)["attempt"];
-    Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+    Heartbeat(agent, "n0", Running(id, attempt));
     WaitForState(user, id, "running");
     return {id, attempt};
   }
@@ -37,9 +37,8 @@ TEST_F(SignalApiTest, ASignalReachesTheAgentWithTheRunningTask) {
   Client alice = As(NewToken("alice", "user"));
   Client bob = As(NewToken("bob", "user"));
   Client agent = RegisterAgent("n0", 8);
-  const auto [id, attempt] = Running(alice, agent);
-  const std::vector<TaskReport> running = {
-      TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}};
+  const auto [id, attempt] = SubmitAndRun(alice, agent);
+  const std::vector<TaskReport> running = Running(id, attempt);
   EXPECT_FALSE(RunEntry(Heartbeat(agent, "n0", running), id).contains("signals"));
   const std::string path = "/api/v1/jobs/" + std::to_string(id) + "/signal";
   EXPECT_EQ(bob.Post(path, json{{"signal", "USR1"}}).status, 403);
@@ -61,7 +60,7 @@ TEST_F(SignalApiTest, AnAcceptedSignalOutlivesARestartOfTheServer) {
   const std::string token = NewToken("alice", "user");
   Client alice = As(token);
   Client agent = RegisterAgent("n0", 8);
-  const auto [id, attempt] = Running(alice, agent);
+  const auto [id, attempt] = SubmitAndRun(alice, agent);
   ASSERT_EQ(alice
                 .Post("/api/v1/jobs/" + std::to_string(id) + "/signal",
                       json{{"signal", "USR1"}, {"batch_only", true}})
@@ -70,10 +69,7 @@ TEST_F(SignalApiTest, AnAcceptedSignalOutlivesARestartOfTheServer) {
   server_.reset();  // before any node heard of it
   StartServer();
   Client again = RegisterAgent("n0", 8);
-  const json signals =
-      RunEntry(Heartbeat(again, "n0",
-                         {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}}),
-               id)["signals"];
+  const json signals = RunEntry(Heartbeat(again, "n0", Running(id, attempt)), id)["signals"];
   ASSERT_EQ(signals.size(), 1u) << signals.dump();
   EXPECT_EQ(signals[0]["name"], "USR1");
   EXPECT_EQ(signals[0]["batch_only"], true);
@@ -83,8 +79,7 @@ TEST_F(SignalApiTest, AnAcceptedSignalOutlivesARestartOfTheServer) {
   ended.outcome = TaskOutcome::kStopped;
   Heartbeat(again, "n0", {ended});
   WaitForAssignment(again, "n0", id);
-  const Reply next = Heartbeat(
-      again, "n0", {TaskReport{core::JobId{id}, 0, attempt + 1, TaskPhase::kRunning, {}, {}}});
+  const Reply next = Heartbeat(again, "n0", Running(id, attempt + 1));
   EXPECT_FALSE(RunEntry(next, id).contains("signals")) << next.body.dump();
 }
 
@@ -105,14 +100,13 @@ TEST_F(SignalApiTest, ARequeuedJobRunsAgainWithTheNextAttempt) {
   Client alice = As(NewToken("alice", "user"));
   Client bob = As(NewToken("bob", "user"));
   Client agent = RegisterAgent("n0", 8);
-  const auto [id, attempt] = Running(alice, agent);
+  const auto [id, attempt] = SubmitAndRun(alice, agent);
   const std::string path = "/api/v1/jobs/" + std::to_string(id) + "/requeue";
   EXPECT_EQ(bob.Post(path).status, 403);
   ASSERT_EQ(alice.Post(path).status, 200);
   const json stopping = WaitForState(alice, id, "completing");
   EXPECT_EQ(stopping["reason"], "requeued");
-  const Reply stop = Heartbeat(
-      agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kRunning, {}, {}}});
+  const Reply stop = Heartbeat(agent, "n0", Running(id, attempt));
   ASSERT_EQ(stop.body["stop"].size(), 1u) << stop.body.dump();
   // The task ends of the SIGTERM; the job goes back to the queue and runs again.
   TaskReport ended{core::JobId{id}, 0, attempt, TaskPhase::kExited, {}, SIGTERM};
@@ -123,7 +117,7 @@ TEST_F(SignalApiTest, ARequeuedJobRunsAgainWithTheNextAttempt) {
   EXPECT_EQ(alice.Get("/api/v1/jobs/" + std::to_string(id)).body["attempts"], 2);
 
   // A job that must not run twice is refused.
-  const auto [once, once_attempt] = Running(alice, agent, json{{"requeue", false}});
+  const auto [once, once_attempt] = SubmitAndRun(alice, agent, json{{"requeue", false}});
   const Reply refused = alice.Post("/api/v1/jobs/" + std::to_string(once) + "/requeue");
   EXPECT_EQ(refused.status, 409);
   EXPECT_THAT(refused.body["error"]["message"].get<std::string>(),
@@ -136,7 +130,7 @@ TEST_F(SignalApiTest, AnEndedJobIsRequeuedAndRunsAgain) {
   Client alice = As(NewToken("alice", "user"));
   Client bob = As(NewToken("bob", "user"));
   Client agent = RegisterAgent("n0", 8);
-  const auto [id, attempt] = Running(alice, agent);
+  const auto [id, attempt] = SubmitAndRun(alice, agent);
   Heartbeat(agent, "n0", {TaskReport{core::JobId{id}, 0, attempt, TaskPhase::kExited, 3, {}}});
   EXPECT_EQ(WaitForState(alice, id, "failed")["exit_code"], 3);
   const std::string path = "/api/v1/jobs/" + std::to_string(id) + "/requeue";
@@ -164,7 +158,7 @@ TEST_F(SignalApiTest, AnEndedJobIsRequeuedAndRunsAgain) {
   EXPECT_EQ(unran.status, 409);
   EXPECT_THAT(unran.body["error"]["message"].get<std::string>(),
               ::testing::HasSubstr("without ever running"));
-  const auto [once, once_attempt] = Running(alice, agent, json{{"requeue", false}});
+  const auto [once, once_attempt] = SubmitAndRun(alice, agent, json{{"requeue", false}});
   Heartbeat(agent, "n0",
             {TaskReport{core::JobId{once}, 0, once_attempt, TaskPhase::kExited, 0, {}}});
   WaitForState(alice, once, "succeeded");

@@ -40,8 +40,7 @@ class UsageApiTest : public ApiTest {
   Run RunOnN0(Client& user, Client& n0, const json& job, core::Duration run_for) {
     const int64_t id = user.Post("/api/v1/jobs", job).body["id"];
     const Run run{id, WaitForAssignment(n0, "n0", id)["attempt"].get<int32_t>()};
-    const std::vector<TaskReport> running = {
-        TaskReport{core::JobId{id}, 0, run.attempt, TaskPhase::kRunning, {}, {}}};
+    const std::vector<TaskReport> running = Running(id, run.attempt);
     Heartbeat(n0, "n0", running);
     AdvanceWithHeartbeats(n0, "n0", run_for, running);
     return run;
