@@ -41,12 +41,13 @@
 //   cluster, the oldest starving job is the head. A job that waited the
 //   hard bound is the head, and keeps its guarantee, overload or not: no
 //   job waits forever. It goes first without preempting (PreemptsByOrder):
-//   it holds the reservation and starts as running jobs end, so nothing
-//   that starts after it can delay it. A job that waited that long waited
-//   through an overload and is among the largest; stopping running work for
-//   it sends days of many jobs' runs back to a queue that was a backlog
-//   until now (ITP cluster06: a 64-GPU head stopping eight 8-GPU jobs of
-//   several days, which then waited days more; docs/evaluation.md).
+//   it holds the reservation and starts as running jobs end; later jobs
+//   start only where, by their predicted ends, they cannot delay it. A job
+//   that waited that long waited through an overload and is among the
+//   largest; stopping running work for it sends days of many jobs' runs
+//   back to a queue that was a backlog until now (ITP cluster06: a 64-GPU
+//   head stopping up to eight 8-GPU runs of several days, which then
+//   waited days more; docs/evaluation.md).
 // - Fair share: 2^(w_user x U_user/S_user + w_queue x U_queue/S_queue), with U
 //   a user's (queue's) share of decayed usage and S an equal share.
 // - Draining (the pending jobs ask for at most drain_load of the cluster's
