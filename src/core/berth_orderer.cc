@@ -54,8 +54,10 @@ BerthOrderer::Starvation BerthOrderer::FindStarvation(const OrderContext& contex
   // jobs while the younger ones wait behind each.
   starvation.overloaded =
       IsBacklog(young_demand, cluster_milli_gpus) || starving_demand > cluster_milli_gpus;
-  if (oldest && (!starvation.overloaded || oldest_waited >= config_.starvation_hard_bound)) {
+  const bool past_hard_bound = oldest && oldest_waited >= config_.starvation_hard_bound;
+  if (oldest && (!starvation.overloaded || past_hard_bound)) {
     starvation.head = oldest;
+    starvation.head_reserves = past_hard_bound;
   }
   return starvation;
 }
@@ -137,9 +139,8 @@ void BerthOrderer::Keys(std::span<const Job* const> jobs, const OrderContext& co
                          ? OrderKey{priority, kHeadClass, std::numeric_limits<int64_t>::min()}
                          : OrderKey{priority, kScoredClass, Score(*job, context)});
     } else if (job->spec.id == starvation.head) {
-      const bool reserves = Waited(*job, context.now) >= config_.starvation_hard_bound;
-      keys.push_back(
-          {priority, reserves ? kReservingHeadClass : kHeadClass, job->spec.submit_time.micros()});
+      keys.push_back({priority, starvation.head_reserves ? kReservingHeadClass : kHeadClass,
+                      job->spec.submit_time.micros()});
     } else if (drain_horizon && job->spec.total_gpu().value() > 0 &&
                context.runtimes.Remaining(*job, context.now) >= *drain_horizon) {
       keys.push_back({priority, kDrainLongClass, -RemainingWork(*job, context)});

@@ -123,8 +123,9 @@ class BerthOrderer final : public Orderer {
   static constexpr int64_t kScoredClass = 3;
 
   struct Starvation {
-    std::optional<JobId> head;  // who goes first, if anyone
-    bool overloaded = false;    // the younger jobs, or the starving ones, are a backlog
+    std::optional<JobId> head;   // who goes first, if anyone
+    bool head_reserves = false;  // the head waited the hard bound: it does not preempt
+    bool overloaded = false;     // the younger jobs, or the starving ones, are a backlog
   };
   // Whether jobs asking for `milli_gpus` are a backlog on the cluster, not a
   // queue that drains: the one line the drain rule and the starvation yield
