@@ -2,18 +2,23 @@
 //
 //   incremental  one event (a running job ends) then Decide with reasons for
 //                every pending job; p50/p99 over many cycles, starts applied
-//   full pass    Decide with ExplainLevel::kFull: order, reservation and an
-//                ETA for every pending job; median of a few passes
+//   full pass    Decide with ExplainLevel::kFull, ETAs deferred as the
+//                server defers them: order, reservation, reasons and the
+//                ETA plan's inputs; median of a few passes
+//   plan         the ETA plan of that pass (PlanEtas), which the server
+//                runs on its planner thread: an ETA for every pending job
 //   event        as incremental, but reusing the order of a full cycle
 //                (DecideOptions::reuse, depth 1,000) refreshed every 10
 //                cycles, as the server does between its full passes; the
 //                refreshing cycles are not counted here
 //
-// Usage: decide_bench [--quick] [--policy NAME]...
+// Usage: decide_bench [--quick] [--policy NAME]... [--eta-replays N]
+// --eta-replays overrides Policy::eta_replays (the ETA plan's replays).
 // --quick runs small sizes only (CI smoke run; timings then mean nothing).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -22,6 +27,7 @@
 
 #include "core/cluster_state.h"
 #include "core/decide.h"
+#include "core/eta_plan.h"
 #include "core/placer.h"
 #include "core/policy.h"
 
@@ -107,23 +113,43 @@ double Quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
 }
 
-void Run(const std::string& policy_name, const Size& size) {
+void Run(const std::string& policy_name, const Size& size, std::optional<int32_t> eta_replays) {
   std::mt19937 rng(42);
   int64_t next_id = 1;
   ClusterState state;
   Fill(state, size, rng, next_id);
   Policy policy = std::move(MakePolicy(policy_name)).value();
+  if (eta_replays) policy.eta_replays = *eta_replays;
+  // A server that has run a while has learned run times: without them the
+  // predictor knows no distribution, and the ETA plan would run once where
+  // it replays (Policy::eta_replays).
+  if (policy.predictor) {
+    std::mt19937 history(7);
+    for (int i = 0; i < 5'000; ++i) {
+      const JobSpec spec = RandomJob(history, 1'000'000'000 + i, Time::FromSeconds(0));
+      const int64_t limit_us = spec.time_limit->micros();
+      policy.predictor->Observe(spec, Duration::Micros(std::uniform_int_distribution<int64_t>(
+                                          60'000'000, limit_us)(history)));
+    }
+  }
   Time now = Time::FromSeconds(3600);
 
   // Full passes first, on the initial state.
   std::vector<double> full;
+  std::vector<double> plans;
   size_t etas = 0;
   for (int i = 0; i < size.full_passes; ++i) {
+    DecideOptions options{ExplainLevel::kFull};
+    options.defer_etas = true;  // as the server: the plan runs off its lock
     const auto start = std::chrono::steady_clock::now();
-    const Decision decision = Decide(state, now, policy, DecideOptions{ExplainLevel::kFull});
-    full.push_back(Ms(std::chrono::steady_clock::now() - start));
+    const Decision decision = Decide(state, now, policy, options);
+    const auto decided = std::chrono::steady_clock::now();
+    const std::vector<PlannedEta> planned =
+        decision.eta_plan ? PlanEtas(*decision.eta_plan) : std::vector<PlannedEta>{};
+    full.push_back(Ms(decided - start));
+    plans.push_back(Ms(std::chrono::steady_clock::now() - decided));
     etas = 0;
-    for (const PendingJob& pending : decision.pending) etas += pending.eta.has_value();
+    for (const PlannedEta& eta : planned) etas += eta.eta.has_value();
   }
 
   // Incremental cycles: a running job ends, Decide, apply; a new job arrives.
@@ -159,10 +185,10 @@ void Run(const std::string& policy_name, const Size& size) {
     for (const JobStart& s : decision.starts) state.Start(s, now);
   }
 
-  std::printf("%-8s %7d %9zu %9zu %10.3f %10.3f %10.3f %10.3f %10.1f %8zu\n", policy_name.c_str(),
-              size.nodes, state.pending().size(), state.running().size(), Quantile(cycles, 0.5),
-              Quantile(cycles, 0.99), Quantile(events, 0.5), Quantile(events, 0.99),
-              Quantile(full, 0.5), etas);
+  std::printf("%-8s %7d %9zu %9zu %10.3f %10.3f %10.3f %10.3f %10.1f %10.1f %8zu\n",
+              policy_name.c_str(), size.nodes, state.pending().size(), state.running().size(),
+              Quantile(cycles, 0.5), Quantile(cycles, 0.99), Quantile(events, 0.5),
+              Quantile(events, 0.99), Quantile(full, 0.5), Quantile(plans, 0.5), etas);
 }
 
 }  // namespace
@@ -170,13 +196,17 @@ void Run(const std::string& policy_name, const Size& size) {
 int main(int argc, char** argv) {
   bool quick = false;
   std::vector<std::string> policies;
+  std::optional<int32_t> eta_replays;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
       policies.emplace_back(argv[++i]);
+    } else if (std::strcmp(argv[i], "--eta-replays") == 0 && i + 1 < argc &&
+               std::atoi(argv[i + 1]) >= 1) {
+      eta_replays = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: decide_bench [--quick] [--policy NAME]...\n");
+      std::fprintf(stderr, "usage: decide_bench [--quick] [--policy NAME]... [--eta-replays N]\n");
       return 2;
     }
   }
@@ -184,12 +214,13 @@ int main(int argc, char** argv) {
   const std::vector<Size> sizes =
       quick ? std::vector<Size>{{50, 500, 20, 2}}
             : std::vector<Size>{{1000, 10'000, 300, 5}, {10'000, 100'000, 100, 3}};
-  std::printf("%-8s %7s %9s %9s %10s %10s %10s %10s %10s %8s\n", "policy", "nodes", "pending",
-              "running", "incr_p50", "incr_p99", "event_p50", "event_p99", "full_p50", "etas");
-  std::printf("%-8s %7s %9s %9s %10s %10s %10s %10s %10s %8s\n", "", "", "", "", "(ms)", "(ms)",
-              "(ms)", "(ms)", "(ms)", "");
+  std::printf("%-8s %7s %9s %9s %10s %10s %10s %10s %10s %10s %8s\n", "policy", "nodes", "pending",
+              "running", "incr_p50", "incr_p99", "event_p50", "event_p99", "full_p50", "plan_p50",
+              "etas");
+  std::printf("%-8s %7s %9s %9s %10s %10s %10s %10s %10s %10s %8s\n", "", "", "", "", "(ms)",
+              "(ms)", "(ms)", "(ms)", "(ms)", "(ms)", "");
   for (const Size& size : sizes) {
-    for (const std::string& policy : policies) Run(policy, size);
+    for (const std::string& policy : policies) Run(policy, size, eta_replays);
   }
   return 0;
 }

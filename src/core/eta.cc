@@ -59,8 +59,7 @@ std::optional<Duration> Longest(const JobSpec& spec) {
 }
 
 // The latest a running job, or one the cycle starts, ends.
-std::optional<Time> LatestEnd(const Cycle& cycle, JobId id) {
-  const Job* job = cycle.state.Find(id);
+std::optional<Time> LatestEnd(const Cycle& cycle, const Job* job) {
   if (job == nullptr) return std::nullopt;
   const std::optional<Duration> longest = Longest(job->spec);
   if (!longest) return std::nullopt;
@@ -88,6 +87,19 @@ void PlanLatestStarts(const EtaPlan& plan, Capacity capacity, std::vector<Planne
     capacity.Allocate(*placement);
     ends.Add(start->at + *step.longest, step.job, placement);
   }
+}
+
+// The replays a plan of `pending` waiting jobs gets: the policy's, within
+// kReplayedSteps queue steps in all, so that a long queue costs the
+// planner's thread a few plans' time, not `wanted` (one plan of 100,000
+// waiting jobs takes seconds: docs/performance.md). Fewer than three have no median
+// worth their cost: then the plan runs once, on expected run times.
+int32_t Replays(int32_t wanted, size_t pending) {
+  constexpr size_t kReplayedSteps = 200'000;
+  const size_t affordable = kReplayedSteps / std::max<size_t>(pending, 1);
+  const auto replays =
+      static_cast<int32_t>(std::min(static_cast<size_t>(std::max(wanted, 1)), affordable));
+  return replays >= 3 ? replays : 1;
 }
 
 }  // namespace
@@ -173,11 +185,18 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
   EtaPlan plan{cycle.now, cycle.policy.discipline, std::move(nodes), std::move(capacity), {}, {},
                {}};
   plan.eligibility = cycle.resolver.Eligibilities();
-  plan.ends.reserve(cycle.state.running().size() + cycle.decision.starts.size());
-  ForEachExpectedEnd(cycle, [&](Time end, JobId job, const Placement& placement) {
-    plan.ends.push_back({end, job, placement, LatestEnd(cycle, job)});
-  });
+  plan.replays = Replays(cycle.policy.eta_replays, cycle.decision.pending.size());
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
+  const auto quantiles = [&](const Job& job) {
+    return plan.replays > 1 ? runtimes.RemainingQuantiles(job, cycle.now, plan.replays)
+                            : std::vector<Duration>{};
+  };
+  plan.ends.reserve(cycle.state.running().size() + cycle.decision.starts.size());
+  ForEachExpectedEnd(cycle, [&](Time end, JobId id, const Placement& placement) {
+    const Job* job = cycle.state.Find(id);
+    plan.ends.push_back({end, id, placement, LatestEnd(cycle, job),
+                         job != nullptr ? quantiles(*job) : std::vector<Duration>{}});
+  });
   // decision.pending lists the candidates not started, in order, then the
   // jobs that can never fit (which get no ETA).
   size_t next = 0;
@@ -193,7 +212,7 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
     }
     plan.queue.push_back({pending.job, candidate.request,
                           runtimes.Remaining(*candidate.job, cycle.now),
-                          Longest(candidate.job->spec)});
+                          Longest(candidate.job->spec), quantiles(*candidate.job)});
   }
   return plan;
 }
@@ -211,12 +230,25 @@ namespace {
 // Each pass reads only the first kWindow waiting jobs, so that a queue of
 // 100,000 costs kWindow per expected end, not 100,000: a deeper job waits
 // for its place in the window, as it would behind that many jobs anyway.
+//
+// Replay r of the plan's `replays` runs each job for the quantile
+// (r + a hash of its id) mod replays of its run time, where it has
+// quantiles: over the replays each job runs each of its quantiles once (a
+// Latin design, so a few replays cover every job's range), and the shift
+// by id keeps jobs from all drawing their short ends, or all their long
+// ones, in the same replay.
 class Replay {
  public:
   static constexpr size_t kWindow = 256;
 
-  Replay(EtaPlan& plan, std::vector<PlannedEta>& etas) : plan_(plan), etas_(etas), ends_(plan.now) {
-    for (const EtaPlan::End& end : plan.ends) ends_.Add(end.at, end.job, &end.placement);
+  // `replay`: which one; none: the plan on expected run times.
+  Replay(const EtaPlan& plan, std::optional<size_t> replay, std::vector<PlannedEta>& etas)
+      : plan_(plan), replay_(replay), etas_(etas), capacity_(plan.capacity), ends_(plan.now) {
+    for (const EtaPlan::End& end : plan.ends) {
+      ends_.Add(Draws(end.remaining_quantiles) ? plan.now + Drawn(end.job, end.remaining_quantiles)
+                                               : end.at,
+                end.job, &end.placement);
+    }
     waiting_.reserve(plan.queue.size());
     for (size_t i = 0; i < plan.queue.size(); ++i) waiting_.push_back(i);
   }
@@ -225,7 +257,7 @@ class Replay {
     while (!waiting_.empty()) {
       Pass();
       if (waiting_.empty()) return;
-      std::optional<ReleaseSchedule::Released> released = ends_.ReleaseNext(plan_.capacity);
+      std::optional<ReleaseSchedule::Released> released = ends_.ReleaseNext(capacity_);
       if (!released) return;  // the rest need nodes that are down or draining
       clock_ = released->at;
       after_ = released->job;
@@ -248,7 +280,7 @@ class Replay {
       if (blocked) {
         // waits behind the head
       } else if (!shadow) {
-        placement = TryPlace(plan_.capacity, step.request, free_memo);
+        placement = TryPlace(capacity_, step.request, free_memo);
         if (!placement) {
           switch (plan_.discipline) {
             case Discipline::kStrict:
@@ -263,8 +295,8 @@ class Replay {
           }
         }
       } else {
-        const bool ends_before = clock_ + step.remaining <= reservation_->at;
-        placement = ends_before ? TryPlace(plan_.capacity, step.request, free_memo)
+        const bool ends_before = clock_ + RunTime(step) <= reservation_->at;
+        placement = ends_before ? TryPlace(capacity_, step.request, free_memo)
                                 : TryPlace(*shadow, step.request, shadow_memo);
       }
       if (!placement) {
@@ -295,10 +327,10 @@ class Replay {
   std::optional<Capacity> ReserveFor(size_t head) {
     if (reserved_for_ != head) {
       reserved_for_ = head;
-      reservation_ = ends_.WhenFits(plan_.capacity, plan_.queue[head].request, clock_);
+      reservation_ = ends_.WhenFits(capacity_, plan_.queue[head].request, clock_);
     }
     if (!reservation_) return std::nullopt;
-    Capacity shadow = plan_.capacity;
+    Capacity shadow = capacity_;
     shadow.Reserve(reservation_->placement);
     return shadow;
   }
@@ -308,12 +340,28 @@ class Replay {
     etas_[i].eta = clock_;
     etas_[i].after_job = after_;
     const Placement* owned = ends_.Own(std::move(placement));
-    plan_.capacity.Allocate(*owned);
-    ends_.Add(clock_ + step.remaining, step.job, owned);
+    capacity_.Allocate(*owned);
+    ends_.Add(clock_ + RunTime(step), step.job, owned);
   }
 
-  EtaPlan& plan_;
+  Duration RunTime(const EtaPlan::Step& step) const {
+    return Draws(step.remaining_quantiles) ? Drawn(step.job, step.remaining_quantiles)
+                                           : step.remaining;
+  }
+
+  bool Draws(const std::vector<Duration>& quantiles) const {
+    return replay_.has_value() && !quantiles.empty();
+  }
+  Duration Drawn(JobId job, const std::vector<Duration>& quantiles) const {
+    // Fibonacci hashing of the id, so that neighbouring ids land apart.
+    const uint64_t spread = static_cast<uint64_t>(Value(job)) * 0x9E3779B97F4A7C15ULL >> 32;
+    return quantiles[(*replay_ + spread) % quantiles.size()];
+  }
+
+  const EtaPlan& plan_;
+  const std::optional<size_t> replay_;
   std::vector<PlannedEta>& etas_;
+  Capacity capacity_;  // the plan's, as this replay uses it up
   ReleaseSchedule ends_;
   std::vector<size_t> waiting_;  // indices into plan_.queue, in order
   Time clock_ = plan_.now;
@@ -322,20 +370,51 @@ class Replay {
   std::optional<PlannedStart> reservation_;
 };
 
+// Whether any run time in the plan has quantiles to draw from.
+bool HasQuantiles(const EtaPlan& plan) {
+  return std::any_of(plan.ends.begin(), plan.ends.end(),
+                     [](const EtaPlan::End& end) { return !end.remaining_quantiles.empty(); }) ||
+         std::any_of(plan.queue.begin(), plan.queue.end(),
+                     [](const EtaPlan::Step& step) { return !step.remaining_quantiles.empty(); });
+}
+
 }  // namespace
 
-std::vector<PlannedEta> PlanEtas(EtaPlan plan) {
-  // The bound's plan starts from the same free capacity, which the replay
-  // uses up; copied only when every running job has a time limit.
-  std::optional<Capacity> before;
-  if (std::all_of(plan.ends.begin(), plan.ends.end(),
-                  [](const EtaPlan::End& end) { return end.latest.has_value(); })) {
-    before = plan.capacity;
-  }
+std::vector<PlannedEta> PlanEtas(const EtaPlan& plan) {
   std::vector<PlannedEta> etas(plan.queue.size());
   for (size_t i = 0; i < etas.size(); ++i) etas[i].job = plan.queue[i].job;
-  Replay(plan, etas).Run();
-  if (before) PlanLatestStarts(plan, std::move(*before), etas);
+  const size_t replays = HasQuantiles(plan) ? static_cast<size_t>(std::max(1, plan.replays)) : 1;
+  if (replays == 1) {
+    Replay(plan, std::nullopt, etas).Run();
+  } else {
+    // Each job is told the median of its replays' starts (the lower one of
+    // an even count), and whose end brought that replay's clock there. A
+    // start that falls within a quarter of its wait is right (eta_interval.h):
+    // a median of plausible starts is more often near the real one than the
+    // start planned on expected ends, which needs every end it waits for to
+    // come near its expectation at once.
+    std::vector<std::vector<PlannedEta>> runs(replays, etas);
+    for (size_t r = 0; r < replays; ++r) Replay(plan, r, runs[r]).Run();
+    std::vector<const PlannedEta*> starts;
+    starts.reserve(replays);
+    for (size_t i = 0; i < etas.size(); ++i) {
+      starts.clear();
+      for (const std::vector<PlannedEta>& run : runs) {
+        if (run[i].eta) starts.push_back(&run[i]);
+      }
+      if (starts.empty()) continue;  // needs nodes that are down or draining
+      const auto median = starts.begin() + static_cast<std::ptrdiff_t>((starts.size() - 1) / 2);
+      std::nth_element(starts.begin(), median, starts.end(),
+                       [](const PlannedEta* a, const PlannedEta* b) { return *a->eta < *b->eta; });
+      etas[i].eta = (*median)->eta;
+      etas[i].after_job = (*median)->after_job;
+    }
+  }
+  // The bound's plan, on time limits, is one: it has no draws.
+  if (std::all_of(plan.ends.begin(), plan.ends.end(),
+                  [](const EtaPlan::End& end) { return end.latest.has_value(); })) {
+    PlanLatestStarts(plan, plan.capacity, etas);
+  }
   return etas;
 }
 

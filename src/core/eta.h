@@ -5,9 +5,13 @@
 // job (PlanEtas, run in the cycle or, deferred, by the owner: eta_plan.h). Expected ends come from
 // the policy's RuntimeEstimator, so Slurm plans with time limits, oracles with the truth.
 //
-// The ETA plan replays the discipline on expected ends: jobs start in order
+// The ETA plan replays the discipline on run times: jobs start in order
 // where they fit, the first that does not is reserved its room, and later
-// ones backfill around it (eta.cc). It knows no preemption and no later
+// ones backfill around it (eta.cc). Where the estimator knows how run times
+// spread (RuntimeEstimator::RemainingQuantiles), it replays several times
+// (Policy::eta_replays), each job running a different quantile of its run
+// time in each, and tells each job the median of its starts; otherwise it
+// plays once on expected run times. It knows no preemption and no later
 // arrival: the calibration of eta_interval.h answers for those.
 #pragma once
 

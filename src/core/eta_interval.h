@@ -2,10 +2,11 @@
 // the plan's ETAs turned out (split conformal prediction over the plan's
 // own errors).
 //
-// The plan (eta.h) replays the discipline as running work ends at its
-// expected time; it knows nothing of preemption, later arrivals that rank
-// ahead, or how wrong the expected ends are. Rather than model each, the
-// calibrator keeps the errors of the most recent planned ETAs whose jobs
+// The plan (eta.h) replays the discipline as running work ends (the
+// median of a few replays over run times' quantiles, where the estimator
+// knows them); it knows nothing of preemption, later arrivals that rank
+// ahead, or how wrong the learned run times are. Rather than model each,
+// the calibrator keeps the errors of the most recent planned ETAs whose jobs
 // have started, each relative to the wait the plan promised,
 //   error = (start - eta) / max(eta - given_at, min_scale),
 // and answers a new plan's ETA with

@@ -2,9 +2,11 @@
 // from the cycle (DecideOptions::defer_etas): the server plans ETAs on its
 // own thread, outside the lock that submits, heartbeats and event cycles
 // need. The plan itself is eta.h's: the discipline replayed on the
-// expected ends of running work, with a reservation and backfill.
+// expected ends of running work, with a reservation and backfill, once per
+// replay over run times drawn from what the estimator knows of them.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -27,6 +29,9 @@ struct EtaPlan {
     // The latest it can end: its run's start plus its time limit and its
     // grace period (none: it has no time limit).
     std::optional<Time> latest = std::nullopt;
+    // Its remaining run time at the plan's `replays` quantiles, ascending
+    // (RuntimeEstimator::RemainingQuantiles); empty: `at` in every replay.
+    std::vector<Duration> remaining_quantiles = {};
   };
   struct Step {
     JobId job{};
@@ -35,6 +40,9 @@ struct EtaPlan {
     // The longest it can run once started: its time limit plus its grace
     // period (none: it has no time limit).
     std::optional<Duration> longest = std::nullopt;
+    // Its run time at the plan's `replays` quantiles, as End's; empty:
+    // `remaining` in every replay.
+    std::vector<Duration> remaining_quantiles = {};
   };
   Time now;
   Discipline discipline = Discipline::kStrict;  // the policy's, which the plan replays
@@ -48,6 +56,9 @@ struct EtaPlan {
   // What the steps' requests point at (their constraints' eligible nodes):
   // the cycle that resolved them is gone when the plan runs.
   std::vector<std::shared_ptr<const NodeEligibility>> eligibility;
+  // How many times the discipline is replayed (Policy::eta_replays); 1:
+  // once, on expected run times.
+  int32_t replays = 1;
 };
 
 struct PlannedEta {
@@ -62,7 +73,8 @@ struct PlannedEta {
   std::optional<Time> latest = std::nullopt;
 };
 
-// One entry per step of the plan, in its order. Pure; any thread.
-std::vector<PlannedEta> PlanEtas(EtaPlan plan);
+// One entry per step of the plan, in its order: the median of the
+// replays' ETAs for it (eta.cc). Pure; any thread.
+std::vector<PlannedEta> PlanEtas(const EtaPlan& plan);
 
 }  // namespace berth::core

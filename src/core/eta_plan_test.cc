@@ -66,7 +66,7 @@ TEST_P(EtaPlanTest, ADeferredPlanGivesTheEtasTheCycleWouldHave) {
     ASSERT_EQ(later.pending.size(), inline_etas.pending.size());
     ASSERT_GT(later.pending.size(), 10u) << "seed " << seed << ": a queue to plan";
 
-    const std::map<JobId, PlannedEta> planned = ById(PlanEtas(std::move(*later.eta_plan)));
+    const std::map<JobId, PlannedEta> planned = ById(PlanEtas(*later.eta_plan));
     int with_eta = 0;
     for (size_t i = 0; i < later.pending.size(); ++i) {
       const PendingJob& expected = inline_etas.pending[i];
@@ -109,7 +109,7 @@ TEST_P(EtaPlanTest, ThePlanDoesNotReadTheStateItCameFrom) {
   for (const auto& [id, job] : state->pending()) live.push_back(id);
   for (JobId id : live) state->Cancel(id, At(2100));
 
-  const std::vector<PlannedEta> after = PlanEtas(std::move(*decision.eta_plan));
+  const std::vector<PlannedEta> after = PlanEtas(*decision.eta_plan);
   ASSERT_EQ(after.size(), before.size());
   for (size_t i = 0; i < after.size(); ++i) {
     EXPECT_EQ(after[i].job, before[i].job);
@@ -136,7 +136,7 @@ TEST(EtaPlanBoundTest, TimeLimitsBoundTheStartsOfTheJobsBehindThem) {
     DecideOptions options{ExplainLevel::kFull};
     options.defer_etas = true;
     Decision decision = Decide(state, At(10), policy, options);
-    return ById(PlanEtas(std::move(decision.eta_plan).value()));
+    return ById(PlanEtas(decision.eta_plan.value()));
   };
   std::map<JobId, PlannedEta> bounded = plan(true);
   EXPECT_EQ(bounded[Id(2)].eta, At(100));
@@ -149,6 +149,67 @@ TEST(EtaPlanBoundTest, TimeLimitsBoundTheStartsOfTheJobsBehindThem) {
   std::map<JobId, PlannedEta> unbounded = plan(false);
   EXPECT_EQ(unbounded[Id(2)].eta, At(100));
   EXPECT_EQ(unbounded[Id(2)].latest, std::nullopt) << "the running job has no limit";
+}
+
+// One 8-GPU node, all of it held by job 1 until t=3600 by its expected
+// end; `waiting` 8-GPU jobs queued behind it in order, each expected to run
+// 100 s.
+EtaPlan OneBusyNode(int waiting) {
+  auto nodes = std::make_shared<NodeTable>();
+  nodes->Add(MakeNodeSpec("n0", "H100", 8));
+  Capacity capacity(nodes.get());
+  capacity.SyncNodes();
+  Placement busy;
+  busy.shape.gpu = WholeGpus(8);
+  busy.tasks.push_back(TaskPlacement{NodeId{0}, 0xff});
+  capacity.Allocate(busy);
+  EtaPlan plan{At(0), Discipline::kStrict, nodes, capacity, {}, {}, {}};
+  plan.ends.push_back({At(3600), Id(1), busy});
+  for (int i = 0; i < waiting; ++i) {
+    PlacementRequest request;
+    request.tasks = 1;
+    request.shape.gpu = WholeGpus(8);
+    plan.queue.push_back({Id(2 + i), request, Secs(100)});
+  }
+  return plan;
+}
+
+// Issue 30, item 3: where the estimator knows how run times spread, the
+// plan is replayed once per quantile and each job is told its median
+// start. The running job ends after 60 s, 120 s or an hour, equally
+// likely: the plan on expected ends says an hour; two replays of three
+// start the waiting job within two minutes.
+TEST(EtaReplayTest, AJobIsToldTheMedianOfItsReplaysStarts) {
+  EtaPlan plan = OneBusyNode(1);
+  plan.ends[0].remaining_quantiles = {Secs(60), Secs(120), Secs(3600)};
+  EXPECT_EQ(PlanEtas(plan)[0].eta, At(3600)) << "one replay: the expected end";
+  plan.replays = 3;
+  const std::vector<PlannedEta> etas = PlanEtas(plan);
+  EXPECT_EQ(etas[0].eta, At(120));
+  EXPECT_EQ(etas[0].after_job, Id(1));
+}
+
+// A waiting job's own run time is drawn too: the second job waits for the
+// first to run 10 s, 20 s or 1,000 s after the running one ends at 100 s.
+TEST(EtaReplayTest, TheJobsAheadRunTheirDrawnRunTimes) {
+  EtaPlan plan = OneBusyNode(2);
+  plan.ends[0].at = At(100);
+  plan.queue[0].remaining_quantiles = {Secs(10), Secs(20), Secs(1000)};
+  plan.replays = 3;
+  const std::vector<PlannedEta> etas = PlanEtas(plan);
+  EXPECT_EQ(etas[0].eta, At(100));
+  EXPECT_EQ(etas[1].eta, At(120));
+  EXPECT_EQ(etas[1].after_job, Id(2));
+}
+
+// Without quantiles (estimators that know no distribution: time limits, the
+// oracles) every replay would be the same plan: it runs once.
+TEST(EtaReplayTest, WithoutQuantilesTheReplaysAreThePlan) {
+  EtaPlan plan = OneBusyNode(2);
+  plan.replays = 9;
+  const std::vector<PlannedEta> etas = PlanEtas(plan);
+  EXPECT_EQ(etas[0].eta, At(3600));
+  EXPECT_EQ(etas[1].eta, At(3700));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, EtaPlanTest,

@@ -48,4 +48,28 @@ std::optional<Duration> MeanRemainingSize(std::span<const int64_t> sorted_sizes,
   return Duration::Micros(std::llround(sum / mass));
 }
 
+std::vector<Duration> RemainingSizeQuantiles(std::span<const int64_t> sorted_sizes,
+                                             std::span<const double> weights, Duration attained,
+                                             int32_t count) {
+  BERTH_CHECK(weights.size() == sorted_sizes.size());
+  BERTH_CHECK(count >= 1);
+  const int64_t a = attained.micros();
+  const auto above = static_cast<size_t>(
+      std::upper_bound(sorted_sizes.begin(), sorted_sizes.end(), a) - sorted_sizes.begin());
+  double mass = 0;
+  for (size_t i = above; i < sorted_sizes.size(); ++i) mass += weights[i];
+  if (mass == 0) return {};
+  std::vector<Duration> quantiles;
+  quantiles.reserve(static_cast<size_t>(count));
+  double reached = 0;  // the weight of the sizes up to sorted_sizes[i]
+  size_t i = above;
+  for (int32_t k = 0; k < count; ++k) {
+    const double level = (k + 0.5) / count * mass;
+    // The last size with weight stands for the top, whatever rounding left.
+    while (i + 1 < sorted_sizes.size() && reached + weights[i] < level) reached += weights[i++];
+    quantiles.push_back(Duration::Micros(sorted_sizes[i] - a));
+  }
+  return quantiles;
+}
+
 }  // namespace berth::core

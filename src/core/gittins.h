@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "core/time.h"
 
@@ -39,5 +40,14 @@ std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes,
 // above it. nullopt when it outlived them all.
 std::optional<Duration> MeanRemainingSize(std::span<const int64_t> sorted_sizes,
                                           std::span<const double> weights, Duration attained);
+
+// The remaining size of a job that attained `attained` at `count` evenly
+// spread quantiles of the same weighted sample ((i + 0.5) / count for i =
+// 0..count-1, ascending): each the least size - attained whose share of the
+// weight above `attained`, counting it and the sizes below, reaches its
+// level. Empty when it outlived them all. REQUIRES: count >= 1.
+std::vector<Duration> RemainingSizeQuantiles(std::span<const int64_t> sorted_sizes,
+                                             std::span<const double> weights, Duration attained,
+                                             int32_t count);
 
 }  // namespace berth::core

@@ -91,5 +91,36 @@ TEST(GittinsTest, AWeightCountsAsCopiesOfItsSize) {
   EXPECT_FALSE(MeanRemainingSize(sizes, weights, Duration::Seconds(10)).has_value());
 }
 
+// The remaining size at evenly spread quantiles (the ETA plan's replays
+// draw from them): four equally likely sizes give one each; a job that ran
+// 150 s is one of the three longer ones, 50 s, 150 s and 250 s from the end;
+// one that outlived them all has no distribution left.
+TEST(GittinsTest, RemainingSizeQuantilesSpreadOverTheSizesNotOutlived) {
+  const std::vector<int64_t> sizes = {S(100), S(200), S(300), S(400)};
+  const std::vector<double> alike(sizes.size(), 1.0);
+  EXPECT_EQ(RemainingSizeQuantiles(sizes, alike, Duration::Zero(), 4),
+            (std::vector<Duration>{Duration::Seconds(100), Duration::Seconds(200),
+                                   Duration::Seconds(300), Duration::Seconds(400)}));
+  EXPECT_EQ(RemainingSizeQuantiles(sizes, alike, Duration::Seconds(150), 3),
+            (std::vector<Duration>{Duration::Seconds(50), Duration::Seconds(150),
+                                   Duration::Seconds(250)}));
+  EXPECT_EQ(RemainingSizeQuantiles(sizes, alike, Duration::Seconds(200), 1),
+            (std::vector<Duration>{Duration::Seconds(100)}))
+      << "one quantile is the median of 300 s and 400 s, the lower";
+  EXPECT_TRUE(RemainingSizeQuantiles(sizes, alike, Duration::Seconds(400), 4).empty());
+}
+
+TEST(GittinsTest, RemainingSizeQuantilesCountAWeightAsCopies) {
+  const std::vector<int64_t> sizes = {S(100), S(400)};
+  EXPECT_EQ(RemainingSizeQuantiles(sizes, std::vector{1.0, 1.0}, Duration::Zero(), 2),
+            (std::vector<Duration>{Duration::Seconds(100), Duration::Seconds(400)}));
+  EXPECT_EQ(RemainingSizeQuantiles(sizes, std::vector{3.0, 1.0}, Duration::Zero(), 4),
+            (std::vector<Duration>{Duration::Seconds(100), Duration::Seconds(100),
+                                   Duration::Seconds(100), Duration::Seconds(400)}));
+  EXPECT_TRUE(
+      RemainingSizeQuantiles(sizes, std::vector{1.0, 0.0}, Duration::Seconds(100), 2).empty())
+      << "only a size too old to weigh anything is left";
+}
+
 }  // namespace
 }  // namespace berth::core

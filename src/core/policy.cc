@@ -31,6 +31,7 @@ Policy Build(std::string_view name, std::unique_ptr<Orderer> orderer, Discipline
       config.deployment == Deployment::kLive ? PreemptionScope::kPreemptibleOnly : scope;
   policy.default_time_limit = config.default_time_limit;
   policy.restart_cost = config.restart_cost;
+  policy.eta_replays = config.eta_replays;
   if (knowledge == RuntimeKnowledge::kUserLimits) {
     policy.runtimes = std::make_shared<UserLimitEstimator>(config.default_time_limit);
   } else if (knowledge == RuntimeKnowledge::kPredicted) {

@@ -79,6 +79,9 @@ struct PolicyConfig {
   // What a restart costs, as the policy weighs it (the simulator's
   // --restart-cost).
   RestartCostModel restart_cost;
+  // How many times the ETA plan replays the discipline, each time on run
+  // times drawn from what the estimator knows of them (Policy::eta_replays).
+  int32_t eta_replays = 9;
 };
 
 struct Policy {
@@ -117,6 +120,15 @@ struct Policy {
   // does not split a node that a waiting large one needs); otherwise, and
   // for gangs, by best fit.
   bool fragmentation_aware = false;
+  // The ETA plan replays the discipline this many times, each on run times
+  // drawn from the estimator's quantiles (RuntimeEstimator::
+  // RemainingQuantiles), and tells each job the median of its starts: one
+  // plan on expected ends is right only as often as every end it waits for
+  // is near its expectation (eta.cc). Estimators that know no distribution
+  // plan once whatever this says, and so does a queue so long that this
+  // many replays would cost more than a few plans (eta.cc: Replays). At
+  // least 1.
+  int32_t eta_replays = 1;
   // Never null when Decide runs. Shared because an owner may keep updating a
   // learning estimator between decisions.
   std::shared_ptr<const RuntimeEstimator> runtimes;

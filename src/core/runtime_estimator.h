@@ -34,6 +34,14 @@ class RuntimeEstimator {
   virtual Duration KnownMeanRemaining(const Job& job, Time now) const {
     return MeanRemaining(job, now);
   }
+  // The run time still ahead at `now` at `count` evenly spread quantiles of
+  // what the estimator knows of sizes like the job's ((i + 0.5) / count,
+  // ascending), for the ETA plan's replays (eta.h). Empty where it knows no
+  // distribution: then Remaining is all it knows. REQUIRES: count >= 1.
+  virtual std::vector<Duration> RemainingQuantiles(const Job& /*job*/, Time /*now*/,
+                                                   int32_t /*count*/) const {
+    return {};
+  }
 };
 
 // The user's estimate when given, else the time limit, else a default limit

@@ -43,6 +43,14 @@ std::string KeyAt(const JobSpec& spec, int level, std::optional<BurstId> burst) 
   }
 }
 
+// `d` times (Scaled) or over (Unscaled) `scale`, to the microsecond.
+Duration Scaled(Duration d, double scale) {
+  return Duration::Micros(std::llround(static_cast<double>(d.micros()) * scale));
+}
+Duration Unscaled(Duration d, double scale) {
+  return Duration::Micros(std::llround(static_cast<double>(d.micros()) / scale));
+}
+
 }  // namespace
 
 RuntimePredictor::RuntimePredictor(PredictorConfig config)
@@ -211,6 +219,14 @@ Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
   return remaining;
 }
 
+double RuntimePredictor::EstimateScale(const Job& job, const Window& window, Time now) const {
+  // The user's own estimate sharpens the class's distribution: scaled so
+  // that its median is the blended prediction (Predict).
+  if (!job.spec.estimate || job.spec.estimate->micros() <= 0) return 1.0;
+  return static_cast<double>(Predict(job.spec, job.estimator_memo.refs, now).micros()) /
+         static_cast<double>(std::max<int64_t>(window.median, 1));
+}
+
 Duration RuntimePredictor::Rank(const Job& job, Time now) const {
   if (const std::optional<Duration> probe = Probe(job, now)) return *probe;
   Expected(job);  // brings the job's memo up to date
@@ -218,21 +234,13 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
   const Duration ran = job.RunTime(now);
   std::optional<Duration> rank;
   if (window != nullptr) {
-    // The user's own estimate sharpens the class's distribution: scaled so
-    // that its median is the blended prediction (Predict), ranks scale
-    // with it (the index of a distribution scaled by s at attained a is s
-    // times its index at a / s).
-    double scale = 1.0;
-    if (job.spec.estimate && job.spec.estimate->micros() > 0) {
-      scale = static_cast<double>(Predict(job.spec, job.estimator_memo.refs, now).micros()) /
-              static_cast<double>(std::max<int64_t>(window->median, 1));
-    }
+    // Ranks scale with the distribution (the index of a distribution scaled
+    // by s at attained a is s times its index at a / s).
+    const double scale = EstimateScale(job, *window, now);
     rank = ran == Duration::Zero()
                ? window->fresh_rank
-               : GittinsRank(
-                     window->sorted, window->weights,
-                     Duration::Micros(std::llround(static_cast<double>(ran.micros()) / scale)));
-    if (rank) rank = Duration::Micros(std::llround(static_cast<double>(rank->micros()) * scale));
+               : GittinsRank(window->sorted, window->weights, Unscaled(ran, scale));
+    if (rank) rank = Scaled(*rank, scale);
   }
   if (!rank) return Remaining(job, now);
   if (job.spec.time_limit) rank = Min(*rank, Max(Duration::Zero(), *job.spec.time_limit - ran));
@@ -255,6 +263,24 @@ Duration RuntimePredictor::KnownMeanRemaining(const Job& job, Time now) const {
   if (!mean) return Remaining(job, now);
   if (job.spec.time_limit) mean = Min(*mean, Max(Duration::Zero(), *job.spec.time_limit - ran));
   return *mean;
+}
+
+std::vector<Duration> RuntimePredictor::RemainingQuantiles(const Job& job, Time now,
+                                                           int32_t count) const {
+  Expected(job);  // brings the job's memo up to date
+  const Window* window = Answering(job.spec, job.estimator_memo.refs, now);
+  if (window == nullptr) return {};
+  const double scale = EstimateScale(job, *window, now);
+  const Duration ran = job.RunTime(now);
+  std::vector<Duration> quantiles =
+      RemainingSizeQuantiles(window->sorted, window->weights, Unscaled(ran, scale), count);
+  for (Duration& quantile : quantiles) {
+    quantile = Scaled(quantile, scale);
+    if (job.spec.time_limit) {
+      quantile = Min(quantile, Max(Duration::Zero(), *job.spec.time_limit - ran));
+    }
+  }
+  return quantiles;
 }
 
 }  // namespace berth::core

@@ -106,6 +106,12 @@ class RuntimePredictor final : public RuntimeEstimator {
   Duration MeanRemaining(const Job& job, Time now) const override;
   // MeanRemaining without the probe.
   Duration KnownMeanRemaining(const Job& job, Time now) const override;
+  // The same key's run times above the job's run time, weighted as the
+  // rank's, at `count` quantiles, less that run time, capped as Rank; empty
+  // when there is no such history or the job outlived all of it. A pending
+  // member of a burst not yet probed answers its size, not the probe: the
+  // plan needs how long it runs, not where it ranks.
+  std::vector<Duration> RemainingQuantiles(const Job& job, Time now, int32_t count) const override;
 
   int64_t observations() const { return observations_; }
   size_t bursts() const { return bursts_.size(); }  // remembered (bounded)
@@ -137,6 +143,9 @@ class RuntimePredictor final : public RuntimeEstimator {
   Duration Predict(const JobSpec& spec, const Windows& windows, std::optional<Time> now) const;
   // The history answer, or 0 when no key has enough samples.
   int64_t FromHistory(const JobSpec& spec, const Windows& windows, std::optional<Time> now) const;
+  // What the job's own estimate scales its class's sizes by (1 without
+  // one): its blended prediction over the window's median.
+  double EstimateScale(const Job& job, const Window& window, Time now) const;
   // The first window with enough samples, or null.
   const Window* Answering(const JobSpec& spec, const Windows& windows,
                           std::optional<Time> now) const;

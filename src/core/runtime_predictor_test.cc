@@ -206,6 +206,29 @@ TEST(RuntimePredictorTest, MeanRemainingAveragesTheClassRunTimesItHasNotOutlived
       << "outlived the history";
 }
 
+// The ETA plan's replays draw run times from the same distribution (eta.h):
+// a new job of the two-point class runs 100 s in one replay of two and
+// 1,000 s in the other; one past 100 s has 850 s left in both. Like the
+// rank, the user's estimate scales it and the time limit caps it.
+TEST(RuntimePredictorTest, RemainingQuantilesSpreadOverTheClassRunTimes) {
+  RuntimePredictor predictor(Unweighted());
+  ObserveTwoPointClass(predictor);
+  Job job;
+  job.spec = NewJob(1).Queue("q");
+  EXPECT_EQ(predictor.RemainingQuantiles(job, At(0), 2), (std::vector{Secs(100), Secs(1000)}));
+  job.executed = Secs(150);
+  EXPECT_EQ(predictor.RemainingQuantiles(job, At(0), 2), (std::vector{Secs(850), Secs(850)}));
+  job.executed = Secs(1500);
+  EXPECT_TRUE(predictor.RemainingQuantiles(job, At(0), 2).empty()) << "outlived the history";
+  job.executed = Secs(0);
+  job.spec = NewJob(1).Queue("q").Estimate(4000);
+  EXPECT_EQ(predictor.RemainingQuantiles(job, At(0), 2), (std::vector{Secs(200), Secs(2000)}));
+  job.spec = NewJob(1).Queue("q").Limit(150);
+  EXPECT_EQ(predictor.RemainingQuantiles(job, At(0), 2), (std::vector{Secs(100), Secs(150)}));
+  EXPECT_TRUE(RuntimePredictor(Unweighted()).RemainingQuantiles(job, At(0), 2).empty())
+      << "no history answers it";
+}
+
 // The distribution reads past the median's window: five runs of 10,000 s,
 // then 25 of 100 s. The point prediction follows the latest 25 (100 s), but
 // a job that ran 500 s has not outlived its class: it is one of the long

@@ -34,7 +34,7 @@ void EtaPlanner::Loop() {
     }
     const auto start = std::chrono::steady_clock::now();
     const core::Time planned_at = job->plan.now;
-    std::vector<core::PlannedEta> etas = core::PlanEtas(std::move(job->plan));
+    std::vector<core::PlannedEta> etas = core::PlanEtas(job->plan);
     done_(std::move(etas), job->decided_in, std::chrono::steady_clock::now() - start, planned_at);
   }
 }
