@@ -89,19 +89,6 @@ void PlanLatestStarts(const EtaPlan& plan, Capacity capacity, std::vector<Planne
   }
 }
 
-// The replays a plan of `pending` waiting jobs gets: the policy's, within
-// kReplayedSteps queue steps in all, so that a long queue costs the
-// planner's thread a few plans' time, not `wanted` (one plan of 100,000
-// waiting jobs takes seconds: docs/performance.md). Fewer than three have no median
-// worth their cost: then the plan runs once, on expected run times.
-int32_t Replays(int32_t wanted, size_t pending) {
-  constexpr size_t kReplayedSteps = 200'000;
-  const size_t affordable = kReplayedSteps / std::max<size_t>(pending, 1);
-  const auto replays =
-      static_cast<int32_t>(std::min(static_cast<size_t>(std::max(wanted, 1)), affordable));
-  return replays >= 3 ? replays : 1;
-}
-
 }  // namespace
 
 ReleaseSchedule::ReleaseSchedule(const Cycle& cycle) : ReleaseSchedule(cycle.now) {
@@ -178,6 +165,14 @@ std::vector<KnownEnd> KnownEndsOf(const Cycle& cycle) {
   return known;
 }
 
+int32_t EtaReplays(int32_t wanted, size_t pending) {
+  constexpr size_t kReplayedSteps = 200'000;
+  const size_t affordable = kReplayedSteps / std::max<size_t>(pending, 1);
+  const auto replays =
+      static_cast<int32_t>(std::min(static_cast<size_t>(std::max(wanted, 1)), affordable));
+  return replays >= 3 ? replays : 1;
+}
+
 EtaPlan EtaPlanOf(const Cycle& cycle) {
   auto nodes = std::make_shared<const NodeTable>(cycle.work.nodes());
   Capacity capacity = cycle.work;
@@ -185,7 +180,7 @@ EtaPlan EtaPlanOf(const Cycle& cycle) {
   EtaPlan plan{cycle.now, cycle.policy.discipline, std::move(nodes), std::move(capacity), {}, {},
                {}};
   plan.eligibility = cycle.resolver.Eligibilities();
-  plan.replays = Replays(cycle.policy.eta_replays, cycle.decision.pending.size());
+  plan.replays = EtaReplays(cycle.policy.eta_replays, cycle.decision.pending.size());
   const RuntimeEstimator& runtimes = *cycle.policy.runtimes;
   const auto quantiles = [&](const Job& job) {
     return plan.replays > 1 ? runtimes.RemainingQuantiles(job, cycle.now, plan.replays)

@@ -15,6 +15,8 @@
 // arrival: the calibration of eta_interval.h answers for those.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -86,6 +88,14 @@ class ReleaseSchedule {
 // (QueueOrder::ends): every running job (those it preempts still hold their
 // GPUs) and its starts, ascending id.
 std::vector<KnownEnd> KnownEndsOf(const Cycle& cycle);
+
+// The replays a plan of `pending` waiting jobs gets (EtaPlan::replays): the
+// policy's `wanted`, within 200,000 replayed queue steps in all, so that a
+// long queue costs the planner's thread a few plans' time, not `wanted`
+// (one plan of 100,000 waiting jobs takes seconds: docs/performance.md).
+// Fewer than three have no median worth their cost: then 1, the plan on
+// expected run times.
+int32_t EtaReplays(int32_t wanted, size_t pending);
 
 // The ETA plan of the cycle (its pending entries are in cycle.decision).
 EtaPlan EtaPlanOf(const Cycle& cycle);

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/decide.h"
+#include "core/eta.h"
+#include "core/policy.h"
 #include "core/random_scenario.h"
 #include "core/test_builders.h"
 
@@ -210,6 +213,50 @@ TEST(EtaReplayTest, WithoutQuantilesTheReplaysAreThePlan) {
   const std::vector<PlannedEta> etas = PlanEtas(plan);
   EXPECT_EQ(etas[0].eta, At(3600));
   EXPECT_EQ(etas[1].eta, At(3700));
+}
+
+// The policy's replays while they fit 200,000 replayed steps; past that,
+// as many as fit, and once fewer than three fit, the one plan.
+TEST(EtaReplayTest, ALongQueueGetsFewerReplays) {
+  EXPECT_EQ(EtaReplays(9, 0), 9);
+  EXPECT_EQ(EtaReplays(9, 10'000), 9);
+  EXPECT_EQ(EtaReplays(9, 40'000), 5);
+  EXPECT_EQ(EtaReplays(9, 70'000), 1) << "two replays have no median";
+  EXPECT_EQ(EtaReplays(1, 10), 1);
+}
+
+// The Berth policy's plan carries each run time's quantiles from what its
+// predictor learned; before anything finished it knows no distribution
+// and plans once.
+TEST(EtaReplayTest, APredictingPolicyPlansOnItsLearnedQuantiles) {
+  ClusterState state;
+  testing::AddNodes(state, 1, 4);
+  const JobSpec running = testing::NewJob(1).Gpus(4);
+  state.Submit(running, At(0));
+  state.Start(running.id, Placement{running.task, {TaskPlacement{testing::N(0), 0xF}}}, At(0));
+  state.Submit(testing::NewJob(2).Gpus(4).Submit(1), At(1));
+  DecideOptions options{ExplainLevel::kFull};
+  options.defer_etas = true;
+  Policy policy = MakePolicy("berth", InSimulation()).value();
+
+  const Decision cold = Decide(state, At(10), policy, options);
+  ASSERT_TRUE(cold.eta_plan.has_value());
+  EXPECT_TRUE(cold.eta_plan->ends[0].remaining_quantiles.empty());
+  EXPECT_TRUE(cold.eta_plan->queue[0].remaining_quantiles.empty());
+
+  for (int i = 0; i < 20; ++i) {
+    policy.predictor->Observe(testing::NewJob(100 + i).Gpus(4), Secs(100 * (i + 1)));
+  }
+  const Decision learned = Decide(state, At(10), policy, options);
+  ASSERT_TRUE(learned.eta_plan.has_value());
+  EXPECT_EQ(learned.eta_plan->replays, 9);
+  EXPECT_EQ(learned.eta_plan->ends[0].remaining_quantiles.size(), 9u);
+  EXPECT_EQ(learned.eta_plan->queue[0].remaining_quantiles.size(), 9u);
+  const std::vector<Duration>& quantiles = learned.eta_plan->queue[0].remaining_quantiles;
+  EXPECT_TRUE(std::is_sorted(quantiles.begin(), quantiles.end()));
+  EXPECT_LT(quantiles.front(), quantiles.back()) << "spread over the learned run times";
+  EXPECT_GE(quantiles.front(), Secs(100));
+  EXPECT_LE(quantiles.back(), Secs(2000));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, EtaPlanTest,

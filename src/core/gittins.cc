@@ -6,17 +6,33 @@
 #include "common/check.h"
 
 namespace berth::core {
+namespace {
+
+// The sizes above `attained`: where they begin in the sorted sample and
+// their total weight.
+struct Above {
+  size_t first;
+  double mass;
+};
+Above SizesAbove(std::span<const int64_t> sorted_sizes, std::span<const double> weights,
+                 Duration attained) {
+  BERTH_CHECK(weights.size() == sorted_sizes.size());
+  const auto first = static_cast<size_t>(
+      std::upper_bound(sorted_sizes.begin(), sorted_sizes.end(), attained.micros()) -
+      sorted_sizes.begin());
+  double mass = 0;
+  for (size_t i = first; i < sorted_sizes.size(); ++i) mass += weights[i];
+  return Above{first, mass};
+}
+
+}  // namespace
 
 std::optional<Duration> GittinsRank(std::span<const int64_t> sorted_sizes,
                                     std::span<const double> weights, Duration attained) {
-  BERTH_CHECK(weights.size() == sorted_sizes.size());
   const int64_t a = attained.micros();
-  const auto above = static_cast<size_t>(
-      std::upper_bound(sorted_sizes.begin(), sorted_sizes.end(), a) - sorted_sizes.begin());
-  if (above == sorted_sizes.size()) return std::nullopt;
-  double mass = 0;  // m: the weight of the sizes above a
-  for (size_t i = above; i < sorted_sizes.size(); ++i) mass += weights[i];
-  if (mass == 0) return std::nullopt;  // only sizes too old to weigh anything
+  const auto [above, mass] = SizesAbove(sorted_sizes, weights, attained);  // mass: m
+  // None, or only sizes too old to weigh anything.
+  if (mass == 0) return std::nullopt;
   // Over the sizes above a (remaining sizes r_1 <= ... <= r_m, weights
   // w_1..w_m), Delta = r_j: cost = (w_1 r_1 + ... + w_j r_j + (m - W_j) r_j) / m,
   // probability = W_j / m, with W_j = w_1 + ... + w_j.
@@ -51,13 +67,9 @@ std::optional<Duration> MeanRemainingSize(std::span<const int64_t> sorted_sizes,
 std::vector<Duration> RemainingSizeQuantiles(std::span<const int64_t> sorted_sizes,
                                              std::span<const double> weights, Duration attained,
                                              int32_t count) {
-  BERTH_CHECK(weights.size() == sorted_sizes.size());
   BERTH_CHECK(count >= 1);
   const int64_t a = attained.micros();
-  const auto above = static_cast<size_t>(
-      std::upper_bound(sorted_sizes.begin(), sorted_sizes.end(), a) - sorted_sizes.begin());
-  double mass = 0;
-  for (size_t i = above; i < sorted_sizes.size(); ++i) mass += weights[i];
+  const auto [above, mass] = SizesAbove(sorted_sizes, weights, attained);
   if (mass == 0) return {};
   std::vector<Duration> quantiles;
   quantiles.reserve(static_cast<size_t>(count));

@@ -126,7 +126,7 @@ struct Policy {
   // plan on expected ends is right only as often as every end it waits for
   // is near its expectation (eta.cc). Estimators that know no distribution
   // plan once whatever this says, and so does a queue so long that this
-  // many replays would cost more than a few plans (eta.cc: Replays). At
+  // many replays would cost more than a few plans (eta.h: EtaReplays). At
   // least 1.
   int32_t eta_replays = 1;
   // Never null when Decide runs. Shared because an owner may keep updating a

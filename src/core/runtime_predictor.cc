@@ -51,6 +51,13 @@ Duration Unscaled(Duration d, double scale) {
   return Duration::Micros(std::llround(static_cast<double>(d.micros()) / scale));
 }
 
+// `remaining` for a job that ran `ran`, capped by what its time limit
+// leaves: the agent stops it there.
+Duration WithinLimit(const JobSpec& spec, Duration ran, Duration remaining) {
+  if (!spec.time_limit) return remaining;
+  return Min(remaining, Max(Duration::Zero(), *spec.time_limit - ran));
+}
+
 }  // namespace
 
 RuntimePredictor::RuntimePredictor(PredictorConfig config)
@@ -213,10 +220,9 @@ std::optional<Duration> RuntimePredictor::Probe(const Job& job, Time now) const 
 Duration RuntimePredictor::Remaining(const Job& job, Time now) const {
   const Duration predicted = ExpectedAt(job, now);
   const Duration ran = job.RunTime(now);
-  Duration remaining = predicted > ran ? predicted - ran : ran;  // proved wrong: as long again
-  if (job.spec.time_limit)
-    remaining = Min(remaining, Max(Duration::Zero(), *job.spec.time_limit - ran));
-  return remaining;
+  const Duration remaining =
+      predicted > ran ? predicted - ran : ran;  // proved wrong: as long again
+  return WithinLimit(job.spec, ran, remaining);
 }
 
 double RuntimePredictor::EstimateScale(const Job& job, const Window& window, Time now) const {
@@ -243,8 +249,7 @@ Duration RuntimePredictor::Rank(const Job& job, Time now) const {
     if (rank) rank = Scaled(*rank, scale);
   }
   if (!rank) return Remaining(job, now);
-  if (job.spec.time_limit) rank = Min(*rank, Max(Duration::Zero(), *job.spec.time_limit - ran));
-  return *rank;
+  return WithinLimit(job.spec, ran, *rank);
 }
 
 Duration RuntimePredictor::MeanRemaining(const Job& job, Time now) const {
@@ -261,8 +266,7 @@ Duration RuntimePredictor::KnownMeanRemaining(const Job& job, Time now) const {
                                      ? window->fresh_mean_remaining
                                      : MeanRemainingSize(window->sorted, window->weights, ran);
   if (!mean) return Remaining(job, now);
-  if (job.spec.time_limit) mean = Min(*mean, Max(Duration::Zero(), *job.spec.time_limit - ran));
-  return *mean;
+  return WithinLimit(job.spec, ran, *mean);
 }
 
 std::vector<Duration> RuntimePredictor::RemainingQuantiles(const Job& job, Time now,
@@ -274,12 +278,8 @@ std::vector<Duration> RuntimePredictor::RemainingQuantiles(const Job& job, Time 
   const Duration ran = job.RunTime(now);
   std::vector<Duration> quantiles =
       RemainingSizeQuantiles(window->sorted, window->weights, Unscaled(ran, scale), count);
-  for (Duration& quantile : quantiles) {
-    quantile = Scaled(quantile, scale);
-    if (job.spec.time_limit) {
-      quantile = Min(quantile, Max(Duration::Zero(), *job.spec.time_limit - ran));
-    }
-  }
+  for (Duration& quantile : quantiles)
+    quantile = WithinLimit(job.spec, ran, Scaled(quantile, scale));
   return quantiles;
 }
 
